@@ -1,0 +1,45 @@
+package engine
+
+// Outcome is the solver's answer for a deal.
+type Outcome uint8
+
+// The solver's answers. Unknown is honest: a node limit reached is not a loss.
+const (
+	Unknown Outcome = iota
+	Winnable
+	Lost
+)
+
+var outcomeNames = [...]string{"unknown", "won", "lost"}
+
+// String is "won", "lost" or "unknown".
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// MarshalText writes the name.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// SolveOptions bound the solver's work.
+type SolveOptions struct {
+	// MaxNodes stops the search after this many positions (0: DefaultMaxNodes).
+	MaxNodes int64
+	// SkipBestScore skips the second search that finds the best reachable
+	// score of a lost deal; BestScore is then the best score seen.
+	SkipBestScore bool
+}
+
+// DefaultMaxNodes is the node budget when none is given: enough to settle
+// every classic deal tried so far, small enough to bound a hostile request.
+const DefaultMaxNodes = 20_000_000
+
+// Solution is what the solver found for one deal.
+type Solution struct {
+	Outcome Outcome `json:"result"`
+	// BestScore is the most cards the foundations can hold: 52 (or the
+	// variant's deck) when won; when lost, exact if ScoreExact.
+	BestScore  int  `json:"bestScore"`
+	ScoreExact bool `json:"scoreExact"`
+	// Line is a game reaching BestScore from the start of the deal: the
+	// winning game when won.
+	Line  []Move `json:"-"`
+	Nodes int64  `json:"nodes"`
+}

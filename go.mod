@@ -1,0 +1,3 @@
+module sirtommy
+
+go 1.26.8
