@@ -28,8 +28,8 @@ type SolveOptions struct {
 }
 
 // DefaultMaxNodes is the node budget when none is given: enough to settle
-// every classic deal tried so far, small enough to bound a hostile request.
-const DefaultMaxNodes = 20_000_000
+// settle most decided deals in a few seconds, small enough to bound a hostile request.
+const DefaultMaxNodes = 2_000_000
 
 // Solution is what the solver found for one deal.
 type Solution struct {

@@ -1,0 +1,461 @@
+package engine
+
+import (
+	"slices"
+)
+
+// Solve answers whether deal can be won under rules by a player who knows
+// the order of the stock (Solvitaire's "thoughtful" model), with a winning
+// game when it can, and the best reachable score when it cannot.
+//
+// The search is a depth-first search over game states with:
+//   - forced safe moves: a card goes to a foundation at once when that can
+//     never hurt (see safeMove);
+//   - a transposition table keyed on a canonical form of the state, in which
+//     interchangeable waste piles and foundations are sorted and, where suits
+//     do not matter, cards are reduced to their ranks;
+//   - deadlock pruning: an upper bound on the final score from the cards
+//     buried under higher cards (see upperBound); a branch whose bound cannot
+//     beat what is sought is cut.
+//
+// A node limit reached is reported as Unknown, never as a loss.
+func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
+	g := New(rules, deal)
+	return SolveGame(&g, opt)
+}
+
+// SolveGame is Solve from the position g (which is not changed). Line then
+// starts from g.
+func SolveGame(g *Game, opt SolveOptions) Solution {
+	if opt.MaxNodes <= 0 {
+		opt.MaxNodes = DefaultMaxNodes
+	}
+	s := newSolver(g.rules, opt.MaxNodes)
+	start := *g
+	deck := g.rules.Deck()
+
+	// Phase 1: can the deal be won? Anything whose bound is below a win is cut.
+	s.floor = deck - 1
+	won := s.search(start)
+	sol := Solution{Nodes: s.nodes}
+	switch {
+	case won:
+		sol.Outcome, sol.BestScore, sol.ScoreExact = Winnable, deck, true
+		sol.Line = s.bestLine
+		return sol
+	case s.aborted:
+		sol.Outcome, sol.BestScore = Unknown, s.best
+		sol.Line = s.bestLine
+		return sol
+	}
+	sol.Outcome = Lost
+	if opt.SkipBestScore {
+		sol.BestScore, sol.Line = s.best, s.bestLine
+		return sol
+	}
+	// Phase 2: the best reachable score, by branch and bound from the best
+	// score phase 1 saw. States seen in phase 1 were cut with another bound,
+	// so the table starts empty.
+	s.reset()
+	s.floor = -1 // use the best score found so far
+	s.search(start)
+	sol.Nodes += s.nodes
+	sol.BestScore, sol.ScoreExact, sol.Line = s.best, !s.aborted, s.bestLine
+	return sol
+}
+
+// solver holds one search's state. It is used by one goroutine.
+type solver struct {
+	rules *Rules
+	// rankOnly: suits never matter, so cards are compared by rank.
+	rankOnly bool
+	// sameFoundations: the foundations are interchangeable once started.
+	sameFoundations bool
+	// chains: every foundation is a chain A, 2, 3, … of the same step 1,
+	// which the safe moves and the deadlock bound rely on.
+	chains bool
+
+	seen     map[uint64]struct{}
+	nodes    int64
+	maxNodes int64
+	aborted  bool
+
+	floor    int // cut a branch whose bound is <= floor; -1: the best so far
+	best     int
+	bestLine []Move
+	path     []Move
+	bufs     [][]Move // candidate moves, one buffer per depth
+}
+
+func newSolver(r *Rules, maxNodes int64) *solver {
+	s := &solver{rules: r, maxNodes: maxNodes, rankOnly: !r.InSuit}
+	s.sameFoundations = !r.LeftToRight && r.Start == [4]Rank{r.Start[0], r.Start[0], r.Start[0], r.Start[0]} &&
+		r.Step == [4]int{r.Step[0], r.Step[0], r.Step[0], r.Step[0]}
+	s.chains = r.Start == allAces && r.Step == stepOne && !r.InSuit && !r.WasteToWaste
+	s.reset()
+	return s
+}
+
+func (s *solver) reset() {
+	s.seen = make(map[uint64]struct{}, 1<<14)
+	s.nodes, s.aborted = 0, false
+	s.path = s.path[:0]
+	s.best = -1
+}
+
+// search runs the depth-first search from g and reports whether it won.
+func (s *solver) search(g Game) bool { return s.dfs(&g, 0) }
+
+func (s *solver) dfs(g *Game, depth int) bool {
+	s.nodes++
+	if s.nodes > s.maxNodes {
+		s.aborted = true
+		return false
+	}
+	mark := len(s.path)
+	defer func() { s.path = s.path[:mark] }()
+	for {
+		m, ok := s.safeMove(g)
+		if !ok {
+			break
+		}
+		_ = g.Apply(m) // safeMove only returns legal moves
+		s.path = append(s.path, m)
+	}
+	if int(g.score) > s.best {
+		s.best = int(g.score)
+		s.bestLine = append(s.bestLine[:0], s.path...)
+	}
+	if g.status == Won {
+		return true
+	}
+	if g.status != Playing {
+		return false
+	}
+	floor := s.floor
+	if floor < 0 {
+		floor = s.best
+	}
+	if s.upperBound(g) <= floor {
+		return false
+	}
+	k := s.key(g)
+	if _, ok := s.seen[k]; ok {
+		return false
+	}
+	s.seen[k] = struct{}{}
+
+	for len(s.bufs) <= depth {
+		s.bufs = append(s.bufs, make([]Move, 0, 32))
+	}
+	moves := s.candidates(g, s.bufs[depth][:0])
+	s.bufs[depth] = moves
+	for _, m := range moves {
+		child := *g
+		if child.Apply(m) != nil {
+			continue
+		}
+		s.path = append(s.path, m)
+		if s.dfs(&child, depth+1) {
+			return true
+		}
+		s.path = s.path[:len(s.path)-1]
+		if s.aborted {
+			return false
+		}
+	}
+	return false
+}
+
+// safeMove returns a move to a foundation that can never make the game
+// worse, if there is one:
+//   - where foundations are chains A, 2, 3, … in any suit: a card of rank r
+//     when every foundation is at least at r-1. Then each rank-r card still
+//     out has a foundation waiting for it alone, so playing one now takes
+//     nothing from another, and playing it now only adds options.
+//   - in suit: any card that fits, since no other card can ever take its
+//     place on its suit's foundation.
+func (s *solver) safeMove(g *Game) (Move, bool) {
+	r := g.rules
+	if !(s.chains || (r.InSuit && !r.WasteToWaste)) {
+		return Move{}, false
+	}
+	minLevel := Rank(13)
+	for f := range 4 {
+		minLevel = min(minLevel, Rank(g.foundN[f]))
+	}
+	try := func(c Card) (Move, bool) {
+		if !r.InSuit && c.Rank() > minLevel+1 {
+			return Move{}, false
+		}
+		for f := range 4 {
+			if g.fits(f, c) {
+				return PlaceMove(c, F(f)), true
+			}
+		}
+		return Move{}, false
+	}
+	for _, c := range g.hand {
+		if c != NoCard {
+			if m, ok := try(c); ok {
+				return m, true
+			}
+		}
+	}
+	if g.wasteLocked() {
+		return Move{}, false
+	}
+	for p := range 4 {
+		if n := g.wasteN[p]; n > 0 {
+			if m, ok := try(g.waste[p][n-1]); ok {
+				return m, true
+			}
+		}
+	}
+	return Move{}, false
+}
+
+// candidates lists the moves worth trying from g, best first, without
+// moves that lead to the same canonical state as an earlier one.
+func (s *solver) candidates(g *Game, dst []Move) []Move {
+	all := g.AppendMoves(dst)
+	// Drop moves equivalent to an earlier one: the same card (or an
+	// interchangeable one) onto an equivalent pile.
+	pilesSame := g.rules.Redeals == int(g.redeals) // gathered order no longer matters
+	var pileKey [4]uint64
+	for p := range 4 {
+		pileKey[p] = s.pileHash(g, p)
+	}
+	out := all[:0]
+	for i, m := range all {
+		dup := false
+		for _, o := range all[:i] {
+			if s.equivalent(g, m, o, pilesSame, &pileKey) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Move) int { return s.priority(g, a) - s.priority(g, b) })
+	return out
+}
+
+func (s *solver) same(a, b Card) bool {
+	if s.rankOnly {
+		return a.Rank() == b.Rank()
+	}
+	return a == b
+}
+
+// equivalent reports whether moves a and b lead to states with one
+// canonical form (b being earlier in the list).
+func (s *solver) equivalent(g *Game, a, b Move, pilesSame bool, pileKey *[4]uint64) bool {
+	if a.Kind != b.Kind || a.To.Kind != b.To.Kind || a.Kind == Redeal {
+		return false
+	}
+	if a.Card != b.Card {
+		// Interchangeable cards from the hand: same rank, both turned.
+		if !s.rankOnly || !s.same(a.Card, b.Card) || a.To != b.To || !g.inHand(a.Card) || !g.inHand(b.Card) {
+			return false
+		}
+		return true
+	}
+	i, j := a.To.Index, b.To.Index
+	if a.To.Kind == Foundation {
+		return s.sameFoundations && g.foundN[i] == g.foundN[j] && s.same(g.found[i], g.found[j])
+	}
+	return pilesSame && pileKey[i] == pileKey[j] && g.wasteN[i] == g.wasteN[j]
+}
+
+func (g *Game) inHand(c Card) bool {
+	for _, h := range g.hand {
+		if h == c {
+			return true
+		}
+	}
+	return false
+}
+
+// priority orders candidates: foundation moves first, then a card onto the
+// waste pile whose top is the lowest card not below it, then empty piles,
+// then the rest by how little they bury.
+func (s *solver) priority(g *Game, m Move) int {
+	if m.Kind == Redeal {
+		return 1000
+	}
+	if m.To.Kind == Foundation {
+		return 0
+	}
+	n := g.wasteN[m.To.Index]
+	if n == 0 {
+		return 100
+	}
+	top := g.waste[m.To.Index][n-1].Rank()
+	r := m.Card.Rank()
+	if top >= r {
+		return 10 + int(top-r)
+	}
+	return 200 + int(r-top)
+}
+
+// upperBound is a bound on the final score from g. Where foundations are
+// chains and no redeal is left: a card can leave a waste pile only after
+// every card above it, and a card above it of higher rank needs a
+// foundation already past its rank. So if no foundation is past rank k-1
+// and every rank-k card still out lies under a higher card, no foundation
+// will ever pass k-1.
+func (s *solver) upperBound(g *Game) int {
+	r := g.rules
+	deck := r.Deck()
+	if !s.chains || int(g.redeals) < r.Redeals {
+		if r.InSuit && int(g.redeals) == r.Redeals && !r.WasteToWaste {
+			return s.inSuitBound(g)
+		}
+		return deck
+	}
+	return chainBound(g)
+}
+
+// chainBound relaxes the game where foundations are chains A, 2, 3, … in
+// any suit and no redeal is left: stock cards may be played at any time and
+// never bury anything, and a card of rank r may be played as soon as any
+// foundation has reached r-1, however many cards of rank r went before. In
+// that relaxation playing a card never stops another, so playing everything
+// playable until nothing changes reaches its best. A card under higher
+// cards still waits for them, which is what makes the bound bite: if every
+// rank-r card left lies under a higher one, no foundation passes r-1.
+// Foundations hold at most as many cards of rank r as of rank r-1, so the
+// bound is the sum over r of the least count at or below r.
+func chainBound(g *Game) int {
+	var got [14]int // per rank: cards on the foundations or reachable
+	reach := 0      // highest rank that some foundation has reached or can reach
+	for f := range 4 {
+		n := int(g.foundN[f])
+		reach = max(reach, n)
+		for r := 1; r <= n; r++ {
+			got[r]++
+		}
+	}
+	var free [14]int // cards in the stock or turned, by rank
+	for _, c := range g.stock[g.next:g.stockN] {
+		free[c.Rank()]++
+	}
+	for _, c := range g.hand {
+		if c != NoCard {
+			free[c.Rank()]++
+		}
+	}
+	depth := g.wasteN
+	for freeUpTo := 0; ; {
+		before := reach
+		for ; freeUpTo < len(free) && freeUpTo <= reach+1; freeUpTo++ {
+			if free[freeUpTo] > 0 {
+				got[freeUpTo] += free[freeUpTo]
+				reach = max(reach, freeUpTo)
+			}
+		}
+		for p := range 4 {
+			for depth[p] > 0 {
+				r := int(g.waste[p][depth[p]-1].Rank())
+				if r > reach+1 {
+					break
+				}
+				got[r]++
+				reach = max(reach, r)
+				depth[p]--
+			}
+		}
+		if reach == before {
+			break // nothing new is playable
+		}
+	}
+	bound, prev := 0, 4
+	for r := 1; r <= g.rules.Length; r++ {
+		prev = min(prev, got[r])
+		bound += prev
+	}
+	return bound
+}
+
+// inSuitBound: in suit and with no redeal left, a card under a higher card
+// of its own suit can never leave, so its suit's foundation stops below it.
+func (s *solver) inSuitBound(g *Game) int {
+	var stop [4]int // per suit: the foundation cannot pass stop-1
+	for i := range stop {
+		stop[i] = 14
+	}
+	for p := range 4 {
+		var highest [4]Rank
+		for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
+			c := g.waste[p][i]
+			if highest[c.Suit()] > c.Rank() {
+				stop[c.Suit()] = min(stop[c.Suit()], int(c.Rank()))
+			}
+			highest[c.Suit()] = max(highest[c.Suit()], c.Rank())
+		}
+	}
+	b := 0
+	for suit := range 4 {
+		b += min(stop[suit]-1, 13)
+	}
+	return b
+}
+
+// key is a 64-bit hash of the canonical form of g's state: what can still
+// happen from it, with interchangeable piles sorted and, where suits do not
+// matter, cards taken by rank. The stock position stands for the stock,
+// whose order is fixed for the pass.
+func (s *solver) key(g *Game) uint64 {
+	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16)
+	var hand [4]uint64
+	for i, c := range g.hand {
+		hand[i] = uint64(s.cardKey(c))
+	}
+	slices.Sort(hand[:])
+	h = mix(h ^ (hand[0] | hand[1]<<8 | hand[2]<<16 | hand[3]<<24))
+	var fk [4]uint64
+	for f := range 4 {
+		fk[f] = uint64(g.foundN[f]) | uint64(s.cardKey(g.found[f]))<<8
+	}
+	if s.sameFoundations {
+		slices.Sort(fk[:])
+	}
+	h = mix(h ^ (fk[0] | fk[1]<<16 | fk[2]<<32 | fk[3]<<48))
+	var pk [4]uint64
+	for p := range 4 {
+		pk[p] = s.pileHash(g, p)
+	}
+	if g.rules.Redeals == int(g.redeals) {
+		slices.Sort(pk[:])
+	}
+	for _, x := range pk {
+		h = mix(h ^ x)
+	}
+	return h
+}
+
+func (s *solver) cardKey(c Card) Card {
+	if s.rankOnly {
+		return Card(c.Rank())
+	}
+	return c
+}
+
+func (s *solver) pileHash(g *Game, p int) uint64 {
+	h := uint64(0x51ED27B5A1C3E9D7) + uint64(g.wasteN[p])
+	for _, c := range g.waste[p][:g.wasteN[p]] {
+		h = mix(h ^ uint64(s.cardKey(c)))
+	}
+	return h
+}
+
+// mix is SplitMix64's finaliser, a cheap good 64-bit mixer.
+func mix(z uint64) uint64 {
+	z += 0x9E3779B97F4A7C15
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
