@@ -333,3 +333,31 @@ func mustParse(t *testing.T, text string) Record {
 	}
 	return r
 }
+
+// TestRecordTagValueWithSemicolon: ";" starts a comment, so a tag value
+// holding one must not be written as it is, or the record's own text would
+// not read back.
+func TestRecordTagValueWithSemicolon(t *testing.T) {
+	for _, rec := range []Record{
+		{Variant: "classic", Deal: 3, Tags: [][2]string{{"Event", "Cup; round 2"}}},
+		{Variant: "classic", Deal: 3, Result: "stuck;0"},
+		{Variant: "classic", Deal: 3, Tags: [][2]string{{"Note", ";;\";"}}, Moves: []Move{mustMove(t, "QD>W1")}},
+	} {
+		text := rec.String()
+		back, err := ParseRecord(text)
+		if err != nil {
+			t.Fatalf("ParseRecord of\n%s: %v", text, err)
+		}
+		if !reflect.DeepEqual(back, rec) {
+			t.Fatalf("read back %+v, want %+v", back, rec)
+		}
+	}
+	// As read from a text that escapes it.
+	rec := mustParse(t, "[Variant \"classic\"]\n[Deal \"3\"]\n[Event \"a\\x3bb\"] ; the comment\n")
+	if rec.Tags[0][1] != "a;b" {
+		t.Fatalf("Event = %q", rec.Tags[0][1])
+	}
+	if back := mustParse(t, rec.String()); !reflect.DeepEqual(back, rec) {
+		t.Fatalf("read back %+v, want %+v", back, rec)
+	}
+}
