@@ -69,7 +69,7 @@ type Game struct {
 	redeals uint8 // redeals used
 	score   uint8 // cards on the foundations
 	status  Status
-	plies   uint16 // moves applied
+	plies   uint32 // moves applied (strategy games can shuttle cards for ever: 16 bits wrapped)
 }
 
 // New starts a game of the given variant on deal number deal.

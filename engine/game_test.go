@@ -290,3 +290,24 @@ func TestGameIsAValue(t *testing.T) {
 		t.Fatalf("DealNumber %d, Rules %s", g.DealNumber(), g.Rules().Name)
 	}
 }
+
+// TestPliesDoNotWrap: in strategy a card can shuttle between two waste piles
+// for ever, so the move count must not wrap round at 2^16.
+func TestPliesDoNotWrap(t *testing.T) {
+	g := New(mustVariant(t, "strategy"), 1) // 7H 9S 4H 8D ...
+	play(t, &g, "7H>W1", "9S>W2", "4H>W3")
+	there, back := mustMove(t, "4H>W1"), mustMove(t, "4H>W2")
+	const shuttles = 1<<16 + 5
+	for i := range shuttles {
+		m := there
+		if i%2 == 1 {
+			m = back
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatalf("shuttle %d: %v", i, err)
+		}
+	}
+	if want := 3 + shuttles; g.Plies() != want || g.View().Moves != want {
+		t.Fatalf("Plies() = %d, View().Moves = %d; want %d", g.Plies(), g.View().Moves, want)
+	}
+}
