@@ -58,6 +58,7 @@ type Game struct {
 
 	hand  [4]Card // turned cards still to place; NoCard marks a placed slot
 	handN uint8
+	batch uint8 // cards turned by the last turn (the Rules' Turn, or fewer at the end)
 
 	found  [4]Card // top card of each foundation, NoCard while empty
 	foundN [4]uint8
@@ -68,7 +69,7 @@ type Game struct {
 	redeals uint8 // redeals used
 	score   uint8 // cards on the foundations
 	status  Status
-	plies   uint16 // moves applied
+	plies   uint32 // moves applied (strategy games can shuttle cards for ever: 16 bits wrapped)
 }
 
 // New starts a game of the given variant on deal number deal.
@@ -132,6 +133,7 @@ func (g *Game) turn() {
 	g.hand = [4]Card{}
 	copy(g.hand[:k], g.stock[g.next:g.next+k])
 	g.handN = k
+	g.batch = k
 	g.next += k
 }
 
@@ -162,8 +164,13 @@ func (g *Game) fits(f int, c Card) bool {
 }
 
 // wasteLocked reports whether waste cards may not move now: with several
-// cards turned at once, all of them are placed first.
-func (g *Game) wasteLocked() bool { return g.rules.Turn > 1 && g.handN > 0 }
+// cards turned at once, all of them are placed before any waste card moves.
+// The next cards are turned as soon as the last of a turn is placed, so the
+// time between two turns, when waste cards may move, is the time before the
+// first card of the new turn is placed.
+func (g *Game) wasteLocked() bool {
+	return g.rules.Turn > 1 && g.handN > 0 && g.handN < g.batch
+}
 
 func (g *Game) canRedeal() bool {
 	if int(g.redeals) >= g.rules.Redeals || g.next < g.stockN || g.handN > 0 {

@@ -43,12 +43,12 @@ func RecordOf(g *Game, moves []Move) Record {
 // String writes the record in notation, ten moves to a line.
 func (r Record) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Variant %q]\n[Deal %q]\n", r.Variant, strconv.FormatUint(r.Deal, 10))
+	fmt.Fprintf(&b, "[Variant %s]\n[Deal %s]\n", quoteTag(r.Variant), quoteTag(strconv.FormatUint(r.Deal, 10)))
 	if r.Result != "" {
-		fmt.Fprintf(&b, "[Result %q]\n", r.Result)
+		fmt.Fprintf(&b, "[Result %s]\n", quoteTag(r.Result))
 	}
 	for _, t := range r.Tags {
-		fmt.Fprintf(&b, "[%s %q]\n", t[0], t[1])
+		fmt.Fprintf(&b, "[%s %s]\n", t[0], quoteTag(t[1]))
 	}
 	for i, m := range r.Moves {
 		switch {
@@ -68,6 +68,11 @@ func (r Record) String() string {
 	b.WriteByte('\n')
 	return b.String()
 }
+
+// quoteTag writes a tag value as a quoted Go string, with ";" (which starts
+// a comment) escaped as \x3b so that the line reads back. Quote never
+// writes ";" inside an escape, so every one it writes is the value's own.
+func quoteTag(s string) string { return strings.ReplaceAll(strconv.Quote(s), ";", `\x3b`) }
 
 // ParseRecord reads a record in notation. It checks the form only; Replay
 // checks that the moves are legal.

@@ -16,7 +16,8 @@ type Rules struct {
 
 	// Turn is how many stock cards are turned at once (1, or 4 in
 	// four-at-a-time). All turned cards must be placed before the next turn,
-	// and while any remain no waste card may go to a foundation.
+	// and no waste card may move from the placing of the first until the
+	// last is placed; between turns (before the first is placed) they may.
 	Turn int
 	// WasteToWaste allows moving a waste pile's top card onto another
 	// non-empty waste pile (Strategy). An empty waste pile is refilled only

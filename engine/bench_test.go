@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchPositions collects positions of random classic games, each with a
+// legal move, so that a benchmark can apply one move to a copy of one.
+func benchPositions(b *testing.B, n int) ([]Game, []Move) {
+	b.Helper()
+	r := mustVariant(b, "classic")
+	rng := rand.New(rand.NewPCG(1, 2))
+	games := make([]Game, 0, n)
+	moves := make([]Move, 0, n)
+	var buf [64]Move
+	for deal := uint64(0); len(games) < n; deal++ {
+		g := New(r, deal)
+		for g.Status() == Playing && len(games) < n {
+			m := randomMove(&g, rng, buf[:])
+			games = append(games, g)
+			moves = append(moves, m)
+			if err := g.Apply(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return games, moves
+}
+
+// BenchmarkApply is one legal move applied to a copy of a game in play: the
+// copy is part of each operation, the choice of position and move is not.
+func BenchmarkApply(b *testing.B) {
+	const n = 1 << 12
+	games, moves := benchPositions(b, n)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g := games[i&(n-1)]
+		if err := g.Apply(moves[i&(n-1)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendMoves lists the legal moves of a game in play.
+func BenchmarkAppendMoves(b *testing.B) {
+	const n = 1 << 12
+	games, _ := benchPositions(b, n)
+	buf := make([]Move, 0, 64)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		buf = games[i&(n-1)].AppendMoves(buf[:0])
+	}
+	if len(buf) == 0 && games[0].Status() == Playing {
+		b.Fatal("no moves")
+	}
+}
+
+// BenchmarkPlayout plays a whole classic deal at random, from New to the end.
+func BenchmarkPlayout(b *testing.B) {
+	r := mustVariant(b, "classic")
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]Move, 0, 64)
+	moves := 0
+	b.ReportAllocs()
+	for i := uint64(0); b.Loop(); i++ {
+		g := New(r, i)
+		for g.Status() == Playing {
+			buf = g.AppendMoves(buf[:0])
+			if err := g.Apply(buf[rng.IntN(len(buf))]); err != nil {
+				b.Fatal(err)
+			}
+			moves++
+		}
+	}
+	b.ReportMetric(float64(moves)/float64(b.N), "moves/op")
+}
