@@ -76,27 +76,46 @@ type Game struct {
 func New(rules *Rules, deal uint64) Game {
 	order, rng := dealWithGenerator(deal)
 	g := Game{rules: rules, deal: deal, rng: rng}
+	stock, starters := layout(rules, order)
+	for f, c := range starters {
+		if c != NoCard {
+			g.found[f], g.foundN[f] = c, 1
+			g.score++
+		}
+	}
+	g.stockN = uint8(copy(g.stock[:], stock))
+	g.turn()
+	return g
+}
+
+// Layout is how deal n starts under rules: the stock, top card first, and
+// the card each foundation starts with (NoCard where none is preset). It is
+// a pure function of the deal number, for the CLI and tests; the server
+// never sends it to a player.
+func Layout(rules *Rules, n uint64) (stock []Card, starters [4]Card) {
+	return layout(rules, Deal(n))
+}
+
+func layout(rules *Rules, order [52]Card) (stock []Card, starters [4]Card) {
 	var taken [52]bool
 	if rules.Preset {
 		for f := range 4 {
 			for i, c := range order {
 				if !taken[i] && c.Rank() == rules.Start[f] {
 					taken[i] = true
-					g.found[f], g.foundN[f] = c, 1
-					g.score++
+					starters[f] = c
 					break
 				}
 			}
 		}
 	}
+	stock = make([]Card, 0, 52)
 	for i, c := range order {
 		if !taken[i] && !rules.removed(c.Rank()) {
-			g.stock[g.stockN] = c
-			g.stockN++
+			stock = append(stock, c)
 		}
 	}
-	g.turn()
-	return g
+	return stock, starters
 }
 
 // Rules are the game's rules.

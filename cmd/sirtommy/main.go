@@ -41,7 +41,11 @@ type subcommand struct {
 }
 
 func subcommands() map[string]subcommand {
-	return map[string]subcommand{}
+	return map[string]subcommand{
+		"deal":  {"print the order of a deal's cards", dealCommand},
+		"solve": {"say whether deals can be won, with a winning game or the best score", solveCommand},
+		"odds":  {"win rates over many deals, by the solver or a bot", oddsCommand},
+	}
 }
 
 func main() {
@@ -75,7 +79,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printUsage(stderr, cmds)
 		return usagef("unknown command %q", name)
 	}
-	return cmd.run(ctx, env{args: args, getenv: getenv, stdout: stdout, stderr: stderr})
+	err := cmd.run(ctx, env{args: args, getenv: getenv, stdout: stdout, stderr: stderr})
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
 }
 
 func printUsage(w io.Writer, cmds map[string]subcommand) {

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"sirtommy/engine"
+)
+
+func dealCommand(_ context.Context, e env) error {
+	fs := newFlagSet(e, "deal", "deal N... [--variant V]\n\nPrints the order of deal N's stock, top card (the first turned) first.")
+	variant := fs.String("variant", engine.DefaultVariant, "variant whose deck is dealt (cards taken out before play are shown on their own line)")
+	args, err := parseInterspersed(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usagef("deal: give at least one deal number")
+	}
+	rules, err := engine.Variant(*variant)
+	if err != nil {
+		return usageError{err}
+	}
+	for _, a := range args {
+		n, err := parseDeal(a)
+		if err != nil {
+			return err
+		}
+		if rules.Name == engine.DefaultVariant {
+			order := engine.Deal(n)
+			fmt.Fprintf(e.stdout, "%d: %s\n", n, engine.FormatCards(order[:]))
+			continue
+		}
+		stock, starters := engine.Layout(rules, n)
+		fmt.Fprintf(e.stdout, "%d (%s): stock %s\n", n, rules.Name, engine.FormatCards(stock))
+		if starters != [4]engine.Card{} {
+			fmt.Fprintf(e.stdout, "%d (%s): foundations %s\n", n, rules.Name, engine.FormatCards(starters[:]))
+		}
+	}
+	return nil
+}
+
+func solveCommand(_ context.Context, e env) error {
+	fs := newFlagSet(e, "solve", "solve N... [--variant V] [--json] [--max-nodes K]\n\nSays whether each deal can be won by a player who knows the stock order,\nwith a winning game, or the best score reachable when it cannot.")
+	variant := fs.String("variant", engine.DefaultVariant, "variant to solve")
+	asJSON := fs.Bool("json", false, "one JSON object a line: deal, result, bestScore, scoreExact, nodes, game")
+	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "positions searched per deal before answering unknown")
+	args, err := parseInterspersed(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usagef("solve: give at least one deal number")
+	}
+	rules, err := engine.Variant(*variant)
+	if err != nil {
+		return usageError{err}
+	}
+	deals := make([]uint64, len(args))
+	for i, a := range args {
+		if deals[i], err = parseDeal(a); err != nil {
+			return err
+		}
+	}
+	enc := json.NewEncoder(e.stdout)
+	for _, n := range deals {
+		sol := engine.Solve(rules, n, engine.SolveOptions{MaxNodes: *maxNodes})
+		rec, err := lineRecord(rules, n, sol.Line)
+		if err != nil {
+			return fmt.Errorf("solve %d: the solver's line does not replay: %w", n, err)
+		}
+		if *asJSON {
+			if err := enc.Encode(struct {
+				Deal uint64 `json:"deal"`
+				engine.Solution
+				Game string `json:"game"`
+			}{n, sol, rec}); err != nil {
+				return err
+			}
+			continue
+		}
+		exact := ""
+		if !sol.ScoreExact {
+			exact = " (best found; the search stopped before it was sure)"
+		}
+		fmt.Fprintf(e.stdout, "deal %d (%s): %s, best score %d%s, %d positions\n%s\n", n, rules.Name, sol.Outcome, sol.BestScore, exact, sol.Nodes, rec)
+	}
+	return nil
+}
+
+// lineRecord replays a solver line and writes it as a game text.
+func lineRecord(rules *engine.Rules, deal uint64, line []engine.Move) (string, error) {
+	g := engine.New(rules, deal)
+	for i, m := range line {
+		if err := g.Apply(m); err != nil {
+			return "", fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	return engine.RecordOf(&g, line).String(), nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// newFlagSet makes a subcommand's flag set that reports errors instead of
+// exiting, with a usage text naming the subcommand.
+func newFlagSet(e env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "usage: sirtommy %s\n\nflags:\n", synopsis)
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseInterspersed parses flags that may stand before, between or after
+// the positional arguments, as in "solve 1 2 --variant strict", and returns
+// the positionals. --help prints the usage and returns errHelp.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, errHelp
+			}
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// errHelp ends a subcommand after it printed its usage; run returns nil.
+var errHelp = errors.New("help shown")
+
+// parseDeal reads a deal number: an unsigned 64-bit decimal.
+func parseDeal(s string) (uint64, error) {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, usagef("deal %q is not a number from 0 to 18446744073709551615", s)
+	}
+	return n, nil
+}
