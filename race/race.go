@@ -338,9 +338,10 @@ func (r *Race) Move(s int, text, id string) error {
 	return r.moveLocked(s, m, id)
 }
 
-// Resign ends seat s's game as resigned. The player is then out: the
-// referee compares foundation cards as for a stuck player.
-func (r *Race) Resign(s int) error {
+// Resign ends seat s's game as resigned; id is the request's id, echoed in
+// the MovedEvent. The player is then out: the referee compares foundation
+// cards as for a stuck player.
+func (r *Race) Resign(s int, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.playableLocked(); err != nil {
@@ -353,7 +354,7 @@ func (r *Race) Resign(s int) error {
 	}
 	st.game.Resign()
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
-	r.afterChangeLocked(s, "resign", len(st.moves), "")
+	r.afterChangeLocked(s, "resign", len(st.moves), id)
 	return nil
 }
 
