@@ -145,3 +145,15 @@ type ReplacedEvent struct {
 
 // EventType is "replaced".
 func (*ReplacedEvent) EventType() string { return "replaced" }
+
+// JoinedEvent ("joined") answers join and resume: the seat and the token
+// that resumes it. Only its connection receives it.
+type JoinedEvent struct {
+	Race  string `json:"race"`
+	ID    string `json:"id,omitempty"` // echoes the request's id
+	Seat  int    `json:"seat"`
+	Token string `json:"token"`
+}
+
+// EventType is "joined".
+func (*JoinedEvent) EventType() string { return "joined" }

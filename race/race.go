@@ -228,9 +228,9 @@ func (r *Race) Commitment() string {
 }
 
 // Join takes the first free seat for a player called name and subscribes
-// sub to it; sub first receives a StateEvent. When both seats are taken the
-// countdown starts.
-func (r *Race) Join(name string, sub Subscriber) (Ticket, error) {
+// sub to it; sub first receives a JoinedEvent (echoing the request id) and
+// a StateEvent. When both seats are taken the countdown starts.
+func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.state.Over() {
@@ -242,9 +242,11 @@ func (r *Race) Join(name string, sub Subscriber) (Ticket, error) {
 	}
 	st := &r.seats[s]
 	st.taken, st.name, st.token = true, clip(name), NewToken()
-	r.attachLocked(s, sub)
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
-	r.seatsChangedLocked()
+	r.maybeCountdownLocked()
+	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.attachLocked(s, sub)
+	r.publishStateLocked(s)
 	return Ticket{Seat: s, Token: st.token}, nil
 }
 
@@ -263,14 +265,16 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 	st := &r.seats[s]
 	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
 	r.log.Info().Int("seat", s).Str("name", st.name).Dur("pace", pace).Msg("computer seated")
-	r.seatsChangedLocked()
+	r.maybeCountdownLocked()
+	r.publishStateLocked(-1)
 	return s, nil
 }
 
 // Resume gives the seat whose token this is back to a new connection sub,
-// which first receives a StateEvent with the exact state. A connection
-// still holding the seat gets a ReplacedEvent and loses it.
-func (r *Race) Resume(token string, sub Subscriber) (int, error) {
+// which first receives a JoinedEvent (echoing the request id) and a
+// StateEvent with the exact state. A connection still holding the seat gets
+// a ReplacedEvent and loses it.
+func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := -1
@@ -290,6 +294,7 @@ func (r *Race) Resume(token string, sub Subscriber) (int, error) {
 	if st.sub != nil {
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
+	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	r.log.Info().Int("seat", s).Msg("player resumed")
 	return s, nil
@@ -460,16 +465,14 @@ func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
 	r.publishWatchLocked(ev)
 }
 
-// seatsChangedLocked tells everyone who sits where, and starts the
-// countdown once both seats are taken.
-func (r *Race) seatsChangedLocked() {
+// maybeCountdownLocked starts the countdown once both seats are taken.
+func (r *Race) maybeCountdownLocked() {
 	if r.state == Waiting && r.seats[0].taken && r.seats[1].taken {
 		r.state = Countdown
 		r.startAt = r.clock.Now().Add(r.opts.Countdown)
 		r.countT = r.clock.AfterFunc(r.opts.Countdown, r.start)
 		r.log.Info().Time("startAt", r.startAt).Msg("countdown")
 	}
-	r.publishStateLocked()
 }
 
 func (r *Race) start() {
@@ -482,7 +485,7 @@ func (r *Race) start() {
 	r.limitT = r.clock.AfterFunc(r.opts.TimeLimit, r.timeUp)
 	r.firstT = r.clock.AfterFunc(r.opts.FirstMoveTimeout, r.firstMoveCheck)
 	r.log.Info().Msg("race started")
-	r.publishStateLocked()
+	r.publishStateLocked(-1)
 	for s := range 2 {
 		if r.seats[s].computer != nil {
 			r.scheduleBotLocked(s)
@@ -609,14 +612,17 @@ func (r *Race) endLocked(res *Result, state State) {
 	r.specQ = nil
 	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
 		Ints("scores", res.Scores[:]).Msg("race over")
-	r.publishStateLocked()
+	r.publishStateLocked(-1)
 	close(r.done)
 }
 
-// publishStateLocked sends each audience its StateEvent.
-func (r *Race) publishStateLocked() {
+// publishStateLocked sends each audience but seat except (-1: none) its
+// StateEvent.
+func (r *Race) publishStateLocked(except int) {
 	for s := range 2 {
-		r.bus.Publish(SeatTopic(r.id, s), r.snapshotLocked(s))
+		if s != except {
+			r.bus.Publish(SeatTopic(r.id, s), r.snapshotLocked(s))
+		}
 	}
 	ev := r.snapshotLocked(-1)
 	if r.opts.SpectatorDelay > 0 && !r.state.Over() {

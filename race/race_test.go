@@ -66,7 +66,7 @@ func (f *fixture) seatBoth(t *testing.T) {
 	t.Helper()
 	for s := range 2 {
 		f.subs[s] = &recorder{}
-		tk, err := f.race.Join("p", f.subs[s])
+		tk, err := f.race.Join("p", "", f.subs[s])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,11 +283,11 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	f.race.Leave(0, f.subs[0])
 	f.clock.Advance(race.DefaultGrace / 2)
 	sub := &recorder{}
-	s, err := f.race.Resume(f.tok[0], sub)
+	s, err := f.race.Resume(f.tok[0], "", sub)
 	if err != nil || s != 0 {
 		t.Fatalf("resume: seat %d, %v", s, err)
 	}
-	st := sub.events()[0].(*race.StateEvent)
+	st := sub.events()[1].(*race.StateEvent)
 	want := g0.View()
 	if st.You == nil || st.You.Moves != want.Moves || st.You.Score != want.Score || st.You.Stock != want.Stock ||
 		engine.FormatCards(st.You.Turned) != engine.FormatCards(want.Turned) {
@@ -297,7 +297,7 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	if f.race.State() != race.Running {
 		t.Fatalf("state %s: resumed player forfeited", f.race.State())
 	}
-	if _, err := f.race.Resume("0123", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
+	if _, err := f.race.Resume("0123", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
 		t.Errorf("bad token: %v", err)
 	}
 }
@@ -305,7 +305,7 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 func TestMoveBeforeStartAndIllegal(t *testing.T) {
 	f := newRace(t, named(5))
 	sub := &recorder{}
-	if _, err := f.race.Join("a", sub); err != nil {
+	if _, err := f.race.Join("a", "", sub); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.race.Move(0, "AS>F1", ""); race.ErrorCode(err) != race.CodeNotStarted {
@@ -313,10 +313,10 @@ func TestMoveBeforeStartAndIllegal(t *testing.T) {
 	}
 	f.subs[0] = sub
 	f.subs[1] = &recorder{}
-	if _, err := f.race.Join("b", f.subs[1]); err != nil {
+	if _, err := f.race.Join("b", "", f.subs[1]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.race.Join("c", &recorder{}); race.ErrorCode(err) != race.CodeRaceFull {
+	if _, err := f.race.Join("c", "", &recorder{}); race.ErrorCode(err) != race.CodeRaceFull {
 		t.Errorf("third join: %v", err)
 	}
 	f.clock.Advance(race.DefaultCountdown)
@@ -343,7 +343,7 @@ func TestSpectatorDelay(t *testing.T) {
 	cancel := f.race.Watch(w)
 	defer cancel()
 	f.seatBoth(t)
-	st := f.subs[0].events()[0].(*race.StateEvent)
+	st := f.subs[0].events()[1].(*race.StateEvent)
 	if st.You == nil {
 		t.Fatal("no view")
 	}
@@ -372,7 +372,7 @@ func TestSpectatorDelay(t *testing.T) {
 func TestComputerPlayer(t *testing.T) {
 	f := newRace(t, named(9))
 	f.subs[0] = &recorder{}
-	if _, err := f.race.Join("human", f.subs[0]); err != nil {
+	if _, err := f.race.Join("human", "", f.subs[0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.race.SeatComputer("bot", racetest.FirstLegal{}, time.Second); err != nil {

@@ -333,13 +333,12 @@ func (c *conn) join(m clientMsg) {
 		c.enqueue(newError(m.ID, CodeForbidden, "you may not take a seat in this race: %v", err))
 		return
 	}
-	t, err := r.Join(name, c)
+	t, err := r.Join(name, m.ID, c) // the race sends "joined", then "state"
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
 		return
 	}
 	c.becomePlayer(r, t.Seat)
-	c.enqueue(&joinedMsg{V: ProtocolVersion, Type: "joined", ID: m.ID, Race: r.ID(), Seat: t.Seat, Token: t.Token})
 }
 
 func (c *conn) resume(m clientMsg) {
@@ -347,13 +346,12 @@ func (c *conn) resume(m clientMsg) {
 	if r == nil {
 		return
 	}
-	s, err := r.Resume(m.Token, c)
+	s, err := r.Resume(m.Token, m.ID, c) // the race sends "joined", then "state"
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
 		return
 	}
 	c.becomePlayer(r, s)
-	c.enqueue(&joinedMsg{V: ProtocolVersion, Type: "joined", ID: m.ID, Race: r.ID(), Seat: s, Token: m.Token})
 }
 
 func (c *conn) becomePlayer(r *race.Race, s int) {

@@ -56,16 +56,6 @@ func raceError(id string, err error) *errorMsg {
 	return newError(id, race.CodeInternal, "the server failed; nothing changed")
 }
 
-// joinedMsg is the reply to join and resume.
-type joinedMsg struct {
-	V     int    `json:"v"`
-	Type  string `json:"type"` // "joined"
-	ID    string `json:"id,omitempty"`
-	Race  string `json:"race"`
-	Seat  int    `json:"seat"`
-	Token string `json:"token"`
-}
-
 // watchingMsg is the reply to watch.
 type watchingMsg struct {
 	V    int    `json:"v"`
