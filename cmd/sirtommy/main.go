@@ -41,7 +41,9 @@ type subcommand struct {
 }
 
 func subcommands() map[string]subcommand {
-	return map[string]subcommand{}
+	return map[string]subcommand{
+		"serve": {summary: "run the race server (the default command)", run: runServe},
+	}
 }
 
 func main() {
