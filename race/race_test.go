@@ -50,7 +50,7 @@ type fixture struct {
 	tok   [2]string
 }
 
-func newRace(t *testing.T, opts race.Options) *fixture {
+func newRace(t testing.TB, opts race.Options) *fixture {
 	t.Helper()
 	f := &fixture{clock: racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), store: memrace.NewStore()}
 	r, err := race.New("r1", opts, race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus()})

@@ -31,14 +31,14 @@ const safetyTimeout = 10 * time.Second
 var playLimits = web.Limits{MsgRate: 10000, MsgBurst: 10000, FloodStrikes: 100, SendQueue: 256}
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	clock *racetest.Clock
 	races *race.Service
 	srv   *web.Server
 	ts    *httptest.Server
 }
 
-func newEnv(t *testing.T, mod func(*web.Deps)) *env {
+func newEnv(t testing.TB, mod func(*web.Deps)) *env {
 	t.Helper()
 	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
@@ -121,7 +121,7 @@ type msg struct {
 }
 
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	ws   *websocket.Conn
 	all  []msg
 	seat int
