@@ -294,8 +294,12 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 	if st.sub != nil {
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
+	wasConnected := st.connected
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
+	if !wasConnected {
+		r.presenceLocked(s, nil)
+	}
 	r.log.Info().Int("seat", s).Msg("player resumed")
 	return s, nil
 }
@@ -450,13 +454,9 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 		st.graceT.Stop()
 		st.graceT = nil
 	}
-	wasConnected := st.connected
 	st.sub, st.connected = sub, true
 	sub.Deliver(r.snapshotLocked(s))
 	st.unsub = r.bus.Subscribe(SeatTopic(r.id, s), sub)
-	if !wasConnected && r.state != Waiting {
-		r.presenceLocked(s, nil)
-	}
 }
 
 func (r *Race) presenceLocked(s int, graceUntil *time.Time) {

@@ -198,7 +198,7 @@ func encode(m any) ([]byte, error) {
 	if ev, ok := m.(race.Event); ok {
 		return encodeEvent(ev)
 	}
-	b, err := json.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode reply: %w", err)
 	}
@@ -366,7 +366,7 @@ func (c *conn) watch(m clientMsg) {
 		return
 	}
 	c.role, c.race = roleSpectator, r
-	c.unwatch = r.Watch(c)
-	c.log = c.log.With().Str("race", r.ID()).Str("seat", "spectator").Logger()
 	c.enqueue(&watchingMsg{V: ProtocolVersion, Type: "watching", ID: m.ID, Race: r.ID()})
+	c.unwatch = r.Watch(c) // sends "state" first
+	c.log = c.log.With().Str("race", r.ID()).Str("seat", "spectator").Logger()
 }

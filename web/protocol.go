@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -74,7 +75,7 @@ type pongMsg struct {
 // encodeEvent writes a race event with the protocol's envelope: the event's
 // own fields after "v" and "type".
 func encodeEvent(ev race.Event) ([]byte, error) {
-	body, err := json.Marshal(ev)
+	body, err := marshal(ev)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
 	}
@@ -88,4 +89,16 @@ func encodeEvent(ev race.Event) ([]byte, error) {
 		out = append(out, '}')
 	}
 	return out, nil
+}
+
+// marshal is json.Marshal without HTML escaping, so that moves read "3H>F2"
+// rather than "3H\u003eF2".
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
