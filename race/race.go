@@ -361,13 +361,28 @@ func (r *Race) Resign(s int, id string) error {
 		return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(),
 			Message: fmt.Sprintf("your game is already over (%s)", st.game.Status())}
 	}
+	return r.resignLocked(s, id)
+}
+
+// resignLocked logs and applies a resignation: it is the seat's last entry
+// in the event log, numbered like a move.
+func (r *Race) resignLocked(s int, id string) error {
+	st := &r.seats[s]
+	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds()}
+	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
+		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
+		return &Error{Code: CodeInternal, Message: "the resignation could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+	}
 	st.game.Resign()
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
-	r.afterChangeLocked(s, "resign", len(st.moves), id)
+	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
 	return nil
 }
 
 func (r *Race) playableLocked() error {
+	if r.state == Running && !r.clock.Now().Before(r.startAt.Add(r.opts.TimeLimit)) {
+		r.timeUpLocked() // the time-limit timer has not run yet
+	}
 	switch {
 	case r.state.Over():
 		return Errorf(CodeRaceOver, "the race is %s", r.state)
@@ -496,9 +511,12 @@ func (r *Race) start() {
 func (r *Race) timeUp() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state != Running {
-		return
+	if r.state == Running {
+		r.timeUpLocked()
 	}
+}
+
+func (r *Race) timeUpLocked() {
 	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
 	w, reason := decideOnTime(&games)
 	r.finishLocked(w, reason)
@@ -554,14 +572,12 @@ func (r *Race) botMove(s int) {
 	v := st.game.Memory()
 	m, ok := st.computer.Choose(&v, legal)
 	if !ok {
-		st.game.Resign()
-		r.afterChangeLocked(s, "resign", len(st.moves), "")
+		_ = r.resignLocked(s, "")
 		return
 	}
 	if err := r.moveLocked(s, m, ""); err != nil {
 		r.log.Error().Err(err).Int("seat", s).Msg("computer player chose a refused move; it resigns")
-		st.game.Resign()
-		r.afterChangeLocked(s, "resign", len(st.moves), "")
+		_ = r.resignLocked(s, "")
 	}
 }
 

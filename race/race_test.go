@@ -1,6 +1,7 @@
 package race_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -404,4 +405,36 @@ func mustUint(t *testing.T, s string) uint64 {
 		n = n*10 + uint64(c-'0')
 	}
 	return n
+}
+
+func TestResignIsOutNotLost(t *testing.T) {
+	f := newRace(t, named(5))
+	f.seatBoth(t)
+	g0, g1 := newGame(5), newGame(5)
+	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Score() >= 2 })
+	if err := f.race.Resign(0, "r"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.race.Resign(0, "r"); race.ErrorCode(err) != race.CodeIllegalMove {
+		t.Errorf("second resign: %v", err)
+	}
+	moved := f.subs[0].last().(*race.MovedEvent)
+	if moved.Move != "resign" || moved.Seq != g0.Plies()+1 || moved.ID != "r" {
+		t.Errorf("resign event %+v", moved)
+	}
+	if f.race.State() != race.Running {
+		t.Fatal("a resignation ended the race while the other could still pass")
+	}
+	f.playOut(t, 1, &g1, greedy, nil)
+	res := f.result(t)
+	if res.Winner == nil || *res.Winner != 1 || res.Reason != "passed" || res.Statuses[0] != engine.Resigned {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(res.Games[0]), "resign") {
+		t.Errorf("game text does not end in resign:\n%s", res.Games[0])
+	}
+	moves, _ := f.store.Moves(t.Context(), "r1")
+	if last := moves[len(moves)-1]; last.Move == "resign" {
+		t.Errorf("the log ends with seat 0's resignation, not seat 1's winning move")
+	}
 }
