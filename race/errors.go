@@ -15,6 +15,7 @@ const (
 	CodeNoSuchRace  = "no-such-race" // no race has that id
 	CodeBadOptions  = "bad-options"  // the race options are invalid
 	CodeDraining    = "draining"     // the server is shutting down and starts no race
+	CodeNotOver     = "not-over"     // a rematch asked for before the end, or during a match
 	CodeInternal    = "internal"     // the server failed; nothing changed
 )
 

@@ -52,6 +52,8 @@ type Result struct {
 	Commitment string `json:"commitment,omitempty"`
 	// Games are both games in notation (engine.Record), seat 0 first.
 	Games [2]string `json:"games"`
+	// Match is the match after this round, in best-of-N matches.
+	Match *Match `json:"match,omitempty"`
 }
 
 // StateEvent ("state") is a full picture for its receiver: sent on join,
@@ -80,6 +82,8 @@ type StateEvent struct {
 	Boards *[2]engine.View `json:"boards,omitempty"`
 	Counts *[2]Counts      `json:"counts,omitempty"`
 	Result *Result         `json:"result,omitempty"`
+	// Match is set for rounds of a best-of-N match and for rematches.
+	Match *Match `json:"match,omitempty"`
 }
 
 // EventType is "state".

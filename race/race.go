@@ -79,6 +79,10 @@ type Options struct {
 	// FirstMoveTimeout aborts the race when a player has not moved this long
 	// after the start (default 30 s).
 	FirstMoveTimeout time.Duration
+	// BestOf makes the race the first round of a match of that many rounds
+	// (odd, at most 9; default 1): each round is a new race on a new deal,
+	// made when the one before ends, until a player has won most rounds.
+	BestOf int
 }
 
 func (o *Options) fill() {
@@ -96,6 +100,9 @@ func (o *Options) fill() {
 	}
 	if !o.Public {
 		o.SpectatorDelay = 0
+	}
+	if o.BestOf <= 0 {
+		o.BestOf = 1
 	}
 }
 
@@ -172,6 +179,12 @@ type Race struct {
 	specT      Timer
 	specBoards [2]engine.View
 	specCounts [2]Counts
+	// The match this race is a round of, the next race once made, who asked
+	// for a rematch, and how to make a race (set by the Service).
+	match   Match
+	next    *Race
+	rematch [2]bool
+	spawn   func(Options) (*Race, error)
 }
 
 // New makes a race waiting for its players.
@@ -182,8 +195,12 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		return nil, &Error{Code: CodeBadOptions, Message: err.Error(), Err: err}
 	}
 	opts.Variant = rules.Name
+	if opts.BestOf%2 == 0 || opts.BestOf > maxBestOf {
+		return nil, Errorf(CodeBadOptions, "bestOf must be odd, from 1 to %d", maxBestOf)
+	}
 	r := &Race{
-		id: id, opts: opts, rules: rules,
+		match: Match{Round: 1, BestOf: opts.BestOf},
+		id:    id, opts: opts, rules: rules,
 		clock: d.Clock, store: d.Store, bus: d.Bus,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
@@ -243,6 +260,7 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	st := &r.seats[s]
 	st.taken, st.name, st.token = true, clip(name), NewToken()
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
+	st.connected = true
 	r.maybeCountdownLocked()
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
@@ -301,6 +319,10 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 		r.presenceLocked(s, nil)
 	}
 	r.log.Info().Int("seat", s).Msg("player resumed")
+	if r.state == Waiting {
+		r.maybeCountdownLocked()
+		r.publishStateLocked(-1)
+	}
 	return s, nil
 }
 
@@ -480,9 +502,11 @@ func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
 	r.publishWatchLocked(ev)
 }
 
-// maybeCountdownLocked starts the countdown once both seats are taken.
+// maybeCountdownLocked starts the countdown once both seats are taken and
+// their players connected (the seats of a next round are kept for the
+// players of the last one until they resume them).
 func (r *Race) maybeCountdownLocked() {
-	if r.state == Waiting && r.seats[0].taken && r.seats[1].taken {
+	if r.state == Waiting && r.seats[0].connected && r.seats[1].connected {
 		r.state = Countdown
 		r.startAt = r.clock.Now().Add(r.opts.Countdown)
 		r.countT = r.clock.AfterFunc(r.opts.Countdown, r.start)
@@ -620,6 +644,7 @@ func (r *Race) endLocked(res *Result, state State) {
 	if !r.opts.DealNamed {
 		res.Salt, res.Commitment = r.salt, Commitment(r.deal, r.salt)
 	}
+	r.settleMatchLocked(res)
 	r.result = res
 	// The race is over: the spectators' delay protects nothing any more.
 	for _, d := range r.specQ {
@@ -630,6 +655,7 @@ func (r *Race) endLocked(res *Result, state State) {
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
 	close(r.done)
+	r.afterEndLocked()
 }
 
 // publishStateLocked sends each audience but seat except (-1: none) its
@@ -688,6 +714,10 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		TimeLimitMs: r.opts.TimeLimit.Milliseconds(),
 		Now:         r.clock.Now(),
 		Result:      r.result,
+	}
+	if r.match.BestOf > 1 || r.match.Prev != "" {
+		m := r.match
+		ev.Match = &m
 	}
 	if r.opts.DealNamed {
 		ev.Deal = strconv.FormatUint(r.deal, 10)

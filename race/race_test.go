@@ -438,3 +438,113 @@ func TestResignIsOutNotLost(t *testing.T) {
 		t.Errorf("the log ends with seat 0's resignation, not seat 1's winning move")
 	}
 }
+
+func TestBestOfThree(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	r, err := svc.Create(race.Options{BestOf: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := [2]*recorder{{}, {}}
+	var toks [2]string
+	for s := range 2 {
+		tk, err := r.Join("p", "", subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	for round := 1; ; round++ {
+		clock.Advance(race.DefaultCountdown)
+		if r.State() != race.Running {
+			t.Fatalf("round %d: %s", round, r.State())
+		}
+		// Both move once; then seat 1 leaves and forfeits.
+		for s := range 2 {
+			var st *race.StateEvent
+			for _, ev := range subs[s].events() {
+				if e, ok := ev.(*race.StateEvent); ok {
+					st = e
+				}
+			}
+			if err := r.Move(s, engine.PlaceMove(st.You.Turned[0], engine.W(0)).String(), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Leave(1, subs[1])
+		clock.Advance(race.DefaultGrace)
+		var next *race.NextEvent
+		var final *race.StateEvent
+		for _, ev := range subs[0].events() {
+			switch e := ev.(type) {
+			case *race.NextEvent:
+				next = e
+			case *race.StateEvent:
+				if e.Result != nil && e.Race == r.ID() {
+					final = e
+				}
+			}
+		}
+		if final == nil || final.Result.Match == nil || final.Result.Match.Wins[0] != round {
+			t.Fatalf("round %d: final %+v", round, final)
+		}
+		if round == 2 {
+			m := final.Result.Match
+			if !m.Over || m.Winner == nil || *m.Winner != 0 {
+				t.Fatalf("match after two wins: %+v", m)
+			}
+			if next != nil && next.Race == r.ID() {
+				t.Fatal("a next round after the match was decided")
+			}
+			return
+		}
+		if next == nil || next.Race != r.ID() || next.Match.Round != round+1 {
+			t.Fatalf("round %d: next %+v", round, next)
+		}
+		if r, err = svc.Get(next.Next); err != nil {
+			t.Fatal(err)
+		}
+		subs = [2]*recorder{{}, {}}
+		for s := range 2 {
+			if _, err := r.Resume(toks[s], "", subs[s]); err != nil {
+				t.Fatalf("resume round %d: %v", round+1, err)
+			}
+		}
+	}
+}
+
+func TestRematch(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	r, _ := svc.Create(race.Options{Deal: 3, DealNamed: true})
+	subs := [2]*recorder{{}, {}}
+	for s := range 2 {
+		if _, err := r.Join("p", "", subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Rematch(0); race.ErrorCode(err) != race.CodeNotOver {
+		t.Fatalf("rematch during the race: %v", err)
+	}
+	r.Abort("test")
+	if id, err := r.Rematch(0); err != nil || id != "" {
+		t.Fatalf("first ask: %q %v", id, err)
+	}
+	if _, ok := subs[1].last().(*race.RematchEvent); !ok {
+		t.Fatalf("the other player was not asked: %#v", subs[1].last())
+	}
+	id, err := r.Rematch(1)
+	if err != nil || id == "" {
+		t.Fatalf("second ask: %q %v", id, err)
+	}
+	next, _ := svc.Get(id)
+	if next.Commitment() == "" {
+		t.Error("a rematch must be on a new, secret deal")
+	}
+	// Nobody comes over: the new race is aborted after the grace period.
+	clock.Advance(race.DefaultGrace)
+	if next.State() != race.Aborted {
+		t.Fatalf("unclaimed rematch is %s", next.State())
+	}
+}

@@ -27,10 +27,15 @@ func (s *Service) Create(opts Options) (*Race, error) {
 	if s.draining {
 		return nil, Errorf(CodeDraining, "the server is shutting down; try again in a moment")
 	}
+	return s.createLocked(opts)
+}
+
+func (s *Service) createLocked(opts Options) (*Race, error) {
 	r, err := New(NewToken(), opts, s.deps)
 	if err != nil {
 		return nil, err
 	}
+	r.spawn = s.Create
 	s.races[r.ID()] = r
 	return r, nil
 }

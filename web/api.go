@@ -49,6 +49,8 @@ type createRaceRequest struct {
 	Deal             json.Number `json:"deal,omitempty"`
 	Public           bool        `json:"public,omitempty"`
 	TimeLimitSeconds int         `json:"timeLimitSeconds,omitempty"`
+	// BestOf makes a match of that many rounds (odd, 1 to 9).
+	BestOf int `json:"bestOf,omitempty"`
 	// Computer takes the second seat for a computer player.
 	Computer *struct {
 		Level  string `json:"level"`
@@ -87,6 +89,7 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			SpectatorDelay: deps.SpectatorDelay,
 			Grace:          deps.Grace,
 			TimeLimit:      time.Duration(req.TimeLimitSeconds) * time.Second,
+			BestOf:         req.BestOf,
 		}
 		if opts.TimeLimit < 0 || opts.TimeLimit > maxTimeLimit {
 			writeError(w, http.StatusBadRequest, race.CodeBadOptions, "timeLimitSeconds must be from 1 to %d", int(maxTimeLimit.Seconds()))

@@ -290,6 +290,12 @@ func (c *conn) handle(data []byte) {
 				c.enqueue(raceError(m.ID, err))
 			}
 		}
+	case "rematch":
+		if c.playable(m) {
+			if _, err := c.race.Rematch(c.seat); err != nil {
+				c.enqueue(raceError(m.ID, err))
+			}
+		}
 	case "ping":
 		c.enqueue(&pongMsg{V: ProtocolVersion, Type: "pong", ID: m.ID})
 	default:
@@ -312,8 +318,11 @@ func (c *conn) playable(m clientMsg) bool {
 // lookup finds the race for a join, resume or watch, or replies an error.
 func (c *conn) lookup(m clientMsg) *race.Race {
 	if c.role != roleNone {
-		c.enqueue(newError(m.ID, CodeAlreadyJoined, "this connection is already in race %s", c.race.ID()))
-		return nil
+		if !c.race.State().Over() {
+			c.enqueue(newError(m.ID, CodeAlreadyJoined, "this connection is already in race %s", c.race.ID()))
+			return nil
+		}
+		c.leave() // the race is over: the connection may go on to another
 	}
 	r, err := c.srv.deps.Races.Get(m.Race)
 	if err != nil {

@@ -329,3 +329,34 @@ func cardsIn(t *testing.T, raw []byte) []engine.Card {
 	walk(v)
 	return out
 }
+
+func TestRematchOnTheSameConnections(t *testing.T) {
+	e := newEnv(t, nil)
+	id, a, b := e.startRace(11)
+	a.expectError(map[string]any{"type": "rematch"}, race.CodeNotOver)
+	ga, gb := newGame(11), newGame(11)
+	a.move(greedy(&ga), "x")
+	b.move(greedy(&gb), "y")
+	e.clock.Advance(race.DefaultTimeLimit)
+	a.result()
+	b.result()
+	a.send(map[string]any{"type": "rematch"})
+	b.untilType("rematch")
+	b.send(map[string]any{"type": "rematch"})
+	na, nb := a.untilType("next"), b.untilType("next")
+	var next struct{ Next string }
+	_ = json.Unmarshal(na.raw, &next)
+	if next.Next == "" || next.Next == id || !strings.Contains(string(nb.raw), next.Next) {
+		t.Fatalf("next %s / %s", na.raw, nb.raw)
+	}
+	for _, c := range []*client{a, b} {
+		c.send(map[string]any{"type": "resume", "race": next.Next, "token": c.tok})
+		c.untilType("joined")
+	}
+	a.untilState(race.Countdown)
+	e.clock.Advance(race.DefaultCountdown)
+	st := a.untilState(race.Running)
+	if !strings.Contains(string(st.raw), `"commitment"`) || strings.Contains(string(st.raw), `"deal"`) {
+		t.Errorf("the rematch's deal is not secret: %s", st.raw)
+	}
+}
