@@ -6,9 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/web"
 )
 
 // findDeal returns a deal on which the two strategies end stuck with
@@ -358,5 +360,36 @@ func TestRematchOnTheSameConnections(t *testing.T) {
 	st := a.untilState(race.Running)
 	if !strings.Contains(string(st.raw), `"commitment"`) || strings.Contains(string(st.raw), `"deal"`) {
 		t.Errorf("the rematch's deal is not secret: %s", st.raw)
+	}
+}
+
+func TestPublicRaceSpectatorsAreDelayed(t *testing.T) {
+	e := newEnv(t, func(d *web.Deps) { d.SpectatorDelay = 10 * time.Second })
+	id := e.create(`{"public":true}`)
+	w := e.dial()
+	w.send(map[string]any{"type": "watch", "race": id})
+	w.untilType("state")
+	a, b := e.dial(), e.dial()
+	a.join(id, "ann")
+	b.join(id, "bob")
+	e.clock.Advance(race.DefaultCountdown)
+	st := a.untilState(race.Running)
+	b.untilState(race.Running)
+	if !strings.Contains(string(st.raw), `"commitment"`) || strings.Contains(string(st.raw), `"deal"`) {
+		t.Fatalf("a public race's deal is not secret: %s", st.raw)
+	}
+	a.move(engine.PlaceMove(st.You.Turned[0], engine.W(0)), "x")
+	// The spectator sees the move only after the delay: a ping sent now is
+	// answered before any board.
+	w.send(map[string]any{"type": "ping", "id": "p"})
+	for m := w.read(); m.Type != "pong"; m = w.read() {
+		if m.Type == "board" {
+			t.Fatalf("board before the delay: %s", m.raw)
+		}
+	}
+	e.clock.Advance(10 * time.Second)
+	m := w.untilType("board")
+	if *m.Seat != a.seat || m.Seq != 1 {
+		t.Fatalf("board %s", m.raw)
 	}
 }

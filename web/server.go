@@ -54,8 +54,13 @@ type Limits struct {
 	SendQueue int
 }
 
-// DefaultLimits suit people playing by hand.
-var DefaultLimits = Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64}
+// DefaultLimits suit people playing by hand: 20 messages a second with
+// bursts of 40 is four times the fastest play; 20 refused messages in a row
+// is a flood, not a burst; 64 queued messages are several seconds of a busy
+// race.
+func DefaultLimits() Limits {
+	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64}
+}
 
 // Deps are the server's dependencies.
 type Deps struct {
@@ -73,7 +78,7 @@ type Deps struct {
 	// reconnect grace period (zero: race's default).
 	SpectatorDelay time.Duration
 	Grace          time.Duration
-	// Limits are per-connection limits; the zero value means DefaultLimits.
+	// Limits are per-connection limits; the zero value means DefaultLimits().
 	Limits Limits
 }
 
@@ -110,7 +115,7 @@ func NewServer(deps Deps) *Server {
 		deps.Seats = OpenSeats{}
 	}
 	if deps.Limits == (Limits{}) {
-		deps.Limits = DefaultLimits
+		deps.Limits = DefaultLimits()
 	}
 	s := &Server{deps: deps, log: deps.Log}
 	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
