@@ -312,22 +312,24 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 	if st.sub != nil {
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
-	wasConnected := st.connected
+	wasConnected, before := st.connected, r.state
+	st.connected = true
+	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
 		r.presenceLocked(s, nil)
 	}
-	r.log.Info().Int("seat", s).Msg("player resumed")
-	if r.state == Waiting {
-		r.maybeCountdownLocked()
-		r.publishStateLocked(-1)
+	if r.state != before {
+		r.publishStateLocked(s)
 	}
+	r.log.Info().Int("seat", s).Msg("player resumed")
 	return s, nil
 }
 
 // Leave is called when connection sub, which held seat s, is gone. The
-// player then has the grace period to resume, or forfeits.
+// player then has the grace period to resume, or forfeits; a player whose
+// own game is over forfeits nothing.
 func (r *Race) Leave(s int, sub Subscriber) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -337,7 +339,10 @@ func (r *Race) Leave(s int, sub Subscriber) {
 	}
 	st.unsub()
 	st.sub, st.unsub, st.connected = nil, nil, false
-	if r.state.Over() {
+	if r.state.Over() || st.game.Status().Over() {
+		// A player whose game is over (stuck, resigned) has nothing left to
+		// do: leaving then forfeits nothing.
+		r.presenceLocked(s, nil)
 		return
 	}
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)

@@ -548,3 +548,32 @@ func TestRematch(t *testing.T) {
 		t.Fatalf("unclaimed rematch is %s", next.State())
 	}
 }
+
+func TestLeavingAfterBeingStuckForfeitsNothing(t *testing.T) {
+	var deal uint64
+	for d := uint64(1); d < 500; d++ {
+		a, _ := finalScore(d, greedy)
+		if b, _ := finalScore(d, dumb); a > b+1 && a < 52 {
+			deal = d
+			break
+		}
+	}
+	f := newRace(t, named(deal))
+	f.seatBoth(t)
+	g0, g1 := newGame(deal), newGame(deal)
+	f.playOut(t, 1, &g1, dumb, func() bool { return g1.Plies() >= 1 })
+	f.playOut(t, 0, &g0, greedy, nil) // stuck, ahead of what seat 1 will reach
+	f.race.Leave(0, f.subs[0])
+	f.clock.Advance(2 * race.DefaultGrace)
+	if f.race.State() != race.Running {
+		t.Fatalf("race %s: the stuck player forfeited by leaving", f.race.State())
+	}
+	f.playOut(t, 1, &g1, dumb, nil)
+	in, err := f.race.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Result == nil || in.Result.Winner == nil || *in.Result.Winner != 0 || in.Result.Reason != "more-cards" {
+		t.Fatalf("result %+v, want seat 0 on more cards", in.Result)
+	}
+}
