@@ -83,7 +83,8 @@ type conn struct {
 	ws      *websocket.Conn
 	req     *http.Request
 	log     zerolog.Logger
-	send    chan any // race.Event or a reply struct
+	send    chan any        // race.Event or a reply struct
+	ctx     context.Context // done once the connection is closing
 	cancel  context.CancelCauseFunc
 	limiter *rate.Limiter
 	dropped atomic.Bool // set once the send queue overflowed
@@ -125,7 +126,7 @@ func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
 // run serves the connection until the client leaves or ctx is done.
 func (c *conn) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancelCause(ctx)
-	c.cancel = cancel
+	c.ctx, c.cancel = ctx, cancel
 	defer cancel(errDone)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return c.writeLoop(gctx) })
@@ -157,7 +158,7 @@ func (c *conn) enqueue(m any) {
 	select {
 	case c.send <- m:
 	default:
-		if c.dropped.CompareAndSwap(false, true) {
+		if c.ctx.Err() == nil && c.dropped.CompareAndSwap(false, true) {
 			c.srv.Stats.SlowDropped.Add(1)
 			c.cancel(errSlow)
 		}

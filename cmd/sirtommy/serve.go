@@ -23,6 +23,8 @@ const (
 	// readHeaderTimeout bounds how long a client may take to send request
 	// headers (slowloris).
 	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes keep-alive HTTP connections nobody uses.
+	idleTimeout = 2 * time.Minute
 	// closeConnsTimeout bounds the wait for websockets to close after the
 	// drain.
 	closeConnsTimeout = 5 * time.Second
@@ -141,7 +143,7 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: readHeaderTimeout}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
