@@ -30,6 +30,7 @@ type Error struct {
 	Err     error // the cause, if any
 }
 
+// Error is "code (reason): message".
 func (e *Error) Error() string {
 	if e.Reason != "" {
 		return fmt.Sprintf("%s (%s): %s", e.Code, e.Reason, e.Message)
