@@ -98,13 +98,20 @@ type conn struct {
 }
 
 func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, race.CodeDraining, "the server is shutting down")
+		return
+	}
+	s.conns.Add(1) // under mu, so never concurrently with CloseConns' Wait
+	s.mu.Unlock()
+	defer s.conns.Done()
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		s.log.Debug().Err(err).Str("remote", r.RemoteAddr).Msg("websocket upgrade failed")
 		return // the upgrader has replied
 	}
-	s.conns.Add(1)
-	defer s.conns.Done()
 	s.Stats.Conns.Add(1)
 	defer s.Stats.Conns.Add(-1)
 	id := s.nextConn.Add(1)

@@ -102,6 +102,8 @@ type Server struct {
 
 	connCtx    context.Context
 	cancelConn context.CancelCauseFunc
+	mu         sync.Mutex // guards closing and conns.Add against CloseConns
+	closing    bool
 	conns      sync.WaitGroup
 	nextConn   atomic.Uint64
 }
@@ -141,6 +143,9 @@ func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
 // CloseConns closes every websocket with 1001 (going away) and waits for
 // their goroutines until ctx is done.
 func (s *Server) CloseConns(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.cancelConn(errShutdown)
 	done := make(chan struct{})
 	go func() { s.conns.Wait(); close(done) }()
