@@ -45,6 +45,7 @@ func subcommands() map[string]subcommand {
 		"deal":  {"print the order of a deal's cards", dealCommand},
 		"solve": {"say whether deals can be won, with a winning game or the best score", solveCommand},
 		"odds":  {"win rates over many deals, by the solver or a bot", oddsCommand},
+		"serve": {"run the race server (the default command)", runServe},
 	}
 }
 

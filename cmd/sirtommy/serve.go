@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/rs/zerolog"
+
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+	"sirtommy/web"
+)
+
+// Server timeouts.
+const (
+	// readHeaderTimeout bounds how long a client may take to send request
+	// headers (slowloris).
+	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes keep-alive HTTP connections nobody uses.
+	idleTimeout = 2 * time.Minute
+	// closeConnsTimeout bounds the wait for websockets to close after the
+	// drain.
+	closeConnsTimeout = 5 * time.Second
+)
+
+// serveConfig is the serve command's configuration.
+type serveConfig struct {
+	addr           string
+	logFormat      string
+	logLevel       string
+	drainTimeout   time.Duration
+	spectatorDelay time.Duration
+	grace          time.Duration
+	allowedOrigins string
+}
+
+// envFlag names the environment variable that backs a flag.
+func envFlag(name string) string {
+	return "SIRTOMMY_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+func parseServe(e env) (serveConfig, error) {
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	str := func(p *string, name, def, usage string) {
+		if v := e.getenv(envFlag(name)); v != "" {
+			def = v
+		}
+		fs.StringVar(p, name, def, usage+" (env "+envFlag(name)+")")
+	}
+	var durErr error
+	dur := func(p *time.Duration, name string, def time.Duration, usage string) {
+		if v := e.getenv(envFlag(name)); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				durErr = fmt.Errorf("%s=%q: %w", envFlag(name), v, err)
+			}
+			def = d
+		}
+		fs.DurationVar(p, name, def, usage+" (env "+envFlag(name)+")")
+	}
+	str(&c.addr, "addr", ":8080", "address to listen on; port 0 picks a free port")
+	str(&c.logFormat, "log-format", "json", "log format: json or console")
+	str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	dur(&c.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
+	dur(&c.spectatorDelay, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
+	dur(&c.grace, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
+	str(&c.allowedOrigins, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server in memory on one port.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return c, err
+	}
+	if durErr != nil {
+		return c, usageError{durErr}
+	}
+	if fs.NArg() > 0 {
+		return c, usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	if c.logFormat != "json" && c.logFormat != "console" {
+		return c, usagef("--log-format must be json or console, not %q", c.logFormat)
+	}
+	return c, nil
+}
+
+func newLogger(w io.Writer, format, level string) (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(level)
+	if err != nil || level == "" {
+		return zerolog.Logger{}, usagef("--log-level %q: want debug, info, warn or error", level)
+	}
+	if format == "console" {
+		f, isFile := w.(*os.File)
+		color := isFile && isatty.IsTerminal(f.Fd())
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339, NoColor: !color}
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+// runServe runs the server until ctx is done, then drains: it stops
+// accepting connections, lets running races finish for up to the drain
+// timeout (aborting what is left), closes websockets with 1001 and returns
+// nil.
+func runServe(ctx context.Context, e env) error {
+	cfg, err := parseServe(e)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(e.stderr, cfg.logFormat, cfg.logLevel)
+	if err != nil {
+		return err
+	}
+	races := race.NewService(race.Deps{
+		Clock: race.SystemClock{},
+		Log:   log,
+		Store: memrace.NewStore(),
+		Bus:   memrace.NewBus(),
+	})
+	var origins []string
+	for _, o := range strings.Split(cfg.allowedOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			origins = append(origins, o)
+		}
+	}
+	srv := web.NewServer(web.Deps{
+		Log:            log,
+		Races:          races,
+		AllowedOrigins: origins,
+		SpectatorDelay: cfg.spectatorDelay,
+		Grace:          cfg.grace,
+	})
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	url := "http://" + ln.Addr().String()
+	log.Info().Str("url", url).Msg("listening")
+	fmt.Fprintf(e.stdout, "listening on %s\n", url)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info().Dur("drainTimeout", cfg.drainTimeout).Int("live", races.Live()).Msg("draining")
+	srv.SetReady(false)
+	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
+	defer cancel()
+	if err := hs.Shutdown(drainCtx); err != nil {
+		log.Warn().Err(err).Msg("http shutdown")
+	}
+	if cut := races.Drain(drainCtx); cut > 0 {
+		log.Warn().Int("aborted", cut).Msg("races aborted at the drain timeout")
+	}
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), closeConnsTimeout)
+	defer cancelClose()
+	if err := srv.CloseConns(closeCtx); err != nil {
+		log.Warn().Err(err).Msg("websockets still open after closing")
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info().Msg("stopped")
+	return nil
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// safetyTimeout only keeps a broken test from hanging.
+const safetyTimeout = 10 * time.Second
+
+// syncBuffer is a bytes.Buffer safe for the server's and the test's
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs the real program on port 0 and returns its base URL, the
+// cancel that stops it, and a channel with run's error.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	stopped := make(chan struct{})
+	getenv := func(k string) string {
+		if k == "SIRTOMMY_LOG_FORMAT" {
+			return "json"
+		}
+		return ""
+	}
+	go func() {
+		done <- run(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), getenv, &stdout, &stderr)
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(safetyTimeout):
+			t.Error("server did not stop")
+		}
+	})
+	deadline := time.Now().Add(safetyTimeout)
+	for time.Now().Before(deadline) {
+		if line, ok := strings.CutPrefix(stdout.String(), "listening on "); ok {
+			base := strings.TrimSpace(line)
+			for time.Now().Before(deadline) {
+				res, err := http.Get(base + "/healthz")
+				if err == nil {
+					res.Body.Close()
+					if res.StatusCode == http.StatusOK {
+						return base, &stderr, cancel, done
+					}
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("server did not start: %s", stderr.String())
+	return "", nil, nil, nil
+}
+
+func TestServeRaceAndDrain(t *testing.T) {
+	base, logs, stop, done := startServe(t, "--drain-timeout", "100ms")
+	res, err := http.Post(base+"/api/races", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ Race, Commitment, Websocket string }
+	_ = json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	if created.Race == "" || len(created.Commitment) != 64 {
+		t.Fatalf("created %+v", created)
+	}
+	var clients [2]*websocket.Conn
+	for i := range clients {
+		ws, _, err := websocket.DefaultDialer.Dial(created.Websocket, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.Close()
+		clients[i] = ws
+		if err := ws.WriteJSON(map[string]any{"v": 1, "type": "join", "race": created.Race}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both seats taken: the countdown runs when the server is told to stop.
+	readUntil(t, clients[0], `"state":"countdown"`)
+	stop()
+	// The drain timeout aborts the race; then the websockets close with 1001.
+	readUntil(t, clients[0], `"reason":"shutdown"`)
+	for {
+		_ = clients[1].SetReadDeadline(time.Now().Add(safetyTimeout))
+		_, _, err := clients[1].ReadMessage()
+		if err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+				t.Fatalf("closed with %v, want 1001", err)
+			}
+			break
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, want := range []string{`"race":"` + created.Race + `"`, `"message":"listening"`, `"message":"stopped"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("logs lack %s", want)
+		}
+	}
+}
+
+func readUntil(t *testing.T, ws *websocket.Conn, substr string) {
+	t.Helper()
+	for {
+		_ = ws.SetReadDeadline(time.Now().Add(safetyTimeout))
+		_, b, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", substr, err)
+		}
+		if strings.Contains(string(b), substr) {
+			return
+		}
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	env := func(k string) string {
+		if k == "SIRTOMMY_LOG_LEVEL" {
+			return "loud"
+		}
+		return ""
+	}
+	if err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0"}, env, &out, &errOut); err == nil {
+		t.Fatal("a bad SIRTOMMY_LOG_LEVEL was accepted")
+	}
+	errOut.Reset()
+	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace"} {
+		if !strings.Contains(errOut.String(), f) {
+			t.Errorf("--help lacks %s", f)
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package race
+
+import (
+	"time"
+
+	"sirtommy/engine"
+)
+
+// Event is something a race publishes on its topics. Each concrete type is
+// one server message of the protocol; the web package adds the envelope
+// (protocol version and type) and writes it as JSON.
+type Event interface {
+	// EventType is the message's type field.
+	EventType() string
+}
+
+// Counts is what a player may know of the opponent's game: no cards.
+type Counts struct {
+	Score     int           `json:"score"` // cards on the foundations
+	Stock     int           `json:"stock"` // face-down cards left
+	Status    engine.Status `json:"status"`
+	Moves     int           `json:"moves"`
+	Connected bool          `json:"connected"`
+}
+
+// PlayerInfo describes who sits in a seat.
+type PlayerInfo struct {
+	Name      string `json:"name,omitempty"`
+	Taken     bool   `json:"taken"`
+	Computer  bool   `json:"computer,omitempty"`
+	Connected bool   `json:"connected"`
+}
+
+// Result is how a race ended.
+type Result struct {
+	// Outcome is "win", "draw" or "aborted".
+	Outcome string `json:"outcome"`
+	// Winner is the winning seat, absent for a draw or an abort.
+	Winner *int `json:"winner,omitempty"`
+	// Reason is why: "won-deal", "more-cards" (both out), "passed" (the
+	// other was out and this one got more cards), "time", "equal-cards",
+	// "forfeit", "no-first-move", "left", "shutdown".
+	Reason   string           `json:"reason"`
+	Scores   [2]int           `json:"scores"`
+	Statuses [2]engine.Status `json:"statuses"`
+	// Rated is false for aborted races.
+	Rated bool `json:"rated"`
+	// Deal and Salt open the commitment (Deal in decimal: JSON numbers
+	// cannot hold every uint64).
+	Deal       string `json:"deal"`
+	Salt       string `json:"salt,omitempty"`
+	Commitment string `json:"commitment,omitempty"`
+	// Games are both games in notation (engine.Record), seat 0 first.
+	Games [2]string `json:"games"`
+	// Match is the match after this round, in best-of-N matches.
+	Match *Match `json:"match,omitempty"`
+}
+
+// StateEvent ("state") is a full picture for its receiver: sent on join,
+// watch and resume, and on every change of the race's state.
+type StateEvent struct {
+	Race    string `json:"race"`
+	State   State  `json:"state"`
+	Variant string `json:"variant"`
+	// Seat is the receiver's seat, absent for spectators.
+	Seat    *int          `json:"seat,omitempty"`
+	Players [2]PlayerInfo `json:"players"`
+	// Deal is set when the deal is public from the start (a private race
+	// that named it); otherwise Commitment is, and Result reveals the deal.
+	Deal        string `json:"deal,omitempty"`
+	Commitment  string `json:"commitment,omitempty"`
+	TimeLimitMs int64  `json:"timeLimitMs"`
+	// Now is the server's clock when the event was made, for clock offsets.
+	Now     time.Time  `json:"now"`
+	StartAt *time.Time `json:"startAt,omitempty"` // set from the countdown on
+	EndsAt  *time.Time `json:"endsAt,omitempty"`  // start plus the time limit
+	// You and Opponent are set for players: their own view and the
+	// opponent's counts.
+	You      *engine.View `json:"you,omitempty"`
+	Opponent *Counts      `json:"opponent,omitempty"`
+	// Boards and Counts are set for spectators: both views and counts.
+	Boards *[2]engine.View `json:"boards,omitempty"`
+	Counts *[2]Counts      `json:"counts,omitempty"`
+	Result *Result         `json:"result,omitempty"`
+	// Match is set for rounds of a best-of-N match and for rematches.
+	Match *Match `json:"match,omitempty"`
+}
+
+// EventType is "state".
+func (*StateEvent) EventType() string { return "state" }
+
+// MovedEvent ("moved") goes to the player whose move was accepted.
+type MovedEvent struct {
+	Race string `json:"race"`
+	// ID echoes the request's id.
+	ID   string      `json:"id,omitempty"`
+	Seat int         `json:"seat"`
+	Seq  int         `json:"seq"`
+	Move string      `json:"move"` // "resign" for a resignation
+	AtMs int64       `json:"atMs"`
+	View engine.View `json:"view"`
+}
+
+// EventType is "moved".
+func (*MovedEvent) EventType() string { return "moved" }
+
+// OpponentEvent ("opponent") tells a player the opponent's new counts.
+type OpponentEvent struct {
+	Race   string `json:"race"`
+	Seat   int    `json:"seat"` // the opponent's seat
+	Counts Counts `json:"counts"`
+}
+
+// EventType is "opponent".
+func (*OpponentEvent) EventType() string { return "opponent" }
+
+// BoardEvent ("board") shows spectators one player's move and new view.
+type BoardEvent struct {
+	Race   string      `json:"race"`
+	Seat   int         `json:"seat"`
+	Seq    int         `json:"seq"`
+	Move   string      `json:"move"`
+	AtMs   int64       `json:"atMs"`
+	View   engine.View `json:"view"`
+	Counts Counts      `json:"counts"`
+}
+
+// EventType is "board".
+func (*BoardEvent) EventType() string { return "board" }
+
+// PresenceEvent ("presence") says a player disconnected or came back.
+type PresenceEvent struct {
+	Race      string `json:"race"`
+	Seat      int    `json:"seat"`
+	Connected bool   `json:"connected"`
+	// GraceUntil is when a disconnected player forfeits.
+	GraceUntil *time.Time `json:"graceUntil,omitempty"`
+}
+
+// EventType is "presence".
+func (*PresenceEvent) EventType() string { return "presence" }
+
+// ReplacedEvent ("replaced") tells a connection that another one resumed
+// its seat; the server then closes it.
+type ReplacedEvent struct {
+	Race string `json:"race"`
+	Seat int    `json:"seat"`
+}
+
+// EventType is "replaced".
+func (*ReplacedEvent) EventType() string { return "replaced" }
+
+// JoinedEvent ("joined") answers join and resume: the seat and the token
+// that resumes it. Only its connection receives it.
+type JoinedEvent struct {
+	Race  string `json:"race"`
+	ID    string `json:"id,omitempty"` // echoes the request's id
+	Seat  int    `json:"seat"`
+	Token string `json:"token"`
+}
+
+// EventType is "joined".
+func (*JoinedEvent) EventType() string { return "joined" }

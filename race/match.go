@@ -1,0 +1,160 @@
+package race
+
+import (
+	"fmt"
+)
+
+// maxBestOf bounds a match's length: more rounds tie up two players for an
+// hour or more.
+const maxBestOf = 9
+
+// Match is where a race stands in a best-of-N match: the round it is, and
+// the wins so far (draws win nobody a round).
+type Match struct {
+	Round  int    `json:"round"`  // 1 for the first race
+	BestOf int    `json:"bestOf"` // 1 for a single race
+	Wins   [2]int `json:"wins"`   // rounds won before this one (after it, in a Result)
+	// Over is set in a Result when the match is decided; Winner is the
+	// match's winner then, absent for a drawn match.
+	Over   bool `json:"over,omitempty"`
+	Winner *int `json:"winner,omitempty"`
+	// Prev is the previous round's race id.
+	Prev string `json:"prev,omitempty"`
+}
+
+// NextEvent ("next") announces the next race for the same two players: the
+// next round of a best-of-N match, or a rematch. Players take their seats
+// in it with "resume" and their token; spectators "watch" it.
+type NextEvent struct {
+	Race  string `json:"race"` // the race that ended
+	Next  string `json:"next"` // the new race's id
+	Match Match  `json:"match"`
+}
+
+// EventType is "next".
+func (*NextEvent) EventType() string { return "next" }
+
+// RematchEvent ("rematch") tells the other player and spectators that a
+// player asks for a rematch.
+type RematchEvent struct {
+	Race string `json:"race"`
+	Seat int    `json:"seat"`
+}
+
+// EventType is "rematch".
+func (*RematchEvent) EventType() string { return "rematch" }
+
+// Rematch asks, for seat s, for a new race between the same players on a
+// new (secret) deal once this one is over. When both players have asked (a
+// computer always agrees) the race is made and everyone gets a NextEvent;
+// it returns the new race's id then, and "" before.
+func (r *Race) Rematch(s int) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.state.Over() {
+		return "", Errorf(CodeNotOver, "a rematch can be asked for once the race is over")
+	}
+	if r.next != nil {
+		return r.next.ID(), nil
+	}
+	if r.matchOngoingLocked() {
+		return "", Errorf(CodeNotOver, "the match goes on: the next round is made for you")
+	}
+	if !r.rematch[s] {
+		r.rematch[s] = true
+		ev := &RematchEvent{Race: r.id, Seat: s}
+		r.bus.Publish(SeatTopic(r.id, 1-s), ev)
+		r.publishWatchLocked(ev)
+	}
+	for i := range 2 {
+		if !r.rematch[i] && r.seats[i].computer == nil {
+			return "", nil
+		}
+	}
+	m := Match{Round: 1, BestOf: 1, Prev: r.id}
+	if err := r.nextLocked(m); err != nil {
+		return "", err
+	}
+	return r.next.ID(), nil
+}
+
+// matchOngoingLocked reports whether this finished round leaves the match
+// undecided, so that the next round follows by itself.
+func (r *Race) matchOngoingLocked() bool {
+	return r.result != nil && r.result.Match != nil && !r.result.Match.Over
+}
+
+// settleMatchLocked adds this round's result to the match.
+func (r *Race) settleMatchLocked(res *Result) {
+	if r.match.BestOf <= 1 {
+		return
+	}
+	m := r.match
+	if res.Winner != nil {
+		m.Wins[*res.Winner]++
+	}
+	need := r.match.BestOf/2 + 1
+	switch {
+	case res.Outcome == "aborted":
+		m.Over = true
+	case m.Wins[0] >= need || m.Wins[1] >= need:
+		m.Over = true
+	case m.Round >= r.match.BestOf+maxBestOf: // draws lengthen a match, within reason
+		m.Over = true
+	}
+	if m.Over && m.Wins[0] != m.Wins[1] {
+		w := 0
+		if m.Wins[1] > m.Wins[0] {
+			w = 1
+		}
+		m.Winner = &w
+	}
+	res.Match = &m
+}
+
+// afterEndLocked starts the match's next round when the match goes on.
+func (r *Race) afterEndLocked() {
+	if !r.matchOngoingLocked() {
+		return
+	}
+	m := *r.result.Match
+	m.Round, m.Over, m.Winner, m.Prev = m.Round+1, false, nil, r.id
+	if err := r.nextLocked(m); err != nil {
+		r.log.Warn().Err(err).Msg("next round not started")
+	}
+}
+
+// nextLocked makes the next race, with this race's players in the same
+// seats (their tokens resume them there), and announces it.
+func (r *Race) nextLocked(m Match) error {
+	if r.spawn == nil {
+		return Errorf(CodeInternal, "this race cannot start another")
+	}
+	opts := r.opts
+	opts.DealNamed, opts.Deal = false, 0 // a new, secret deal
+	opts.BestOf = m.BestOf
+	next, err := r.spawn(opts)
+	if err != nil {
+		return fmt.Errorf("race %s: next race: %w", r.id, err)
+	}
+	next.mu.Lock()
+	next.match = m
+	for s := range 2 {
+		from, to := &r.seats[s], &next.seats[s]
+		to.taken, to.name, to.token = true, from.name, from.token
+		to.computer, to.pace, to.connected = from.computer, from.pace, from.computer != nil
+		if !to.connected { // the player has the grace period to come over
+			to.graceEnd = next.clock.Now().Add(next.opts.Grace)
+			to.graceT = next.clock.AfterFunc(next.opts.Grace, func() { next.graceOver(s) })
+		}
+	}
+	next.mu.Unlock()
+	r.next = next
+	r.log.Info().Str("next", next.ID()).Int("round", m.Round).Msg("next race")
+	ev := &NextEvent{Race: r.id, Next: next.ID(), Match: m}
+	for s := range 2 {
+		r.bus.Publish(SeatTopic(r.id, s), ev)
+	}
+	r.publishWatchLocked(ev)
+	return nil
+}

@@ -1,0 +1,59 @@
+package memrace_test
+
+import (
+	"testing"
+
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+)
+
+type rec struct{ got []string }
+
+func (r *rec) Deliver(ev race.Event) { r.got = append(r.got, ev.(*race.RematchEvent).Race) }
+
+func TestBusOrderAndCancel(t *testing.T) {
+	b := memrace.NewBus()
+	var x, y rec
+	cancelX := b.Subscribe("t", &x)
+	cancelY := b.Subscribe("t", &y)
+	b.Subscribe("other", &y)
+	for _, id := range []string{"1", "2", "3"} {
+		b.Publish("t", &race.RematchEvent{Race: id})
+	}
+	cancelX()
+	cancelX() // twice is fine
+	b.Publish("t", &race.RematchEvent{Race: "4"})
+	cancelY()
+	b.Publish("t", &race.RematchEvent{Race: "5"})
+	if got := len(x.got); got != 3 || x.got[2] != "3" {
+		t.Errorf("x got %v", x.got)
+	}
+	if want := "1234"; join(y.got) != want {
+		t.Errorf("y got %v, want %s in order", y.got, want)
+	}
+}
+
+func join(s []string) string {
+	out := ""
+	for _, x := range s {
+		out += x
+	}
+	return out
+}
+
+func TestStoreKeepsOrderPerRace(t *testing.T) {
+	s := memrace.NewStore()
+	ctx := t.Context()
+	for i := 1; i <= 3; i++ {
+		_ = s.Append(ctx, "a", race.MoveRecord{Seat: i % 2, Seq: i, Move: "AS>F1"})
+	}
+	_ = s.Append(ctx, "b", race.MoveRecord{Seq: 9})
+	got, err := s.Moves(ctx, "a")
+	if err != nil || len(got) != 3 || got[2].Seq != 3 {
+		t.Fatalf("moves %v %v", got, err)
+	}
+	got[0].Seq = 100 // a copy
+	if again, _ := s.Moves(ctx, "a"); again[0].Seq != 1 {
+		t.Error("Moves returned the store's own slice")
+	}
+}

@@ -1,0 +1,814 @@
+// Package race runs one Sir Tommy race: two seats playing their own
+// engine.Game on the same deal, a countdown, a time limit, the referee, the
+// event log, grace periods for disconnected players and the spectators'
+// feed. It declares the small interfaces it needs from the outside (Clock,
+// Store, Bus, Subscriber, Player); memrace holds in-memory implementations.
+//
+// One mutex per race owns all of its state; every timer callback and every
+// request takes it, and events are published while it is held, so each
+// subscriber sees them in the order they happened.
+package race
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"sirtommy/engine"
+)
+
+// State is where a race stands.
+type State string
+
+// The states of a race, in order; Finished and Aborted are final.
+const (
+	Waiting   State = "waiting"   // seats still free
+	Countdown State = "countdown" // both seats taken; StartAt is set
+	Running   State = "running"   // moves are accepted
+	Finished  State = "finished"  // decided: a win or a draw
+	Aborted   State = "aborted"   // ended without a rated result
+)
+
+// Over reports whether the race has ended.
+func (s State) Over() bool { return s == Finished || s == Aborted }
+
+// Defaults for Options left zero.
+const (
+	// DefaultTimeLimit is the length of a race: long enough to play a deal
+	// out at a comfortable pace (about 60 moves).
+	DefaultTimeLimit = 10 * time.Minute
+	// DefaultCountdown is the time between both seats being taken and the
+	// start, so that both players see the board appear together.
+	DefaultCountdown = 3 * time.Second
+	// DefaultFirstMoveTimeout aborts a race (unrated) when a player has not
+	// moved this long after the start: they are not there.
+	DefaultFirstMoveTimeout = 30 * time.Second
+	// DefaultGrace is how long a disconnected player may take to resume
+	// before forfeiting: enough for a page reload or a network change.
+	DefaultGrace = 30 * time.Second
+	// maxNameLen bounds a player's display name, in bytes.
+	maxNameLen = 40
+)
+
+// Options describe a race.
+type Options struct {
+	// Variant is the engine variant's name; empty means the default.
+	Variant string
+	// Deal is the deal number, used only when DealNamed is set (a private
+	// race that names its deal, which is then public from the start).
+	// Otherwise the deal is drawn at random and kept secret until the end,
+	// with a Commitment published at the start.
+	Deal      uint64
+	DealNamed bool
+	// Public races (listed, matchmade) delay the spectators' feed by
+	// SpectatorDelay.
+	Public         bool
+	SpectatorDelay time.Duration
+	// TimeLimit is the race's length from the start (default 10 min).
+	TimeLimit time.Duration
+	// Grace is how long a disconnected player has to resume (default 30 s).
+	Grace time.Duration
+	// Countdown is the time from both seats taken to the start (default 3 s).
+	Countdown time.Duration
+	// FirstMoveTimeout aborts the race when a player has not moved this long
+	// after the start (default 30 s).
+	FirstMoveTimeout time.Duration
+	// BestOf makes the race the first round of a match of that many rounds
+	// (odd, at most 9; default 1): each round is a new race on a new deal,
+	// made when the one before ends, until a player has won most rounds.
+	BestOf int
+}
+
+func (o *Options) fill() {
+	if o.TimeLimit <= 0 {
+		o.TimeLimit = DefaultTimeLimit
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.Countdown <= 0 {
+		o.Countdown = DefaultCountdown
+	}
+	if o.FirstMoveTimeout <= 0 {
+		o.FirstMoveTimeout = DefaultFirstMoveTimeout
+	}
+	if !o.Public {
+		o.SpectatorDelay = 0
+	}
+	if o.BestOf <= 0 {
+		o.BestOf = 1
+	}
+}
+
+// Deps are what a race needs from the outside.
+type Deps struct {
+	Clock Clock
+	Log   zerolog.Logger
+	Store Store
+	Bus   Bus
+}
+
+// Player is a computer player: given what it may know of its game (the
+// engine's Memory view) and the legal moves, it picks one, or reports false
+// to resign. The engine's Bot implements it.
+type Player interface {
+	Choose(v *engine.View, legal []engine.Move) (engine.Move, bool)
+}
+
+// Ticket is what a player gets for a seat: the seat and the token that
+// resumes it after a disconnect. The token is a secret: only its holder
+// plays the seat.
+type Ticket struct {
+	Seat  int
+	Token string
+}
+
+type seat struct {
+	taken     bool
+	name      string
+	token     string
+	game      engine.Game
+	moves     []engine.Move
+	sub       Subscriber // the connection playing the seat, if any
+	unsub     func()
+	connected bool
+	graceT    Timer
+	graceEnd  time.Time
+
+	computer Player
+	pace     time.Duration
+	botT     Timer
+}
+
+type delayed struct {
+	due time.Time
+	ev  Event
+}
+
+// Race is one race. Its methods are safe for concurrent use.
+type Race struct {
+	id    string
+	opts  Options
+	rules *engine.Rules
+	deal  uint64
+	salt  string
+	clock Clock
+	log   zerolog.Logger
+	store Store
+	bus   Bus
+	done  chan struct{}
+
+	mu        sync.Mutex
+	state     State
+	seats     [2]seat
+	createdAt time.Time
+	startAt   time.Time
+	result    *Result
+	countT    Timer
+	limitT    Timer
+	firstT    Timer
+	// The spectators' delayed feed (public races): events waiting for their
+	// time, the timer releasing the head, and the boards as last released.
+	specQ      []delayed
+	specT      Timer
+	specBoards [2]engine.View
+	specCounts [2]Counts
+	// The match this race is a round of, the next race once made, who asked
+	// for a rematch, and how to make a race (set by the Service).
+	match   Match
+	next    *Race
+	rematch [2]bool
+	spawn   func(Options) (*Race, error)
+}
+
+// New makes a race waiting for its players.
+func New(id string, opts Options, d Deps) (*Race, error) {
+	opts.fill()
+	rules, err := engine.Variant(opts.Variant)
+	if err != nil {
+		return nil, &Error{Code: CodeBadOptions, Message: err.Error(), Err: err}
+	}
+	opts.Variant = rules.Name
+	if opts.BestOf%2 == 0 || opts.BestOf > maxBestOf {
+		return nil, Errorf(CodeBadOptions, "bestOf must be odd, from 1 to %d", maxBestOf)
+	}
+	r := &Race{
+		match: Match{Round: 1, BestOf: opts.BestOf},
+		id:    id, opts: opts, rules: rules,
+		clock: d.Clock, store: d.Store, bus: d.Bus,
+		log:   d.Log.With().Str("race", id).Logger(),
+		done:  make(chan struct{}),
+		state: Waiting,
+	}
+	if opts.DealNamed {
+		r.deal = opts.Deal
+	} else {
+		r.deal, r.salt = randomDeal()
+	}
+	r.createdAt = r.clock.Now()
+	for s := range 2 {
+		r.seats[s].game = engine.New(rules, r.deal)
+		r.specBoards[s] = r.seats[s].game.View()
+		r.specCounts[s] = r.countsLocked(s)
+	}
+	r.log.Info().Str("variant", rules.Name).Bool("public", opts.Public).
+		Bool("dealNamed", opts.DealNamed).Dur("timeLimit", opts.TimeLimit).Msg("race created")
+	return r, nil
+}
+
+// ID is the race's id.
+func (r *Race) ID() string { return r.id }
+
+// Done is closed when the race is finished or aborted.
+func (r *Race) Done() <-chan struct{} { return r.done }
+
+// State is where the race stands now.
+func (r *Race) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state
+}
+
+// Commitment is the published hash of the secret deal, or "" when the deal
+// was named.
+func (r *Race) Commitment() string {
+	if r.opts.DealNamed {
+		return ""
+	}
+	return Commitment(r.deal, r.salt)
+}
+
+// Join takes the first free seat for a player called name and subscribes
+// sub to it; sub first receives a JoinedEvent (echoing the request id) and
+// a StateEvent. When both seats are taken the countdown starts.
+func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state.Over() {
+		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
+	s := r.freeSeatLocked()
+	if s < 0 {
+		return Ticket{}, Errorf(CodeRaceFull, "both seats are taken")
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.token = true, clip(name), NewToken()
+	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
+	st.connected = true
+	r.maybeCountdownLocked()
+	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.attachLocked(s, sub)
+	r.publishStateLocked(s)
+	return Ticket{Seat: s, Token: st.token}, nil
+}
+
+// SeatComputer puts a computer player in the first free seat; it moves
+// every pace once the race runs.
+func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state.Over() {
+		return 0, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
+	s := r.freeSeatLocked()
+	if s < 0 {
+		return 0, Errorf(CodeRaceFull, "both seats are taken")
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
+	r.log.Info().Int("seat", s).Str("name", st.name).Dur("pace", pace).Msg("computer seated")
+	r.maybeCountdownLocked()
+	r.publishStateLocked(-1)
+	return s, nil
+}
+
+// Resume gives the seat whose token this is back to a new connection sub,
+// which first receives a JoinedEvent (echoing the request id) and a
+// StateEvent with the exact state. A connection still holding the seat gets
+// a ReplacedEvent and loses it.
+func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := -1
+	for i := range 2 {
+		t := r.seats[i].token
+		if t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+			s = i
+		}
+	}
+	if s < 0 {
+		return 0, Errorf(CodeBadToken, "that token does not resume a seat in this race")
+	}
+	if r.state.Over() {
+		return 0, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
+	st := &r.seats[s]
+	if st.sub != nil {
+		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
+	}
+	wasConnected, before := st.connected, r.state
+	st.connected = true
+	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
+	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.attachLocked(s, sub)
+	if !wasConnected {
+		r.presenceLocked(s, nil)
+	}
+	if r.state != before {
+		r.publishStateLocked(s)
+	}
+	r.log.Info().Int("seat", s).Msg("player resumed")
+	return s, nil
+}
+
+// Leave is called when connection sub, which held seat s, is gone. The
+// player then has the grace period to resume, or forfeits; a player whose
+// own game is over forfeits nothing.
+func (r *Race) Leave(s int, sub Subscriber) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := &r.seats[s]
+	if st.sub != sub {
+		return // already replaced by a newer connection
+	}
+	st.unsub()
+	st.sub, st.unsub, st.connected = nil, nil, false
+	if r.state.Over() || st.game.Status().Over() {
+		// A player whose game is over (stuck, resigned) has nothing left to
+		// do: leaving then forfeits nothing.
+		r.presenceLocked(s, nil)
+		return
+	}
+	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
+	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
+	r.log.Info().Int("seat", s).Time("graceUntil", st.graceEnd).Msg("player disconnected")
+	end := st.graceEnd
+	r.presenceLocked(s, &end)
+}
+
+// Watch subscribes a spectator; sub first receives a StateEvent. Call
+// cancel when the spectator leaves.
+func (r *Race) Watch(sub Subscriber) (cancel func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sub.Deliver(r.snapshotLocked(-1))
+	return r.bus.Subscribe(WatchTopic(r.id), sub)
+}
+
+// Move plays move text (notation, "3H>F2") for seat s; id is the request's
+// id, echoed in the MovedEvent. A refused move returns an *Error and
+// changes nothing.
+func (r *Race) Move(s int, text, id string) error {
+	m, err := engine.ParseMove(text)
+	if err != nil {
+		return &Error{Code: CodeIllegalMove, Reason: "bad-notation", Message: err.Error(), Err: err}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.moveLocked(s, m, id)
+}
+
+// Resign ends seat s's game as resigned; id is the request's id, echoed in
+// the MovedEvent. The player is then out: the referee compares foundation
+// cards as for a stuck player.
+func (r *Race) Resign(s int, id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.playableLocked(); err != nil {
+		return err
+	}
+	st := &r.seats[s]
+	if st.game.Status().Over() {
+		return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(),
+			Message: fmt.Sprintf("your game is already over (%s)", st.game.Status())}
+	}
+	return r.resignLocked(s, id)
+}
+
+// resignLocked logs and applies a resignation: it is the seat's last entry
+// in the event log, numbered like a move.
+func (r *Race) resignLocked(s int, id string) error {
+	st := &r.seats[s]
+	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds()}
+	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
+		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
+		return &Error{Code: CodeInternal, Message: "the resignation could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+	}
+	st.game.Resign()
+	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
+	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
+	return nil
+}
+
+func (r *Race) playableLocked() error {
+	if r.state == Running && !r.clock.Now().Before(r.startAt.Add(r.opts.TimeLimit)) {
+		r.timeUpLocked() // the time-limit timer has not run yet
+	}
+	switch {
+	case r.state.Over():
+		return Errorf(CodeRaceOver, "the race is %s", r.state)
+	case r.state != Running:
+		return Errorf(CodeNotStarted, "the race has not started yet")
+	}
+	return nil
+}
+
+func (r *Race) moveLocked(s int, m engine.Move, id string) error {
+	if err := r.playableLocked(); err != nil {
+		return err
+	}
+	st := &r.seats[s]
+	next := st.game // a copy: committed only once the log has the move
+	if err := next.Apply(m); err != nil {
+		var ill *engine.IllegalMoveError
+		if errors.As(err, &ill) {
+			return &Error{Code: CodeIllegalMove, Reason: ill.Reason.String(), Message: ill.Detail, Err: err}
+		}
+		return &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
+	}
+	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: m.String(), AtMs: r.sinceStartLocked().Milliseconds()}
+	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
+		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
+		return &Error{Code: CodeInternal, Message: "the move could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+	}
+	st.game = next
+	st.moves = append(st.moves, m)
+	if len(st.moves) == 1 {
+		r.log.Debug().Int("seat", s).Msg("first move")
+	}
+	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
+	return nil
+}
+
+// afterChangeLocked tells everyone about seat s's new game and asks the
+// referee.
+func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
+	st := &r.seats[s]
+	at := r.sinceStartLocked().Milliseconds()
+	view := st.game.View()
+	r.bus.Publish(SeatTopic(r.id, s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
+	counts := r.countsLocked(s)
+	r.bus.Publish(SeatTopic(r.id, 1-s), &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
+	r.publishWatchLocked(&BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view, Counts: counts})
+	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	if w, reason, done := decide(&games); done {
+		r.finishLocked(w, reason)
+		return
+	}
+	if st.computer != nil {
+		r.scheduleBotLocked(s)
+	}
+}
+
+func (r *Race) sinceStartLocked() time.Duration {
+	if r.startAt.IsZero() {
+		return 0
+	}
+	return r.clock.Now().Sub(r.startAt)
+}
+
+func (r *Race) countsLocked(s int) Counts {
+	g := &r.seats[s].game
+	return Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies(), Connected: r.seats[s].connected}
+}
+
+func (r *Race) freeSeatLocked() int {
+	for s := range 2 {
+		if !r.seats[s].taken {
+			return s
+		}
+	}
+	return -1
+}
+
+func (r *Race) attachLocked(s int, sub Subscriber) {
+	st := &r.seats[s]
+	if st.unsub != nil {
+		st.unsub()
+	}
+	if st.graceT != nil {
+		st.graceT.Stop()
+		st.graceT = nil
+	}
+	st.sub, st.connected = sub, true
+	sub.Deliver(r.snapshotLocked(s))
+	st.unsub = r.bus.Subscribe(SeatTopic(r.id, s), sub)
+}
+
+func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
+	ev := &PresenceEvent{Race: r.id, Seat: s, Connected: r.seats[s].connected, GraceUntil: graceUntil}
+	r.bus.Publish(SeatTopic(r.id, 1-s), ev)
+	r.publishWatchLocked(ev)
+}
+
+// maybeCountdownLocked starts the countdown once both seats are taken and
+// their players connected (the seats of a next round are kept for the
+// players of the last one until they resume them).
+func (r *Race) maybeCountdownLocked() {
+	if r.state == Waiting && r.seats[0].connected && r.seats[1].connected {
+		r.state = Countdown
+		r.startAt = r.clock.Now().Add(r.opts.Countdown)
+		r.countT = r.clock.AfterFunc(r.opts.Countdown, r.start)
+		r.log.Info().Time("startAt", r.startAt).Msg("countdown")
+	}
+}
+
+func (r *Race) start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != Countdown {
+		return
+	}
+	r.state = Running
+	r.limitT = r.clock.AfterFunc(r.opts.TimeLimit, r.timeUp)
+	r.firstT = r.clock.AfterFunc(r.opts.FirstMoveTimeout, r.firstMoveCheck)
+	r.log.Info().Msg("race started")
+	r.publishStateLocked(-1)
+	for s := range 2 {
+		if r.seats[s].computer != nil {
+			r.scheduleBotLocked(s)
+		}
+	}
+}
+
+func (r *Race) timeUp() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == Running {
+		r.timeUpLocked()
+	}
+}
+
+func (r *Race) timeUpLocked() {
+	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	w, reason := decideOnTime(&games)
+	r.finishLocked(w, reason)
+}
+
+func (r *Race) firstMoveCheck() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != Running {
+		return
+	}
+	for s := range 2 {
+		if r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
+			r.log.Info().Int("seat", s).Msg("no first move in time")
+			r.abortLocked("no-first-move")
+			return
+		}
+	}
+}
+
+func (r *Race) graceOver(s int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := &r.seats[s]
+	if r.state.Over() || st.connected || r.clock.Now().Before(st.graceEnd) {
+		return // resumed in time, or a stale timer
+	}
+	r.log.Info().Int("seat", s).Msg("grace period over")
+	if r.state == Running {
+		r.finishLocked(1-s, "forfeit")
+		return
+	}
+	r.abortLocked("left")
+}
+
+func (r *Race) scheduleBotLocked(s int) {
+	st := &r.seats[s]
+	if st.botT != nil {
+		st.botT.Stop()
+	}
+	st.botT = r.clock.AfterFunc(st.pace, func() { r.botMove(s) })
+}
+
+func (r *Race) botMove(s int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := &r.seats[s]
+	if r.state != Running || st.game.Status().Over() {
+		return
+	}
+	var buf [64]engine.Move
+	legal := st.game.AppendMoves(buf[:0])
+	v := st.game.Memory()
+	m, ok := st.computer.Choose(&v, legal)
+	if !ok {
+		_ = r.resignLocked(s, "")
+		return
+	}
+	if err := r.moveLocked(s, m, ""); err != nil {
+		r.log.Error().Err(err).Int("seat", s).Msg("computer player chose a refused move; it resigns")
+		_ = r.resignLocked(s, "")
+	}
+}
+
+// Abort ends the race without a rated result, for the reason given (for
+// instance "shutdown"). It does nothing to a race that is over.
+func (r *Race) Abort(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.state.Over() {
+		r.abortLocked(reason)
+	}
+}
+
+func (r *Race) abortLocked(reason string) {
+	r.endLocked(&Result{Outcome: "aborted", Reason: reason}, Aborted)
+}
+
+func (r *Race) finishLocked(winner int, reason string) {
+	res := &Result{Outcome: "draw", Reason: reason, Rated: true}
+	if winner >= 0 {
+		w := winner
+		res.Outcome, res.Winner = "win", &w
+	}
+	r.endLocked(res, Finished)
+}
+
+func (r *Race) endLocked(res *Result, state State) {
+	r.state = state
+	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	for s := range 2 {
+		g := &r.seats[s].game
+		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
+		res.Games[s] = engine.RecordOf(g, r.seats[s].moves).String()
+	}
+	res.Deal = strconv.FormatUint(r.deal, 10)
+	if !r.opts.DealNamed {
+		res.Salt, res.Commitment = r.salt, Commitment(r.deal, r.salt)
+	}
+	r.settleMatchLocked(res)
+	r.result = res
+	// The race is over: the spectators' delay protects nothing any more.
+	for _, d := range r.specQ {
+		r.releaseLocked(d.ev)
+	}
+	r.specQ = nil
+	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
+		Ints("scores", res.Scores[:]).Msg("race over")
+	r.publishStateLocked(-1)
+	close(r.done)
+	r.afterEndLocked()
+}
+
+// publishStateLocked sends each audience but seat except (-1: none) its
+// StateEvent.
+func (r *Race) publishStateLocked(except int) {
+	for s := range 2 {
+		if s != except {
+			r.bus.Publish(SeatTopic(r.id, s), r.snapshotLocked(s))
+		}
+	}
+	ev := r.snapshotLocked(-1)
+	if r.opts.SpectatorDelay > 0 && !r.state.Over() {
+		ev.Boards, ev.Counts = nil, nil // boards arrive by their own, delayed, events
+	}
+	r.publishWatchLocked(ev)
+}
+
+// publishWatchLocked publishes ev to the spectators, after the spectator
+// delay in public races.
+func (r *Race) publishWatchLocked(ev Event) {
+	if r.opts.SpectatorDelay <= 0 || r.state.Over() {
+		r.releaseLocked(ev)
+		return
+	}
+	r.specQ = append(r.specQ, delayed{due: r.clock.Now().Add(r.opts.SpectatorDelay), ev: ev})
+	if len(r.specQ) == 1 {
+		r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
+	}
+}
+
+func (r *Race) releaseDue() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.clock.Now()
+	for len(r.specQ) > 0 && !r.specQ[0].due.After(now) {
+		r.releaseLocked(r.specQ[0].ev)
+		r.specQ = r.specQ[1:]
+	}
+	if len(r.specQ) > 0 {
+		r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
+	}
+}
+
+func (r *Race) releaseLocked(ev Event) {
+	if b, ok := ev.(*BoardEvent); ok {
+		r.specBoards[b.Seat], r.specCounts[b.Seat] = b.View, b.Counts
+	}
+	r.bus.Publish(WatchTopic(r.id), ev)
+}
+
+// snapshotLocked is the StateEvent for seat s, or for spectators if s < 0.
+func (r *Race) snapshotLocked(s int) *StateEvent {
+	ev := &StateEvent{
+		Race: r.id, State: r.state, Variant: r.rules.Name,
+		Commitment:  r.Commitment(),
+		TimeLimitMs: r.opts.TimeLimit.Milliseconds(),
+		Now:         r.clock.Now(),
+		Result:      r.result,
+	}
+	if r.match.BestOf > 1 || r.match.Prev != "" {
+		m := r.match
+		ev.Match = &m
+	}
+	if r.opts.DealNamed {
+		ev.Deal = strconv.FormatUint(r.deal, 10)
+	}
+	for i := range 2 {
+		st := &r.seats[i]
+		ev.Players[i] = PlayerInfo{Name: st.name, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+	}
+	if !r.startAt.IsZero() {
+		start, end := r.startAt, r.startAt.Add(r.opts.TimeLimit)
+		ev.StartAt, ev.EndsAt = &start, &end
+	}
+	if s >= 0 {
+		seat := s
+		v := r.seats[s].game.View()
+		c := r.countsLocked(1 - s)
+		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
+		return ev
+	}
+	var boards [2]engine.View
+	var counts [2]Counts
+	if r.opts.SpectatorDelay > 0 && !r.state.Over() {
+		boards, counts = r.specBoards, r.specCounts
+	} else {
+		for i := range 2 {
+			boards[i], counts[i] = r.seats[i].game.View(), r.countsLocked(i)
+		}
+	}
+	ev.Boards, ev.Counts = &boards, &counts
+	return ev
+}
+
+// Info is a race's public record: during the race, counts only; once it is
+// over, the result, both game texts and every accepted move.
+type Info struct {
+	Race       string        `json:"race"`
+	State      State         `json:"state"`
+	Variant    string        `json:"variant"`
+	Public     bool          `json:"public"`
+	Players    [2]PlayerInfo `json:"players"`
+	Counts     [2]Counts     `json:"counts"`
+	Deal       string        `json:"deal,omitempty"`
+	Commitment string        `json:"commitment,omitempty"`
+	CreatedAt  time.Time     `json:"createdAt"`
+	StartAt    *time.Time    `json:"startAt,omitempty"`
+	TimeLimit  int64         `json:"timeLimitMs"`
+	Result     *Result       `json:"result,omitempty"`
+	Moves      []MoveRecord  `json:"moves,omitempty"`
+}
+
+// Info returns the race's public record.
+func (r *Race) Info(ctx context.Context) (Info, error) {
+	r.mu.Lock()
+	in := Info{
+		Race: r.id, State: r.state, Variant: r.rules.Name, Public: r.opts.Public,
+		Commitment: r.Commitment(), CreatedAt: r.createdAt, TimeLimit: r.opts.TimeLimit.Milliseconds(),
+		Result: r.result,
+	}
+	if r.opts.DealNamed {
+		in.Deal = strconv.FormatUint(r.deal, 10)
+	}
+	for i := range 2 {
+		st := &r.seats[i]
+		in.Players[i] = PlayerInfo{Name: st.name, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+		in.Counts[i] = r.countsLocked(i)
+	}
+	if !r.startAt.IsZero() {
+		t := r.startAt
+		in.StartAt = &t
+	}
+	over := r.state.Over()
+	r.mu.Unlock()
+	if !over {
+		return in, nil
+	}
+	moves, err := r.store.Moves(ctx, r.id)
+	if err != nil {
+		return in, fmt.Errorf("race %s: read moves: %w", r.id, err)
+	}
+	in.Moves = moves
+	return in, nil
+}
+
+func clip(name string) string {
+	if len(name) > maxNameLen {
+		name = name[:maxNameLen]
+	}
+	return name
+}

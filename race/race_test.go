@@ -1,0 +1,579 @@
+package race_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"sirtommy/engine"
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+	"sirtommy/race/racetest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// recorder is a Subscriber that keeps every event.
+type recorder struct {
+	mu  sync.Mutex
+	evs []race.Event
+}
+
+func (r *recorder) Deliver(ev race.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, ev)
+}
+
+func (r *recorder) events() []race.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]race.Event(nil), r.evs...)
+}
+
+func (r *recorder) last() race.Event {
+	evs := r.events()
+	if len(evs) == 0 {
+		return nil
+	}
+	return evs[len(evs)-1]
+}
+
+type fixture struct {
+	clock *racetest.Clock
+	store *memrace.Store
+	race  *race.Race
+	subs  [2]*recorder
+	tok   [2]string
+}
+
+func newRace(t testing.TB, opts race.Options) *fixture {
+	t.Helper()
+	f := &fixture{clock: racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), store: memrace.NewStore()}
+	r, err := race.New("r1", opts, race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.race = r
+	return f
+}
+
+// seatBoth joins two players and runs the countdown.
+func (f *fixture) seatBoth(t *testing.T) {
+	t.Helper()
+	for s := range 2 {
+		f.subs[s] = &recorder{}
+		tk, err := f.race.Join("p", "", f.subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.Seat != s {
+			t.Fatalf("seat %d, want %d", tk.Seat, s)
+		}
+		f.tok[s] = tk.Token
+	}
+	if got := f.race.State(); got != race.Countdown {
+		t.Fatalf("state %s, want countdown", got)
+	}
+	f.clock.Advance(race.DefaultCountdown)
+	if got := f.race.State(); got != race.Running {
+		t.Fatalf("state %s, want running", got)
+	}
+}
+
+func (f *fixture) result(t *testing.T) *race.Result {
+	t.Helper()
+	st, ok := f.subs[0].last().(*race.StateEvent)
+	if !ok || st.Result == nil {
+		t.Fatalf("last event %#v is not a final state", f.subs[0].last())
+	}
+	return st.Result
+}
+
+// strategy picks a move for a game: a test's scripted player.
+type strategy func(g *engine.Game) engine.Move
+
+// greedy plays any card that fits a foundation, else puts the turned card
+// on the waste pile whose top is highest (or empty), which keeps low cards
+// reachable.
+func greedy(g *engine.Game) engine.Move {
+	ms := g.Moves()
+	for _, m := range ms {
+		if m.To.Kind == engine.Foundation {
+			return m
+		}
+	}
+	v := g.View()
+	best, bestRank := ms[0], -1
+	for _, m := range ms {
+		if m.To.Kind != engine.Waste {
+			continue
+		}
+		w := v.Waste[m.To.Index]
+		r := 14
+		if len(w.Cards) > 0 {
+			r = int(w.Cards[len(w.Cards)-1].Rank())
+		}
+		if r > bestRank {
+			best, bestRank = m, r
+		}
+	}
+	return best
+}
+
+// dumb never plays to a foundation from the waste: every card it cannot
+// place at once goes on W1.
+func dumb(g *engine.Game) engine.Move {
+	for _, m := range g.Moves() {
+		if m.To.Kind == engine.Foundation {
+			return m
+		}
+	}
+	return engine.PlaceMove(g.View().Turned[0], engine.W(0))
+}
+
+// playOut plays seat s's game to its end with st, through the race.
+func (f *fixture) playOut(t *testing.T, s int, g *engine.Game, st strategy, stop func() bool) {
+	t.Helper()
+	for g.Status() == engine.Playing && f.race.State() == race.Running && (stop == nil || !stop()) {
+		m := st(g)
+		if err := f.race.Move(s, m.String(), ""); err != nil {
+			t.Fatalf("seat %d move %s: %v", s, m, err)
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// finalScore plays a deal with a strategy locally.
+func finalScore(deal uint64, st strategy) (int, engine.Status) {
+	rules, _ := engine.Variant("classic")
+	g := engine.New(rules, deal)
+	for g.Status() == engine.Playing {
+		_ = g.Apply(st(&g))
+	}
+	return g.Score(), g.Status()
+}
+
+func named(deal uint64) race.Options { return race.Options{Deal: deal, DealNamed: true} }
+
+func newGame(deal uint64) engine.Game {
+	rules, _ := engine.Variant("classic")
+	return engine.New(rules, deal)
+}
+
+func TestStuckAndOtherWinsByCount(t *testing.T) {
+	var deal uint64
+	for d := uint64(1); d < 500; d++ {
+		a, _ := finalScore(d, dumb)
+		b, _ := finalScore(d, greedy)
+		if b > a && a > 1 {
+			deal = d
+			break
+		}
+	}
+	f := newRace(t, named(deal))
+	f.seatBoth(t)
+	g0, g1 := newGame(deal), newGame(deal)
+	f.playOut(t, 0, &g0, dumb, nil)
+	if g0.Status() != engine.Stuck {
+		t.Fatalf("seat 0 is %s, want stuck", g0.Status())
+	}
+	if f.race.State() != race.Running {
+		t.Fatalf("race %s after one player stuck with the other at 0", f.race.State())
+	}
+	f.playOut(t, 1, &g1, greedy, nil)
+	res := f.result(t)
+	if res.Winner == nil || *res.Winner != 1 || res.Reason != "passed" {
+		t.Fatalf("result %+v, want seat 1 winning by passing", res)
+	}
+	// Decided early: seat 1 stopped as soon as it had one card more.
+	if g1.Score() != g0.Score()+1 {
+		t.Errorf("seat 1 ended with %d, seat 0 with %d: not decided at the first card more", g1.Score(), g0.Score())
+	}
+	if err := f.race.Move(1, greedy(&g1).String(), ""); race.ErrorCode(err) != race.CodeRaceOver {
+		t.Errorf("move after the end: %v, want race-over", err)
+	}
+}
+
+func TestDraw(t *testing.T) {
+	f := newRace(t, named(7))
+	f.seatBoth(t)
+	g0, g1 := newGame(7), newGame(7)
+	f.playOut(t, 0, &g0, greedy, nil)
+	f.playOut(t, 1, &g1, greedy, nil)
+	res := f.result(t)
+	if g0.Status() == engine.Won {
+		if res.Winner == nil || *res.Winner != 0 || res.Reason != "won-deal" {
+			t.Fatalf("result %+v, want seat 0 winning the deal", res)
+		}
+		return
+	}
+	if res.Outcome != "draw" || res.Reason != "equal-cards" || res.Scores[0] != res.Scores[1] {
+		t.Fatalf("result %+v, want a draw", res)
+	}
+}
+
+func TestTimeLimit(t *testing.T) {
+	f := newRace(t, named(3))
+	f.seatBoth(t)
+	g0, g1 := newGame(3), newGame(3)
+	// Seat 0 plays until it has a card on a foundation; seat 1 makes one
+	// move that puts none there, if it can.
+	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Score() > 0 })
+	m := engine.PlaceMove(g1.View().Turned[0], engine.W(0))
+	if err := f.race.Move(1, m.String(), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultTimeLimit)
+	res := f.result(t)
+	if res.Winner == nil || *res.Winner != 0 || res.Reason != "time" {
+		t.Fatalf("result %+v, want seat 0 on time", res)
+	}
+}
+
+func TestAbortWithoutFirstMove(t *testing.T) {
+	f := newRace(t, named(3))
+	f.seatBoth(t)
+	g0 := newGame(3)
+	if err := f.race.Move(0, greedy(&g0).String(), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultFirstMoveTimeout - time.Millisecond)
+	if f.race.State() != race.Running {
+		t.Fatalf("aborted too early")
+	}
+	f.clock.Advance(time.Millisecond)
+	res := f.result(t)
+	if f.race.State() != race.Aborted || res.Reason != "no-first-move" || res.Rated {
+		t.Fatalf("state %s result %+v, want an unrated abort", f.race.State(), res)
+	}
+}
+
+func TestForfeitAfterGrace(t *testing.T) {
+	f := newRace(t, race.Options{Grace: 10 * time.Second})
+	f.seatBoth(t)
+	f.race.Leave(1, f.subs[1])
+	f.clock.Advance(10*time.Second - time.Millisecond)
+	if f.race.State() != race.Running {
+		t.Fatal("forfeit before the grace period ended")
+	}
+	f.clock.Advance(time.Millisecond)
+	res := f.result(t)
+	if res.Winner == nil || *res.Winner != 0 || res.Reason != "forfeit" {
+		t.Fatalf("result %+v, want seat 0 by forfeit", res)
+	}
+	// The secret deal is revealed and matches the commitment.
+	if res.Commitment == "" || res.Commitment != race.Commitment(mustUint(t, res.Deal), res.Salt) {
+		t.Errorf("commitment %q does not open with deal %s salt %s", res.Commitment, res.Deal, res.Salt)
+	}
+}
+
+func TestResumeInGraceRestoresState(t *testing.T) {
+	f := newRace(t, named(5))
+	f.seatBoth(t)
+	g0 := newGame(5)
+	g1 := newGame(5)
+	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Plies() >= 6 })
+	f.playOut(t, 1, &g1, greedy, func() bool { return g1.Plies() >= 1 })
+	f.race.Leave(0, f.subs[0])
+	f.clock.Advance(race.DefaultGrace / 2)
+	sub := &recorder{}
+	s, err := f.race.Resume(f.tok[0], "", sub)
+	if err != nil || s != 0 {
+		t.Fatalf("resume: seat %d, %v", s, err)
+	}
+	st := sub.events()[1].(*race.StateEvent)
+	want := g0.View()
+	if st.You == nil || st.You.Moves != want.Moves || st.You.Score != want.Score || st.You.Stock != want.Stock ||
+		engine.FormatCards(st.You.Turned) != engine.FormatCards(want.Turned) {
+		t.Fatalf("resumed view %+v, want %+v", st.You, want)
+	}
+	f.clock.Advance(race.DefaultGrace)
+	if f.race.State() != race.Running {
+		t.Fatalf("state %s: resumed player forfeited", f.race.State())
+	}
+	if _, err := f.race.Resume("0123", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
+		t.Errorf("bad token: %v", err)
+	}
+}
+
+func TestMoveBeforeStartAndIllegal(t *testing.T) {
+	f := newRace(t, named(5))
+	sub := &recorder{}
+	if _, err := f.race.Join("a", "", sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.race.Move(0, "AS>F1", ""); race.ErrorCode(err) != race.CodeNotStarted {
+		t.Errorf("move before start: %v", err)
+	}
+	f.subs[0] = sub
+	f.subs[1] = &recorder{}
+	if _, err := f.race.Join("b", "", f.subs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.race.Join("c", "", &recorder{}); race.ErrorCode(err) != race.CodeRaceFull {
+		t.Errorf("third join: %v", err)
+	}
+	f.clock.Advance(race.DefaultCountdown)
+	n := len(f.subs[0].events())
+	err := f.race.Move(0, "KS>F1", "")
+	var re *race.Error
+	if e, ok := err.(*race.Error); ok {
+		re = e
+	}
+	if re == nil || re.Code != race.CodeIllegalMove || (re.Reason != "does-not-fit" && re.Reason != "card-not-available") {
+		t.Errorf("illegal move: %v", err)
+	}
+	if err := f.race.Move(0, "nonsense", ""); race.ErrorCode(err) != race.CodeIllegalMove {
+		t.Errorf("bad notation: %v", err)
+	}
+	if len(f.subs[0].events()) != n {
+		t.Errorf("refused moves published events")
+	}
+}
+
+func TestSpectatorDelay(t *testing.T) {
+	f := newRace(t, race.Options{Public: true, SpectatorDelay: 5 * time.Second})
+	w := &recorder{}
+	cancel := f.race.Watch(w)
+	defer cancel()
+	f.seatBoth(t)
+	st := f.subs[0].events()[1].(*race.StateEvent)
+	if st.You == nil {
+		t.Fatal("no view")
+	}
+	m := engine.PlaceMove(st.You.Turned[0], engine.W(0))
+	if err := f.race.Move(0, m.String(), ""); err != nil {
+		t.Fatal(err)
+	}
+	boards := func() int {
+		n := 0
+		for _, ev := range w.events() {
+			if _, ok := ev.(*race.BoardEvent); ok {
+				n++
+			}
+		}
+		return n
+	}
+	if boards() != 0 {
+		t.Fatal("spectator saw the move at once")
+	}
+	f.clock.Advance(5 * time.Second)
+	if boards() != 1 {
+		t.Fatalf("spectator saw %d moves after the delay, want 1", boards())
+	}
+}
+
+func TestComputerPlayer(t *testing.T) {
+	f := newRace(t, named(9))
+	f.subs[0] = &recorder{}
+	if _, err := f.race.Join("human", "", f.subs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.race.SeatComputer("bot", racetest.FirstLegal{}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultCountdown)
+	g0 := newGame(9)
+	f.playOut(t, 0, &g0, greedy, nil)
+	f.clock.Advance(10 * time.Minute)
+	if !f.race.State().Over() {
+		t.Fatalf("race %s", f.race.State())
+	}
+	in, err := f.race.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Counts[1].Moves == 0 {
+		t.Errorf("the computer never moved")
+	}
+	if len(in.Moves) != in.Counts[0].Moves+in.Counts[1].Moves {
+		t.Errorf("log has %d moves, games %d", len(in.Moves), in.Counts[0].Moves+in.Counts[1].Moves)
+	}
+}
+
+func mustUint(t *testing.T, s string) uint64 {
+	t.Helper()
+	var n uint64
+	for _, c := range s {
+		n = n*10 + uint64(c-'0')
+	}
+	return n
+}
+
+func TestResignIsOutNotLost(t *testing.T) {
+	f := newRace(t, named(5))
+	f.seatBoth(t)
+	g0, g1 := newGame(5), newGame(5)
+	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Score() >= 2 })
+	if err := f.race.Resign(0, "r"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.race.Resign(0, "r"); race.ErrorCode(err) != race.CodeIllegalMove {
+		t.Errorf("second resign: %v", err)
+	}
+	moved := f.subs[0].last().(*race.MovedEvent)
+	if moved.Move != "resign" || moved.Seq != g0.Plies()+1 || moved.ID != "r" {
+		t.Errorf("resign event %+v", moved)
+	}
+	if f.race.State() != race.Running {
+		t.Fatal("a resignation ended the race while the other could still pass")
+	}
+	f.playOut(t, 1, &g1, greedy, nil)
+	res := f.result(t)
+	if res.Winner == nil || *res.Winner != 1 || res.Reason != "passed" || res.Statuses[0] != engine.Resigned {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(res.Games[0]), "resign") {
+		t.Errorf("game text does not end in resign:\n%s", res.Games[0])
+	}
+	moves, _ := f.store.Moves(t.Context(), "r1")
+	if last := moves[len(moves)-1]; last.Move == "resign" {
+		t.Errorf("the log ends with seat 0's resignation, not seat 1's winning move")
+	}
+}
+
+func TestBestOfThree(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	r, err := svc.Create(race.Options{BestOf: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := [2]*recorder{{}, {}}
+	var toks [2]string
+	for s := range 2 {
+		tk, err := r.Join("p", "", subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	for round := 1; ; round++ {
+		clock.Advance(race.DefaultCountdown)
+		if r.State() != race.Running {
+			t.Fatalf("round %d: %s", round, r.State())
+		}
+		// Both move once; then seat 1 leaves and forfeits.
+		for s := range 2 {
+			var st *race.StateEvent
+			for _, ev := range subs[s].events() {
+				if e, ok := ev.(*race.StateEvent); ok {
+					st = e
+				}
+			}
+			if err := r.Move(s, engine.PlaceMove(st.You.Turned[0], engine.W(0)).String(), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Leave(1, subs[1])
+		clock.Advance(race.DefaultGrace)
+		var next *race.NextEvent
+		var final *race.StateEvent
+		for _, ev := range subs[0].events() {
+			switch e := ev.(type) {
+			case *race.NextEvent:
+				next = e
+			case *race.StateEvent:
+				if e.Result != nil && e.Race == r.ID() {
+					final = e
+				}
+			}
+		}
+		if final == nil || final.Result.Match == nil || final.Result.Match.Wins[0] != round {
+			t.Fatalf("round %d: final %+v", round, final)
+		}
+		if round == 2 {
+			m := final.Result.Match
+			if !m.Over || m.Winner == nil || *m.Winner != 0 {
+				t.Fatalf("match after two wins: %+v", m)
+			}
+			if next != nil && next.Race == r.ID() {
+				t.Fatal("a next round after the match was decided")
+			}
+			return
+		}
+		if next == nil || next.Race != r.ID() || next.Match.Round != round+1 {
+			t.Fatalf("round %d: next %+v", round, next)
+		}
+		if r, err = svc.Get(next.Next); err != nil {
+			t.Fatal(err)
+		}
+		subs = [2]*recorder{{}, {}}
+		for s := range 2 {
+			if _, err := r.Resume(toks[s], "", subs[s]); err != nil {
+				t.Fatalf("resume round %d: %v", round+1, err)
+			}
+		}
+	}
+}
+
+func TestRematch(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	r, _ := svc.Create(race.Options{Deal: 3, DealNamed: true})
+	subs := [2]*recorder{{}, {}}
+	for s := range 2 {
+		if _, err := r.Join("p", "", subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.Rematch(0); race.ErrorCode(err) != race.CodeNotOver {
+		t.Fatalf("rematch during the race: %v", err)
+	}
+	r.Abort("test")
+	if id, err := r.Rematch(0); err != nil || id != "" {
+		t.Fatalf("first ask: %q %v", id, err)
+	}
+	if _, ok := subs[1].last().(*race.RematchEvent); !ok {
+		t.Fatalf("the other player was not asked: %#v", subs[1].last())
+	}
+	id, err := r.Rematch(1)
+	if err != nil || id == "" {
+		t.Fatalf("second ask: %q %v", id, err)
+	}
+	next, _ := svc.Get(id)
+	if next.Commitment() == "" {
+		t.Error("a rematch must be on a new, secret deal")
+	}
+	// Nobody comes over: the new race is aborted after the grace period.
+	clock.Advance(race.DefaultGrace)
+	if next.State() != race.Aborted {
+		t.Fatalf("unclaimed rematch is %s", next.State())
+	}
+}
+
+func TestLeavingAfterBeingStuckForfeitsNothing(t *testing.T) {
+	var deal uint64
+	for d := uint64(1); d < 500; d++ {
+		a, _ := finalScore(d, greedy)
+		if b, _ := finalScore(d, dumb); a > b+1 && a < 52 {
+			deal = d
+			break
+		}
+	}
+	f := newRace(t, named(deal))
+	f.seatBoth(t)
+	g0, g1 := newGame(deal), newGame(deal)
+	f.playOut(t, 1, &g1, dumb, func() bool { return g1.Plies() >= 1 })
+	f.playOut(t, 0, &g0, greedy, nil) // stuck, ahead of what seat 1 will reach
+	f.race.Leave(0, f.subs[0])
+	f.clock.Advance(2 * race.DefaultGrace)
+	if f.race.State() != race.Running {
+		t.Fatalf("race %s: the stuck player forfeited by leaving", f.race.State())
+	}
+	f.playOut(t, 1, &g1, dumb, nil)
+	in, err := f.race.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Result == nil || in.Result.Winner == nil || *in.Result.Winner != 0 || in.Result.Reason != "more-cards" {
+		t.Fatalf("result %+v, want seat 0 on more cards", in.Result)
+	}
+}

@@ -1,0 +1,389 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
+
+	"sirtommy/race"
+)
+
+// Connection limits, after gorilla/websocket's chat example.
+const (
+	// writeWait is the time allowed to write one message to the peer.
+	writeWait = 10 * time.Second
+	// pongWait is the time allowed to read the next pong (or message).
+	pongWait = 60 * time.Second
+	// pingPeriod sends pings often enough that a live peer's pong arrives
+	// before pongWait runs out.
+	pingPeriod = pongWait * 9 / 10
+	// handshakeTimeout bounds the websocket upgrade.
+	handshakeTimeout = 10 * time.Second
+	// maxMessageSize is the largest client message handled: the biggest
+	// legitimate one (a resume with a race id, a token and a name) is under
+	// 300 bytes. A larger one gets a "too-large" error; the connection
+	// stays open.
+	maxMessageSize = 4 << 10
+	// hardReadLimit is the largest frame read at all: past it gorilla closes
+	// the connection with 1009 instead of reading more.
+	hardReadLimit = 64 << 10
+)
+
+// Close causes, mapped to close codes by closeFor.
+var (
+	errSlow     = errors.New("client too slow: send queue full")
+	errFlood    = errors.New("client flooding: persistently over the message budget")
+	errReplaced = errors.New("seat resumed by another connection")
+	errDone     = errors.New("reader done")
+)
+
+// closeReplaced is the close code sent to a connection whose seat another
+// connection resumed (application range 4000-4999).
+const closeReplaced = 4001
+
+func closeFor(cause error) (int, string) {
+	switch {
+	case errors.Is(cause, errShutdown):
+		return websocket.CloseGoingAway, "server shutting down"
+	case errors.Is(cause, errSlow):
+		return websocket.ClosePolicyViolation, "too slow"
+	case errors.Is(cause, errFlood):
+		return websocket.ClosePolicyViolation, "rate limit"
+	case errors.Is(cause, errReplaced):
+		return closeReplaced, "resumed elsewhere"
+	}
+	return websocket.CloseNormalClosure, ""
+}
+
+// role is what a connection is doing in a race.
+type role uint8
+
+const (
+	roleNone role = iota
+	rolePlayer
+	roleSpectator
+)
+
+// conn is one websocket client. Its reader runs in run's goroutine, its
+// writer in an errgroup that run always waits for. The race's events reach
+// it through Deliver, which never blocks.
+type conn struct {
+	srv     *Server
+	ws      *websocket.Conn
+	req     *http.Request
+	log     zerolog.Logger
+	send    chan any        // race.Event or a reply struct
+	ctx     context.Context // done once the connection is closing
+	cancel  context.CancelCauseFunc
+	limiter *rate.Limiter
+	dropped atomic.Bool // set once the send queue overflowed
+
+	// Owned by the reader goroutine.
+	role    role
+	race    *race.Race
+	seat    int
+	unwatch func()
+	strikes int
+}
+
+func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, race.CodeDraining, "the server is shutting down")
+		return
+	}
+	s.conns.Add(1) // under mu, so never concurrently with CloseConns' Wait
+	s.mu.Unlock()
+	defer s.conns.Done()
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		s.log.Debug().Err(err).Str("remote", r.RemoteAddr).Msg("websocket upgrade failed")
+		return // the upgrader has replied
+	}
+	s.Stats.Conns.Add(1)
+	defer s.Stats.Conns.Add(-1)
+	id := s.nextConn.Add(1)
+	c := &conn{
+		srv:     s,
+		ws:      ws,
+		req:     r,
+		log:     s.log.With().Uint64("conn", id).Str("remote", r.RemoteAddr).Logger(),
+		send:    make(chan any, s.deps.Limits.SendQueue),
+		limiter: rate.NewLimiter(s.deps.Limits.MsgRate, s.deps.Limits.MsgBurst),
+	}
+	if err := c.run(s.connCtx); err != nil {
+		c.log.Info().Err(err).Msg("connection ended with an error")
+		return
+	}
+	c.log.Debug().Msg("connection closed")
+}
+
+// run serves the connection until the client leaves or ctx is done.
+func (c *conn) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	c.ctx, c.cancel = ctx, cancel
+	defer cancel(errDone)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return c.writeLoop(gctx) })
+	rerr := c.readLoop(gctx)
+	cancel(errDone)
+	werr := g.Wait()
+	c.leave()
+	return errors.Join(rerr, werr)
+}
+
+// leave gives up the connection's seat or spectator place.
+func (c *conn) leave() {
+	switch c.role {
+	case rolePlayer:
+		c.race.Leave(c.seat, c)
+	case roleSpectator:
+		c.unwatch()
+	}
+	c.role = roleNone
+}
+
+// Deliver queues a race event. It never blocks: a client whose queue is
+// full is dropped.
+func (c *conn) Deliver(ev race.Event) {
+	c.enqueue(ev)
+}
+
+func (c *conn) enqueue(m any) {
+	select {
+	case c.send <- m:
+	default:
+		if c.ctx.Err() == nil && c.dropped.CompareAndSwap(false, true) {
+			c.srv.Stats.SlowDropped.Add(1)
+			c.cancel(errSlow)
+		}
+	}
+}
+
+func (c *conn) writeLoop(ctx context.Context) error {
+	ticker := time.NewTicker(pingPeriod)
+	defer ticker.Stop()
+	defer c.ws.Close() // unblocks the reader
+	for {
+		select {
+		case <-ctx.Done():
+			code, text := closeFor(context.Cause(ctx))
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
+			return nil
+		case m := <-c.send:
+			b, err := encode(m)
+			if err != nil {
+				return err
+			}
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+				return fmt.Errorf("write: %w", err)
+			}
+			if _, ok := m.(*race.ReplacedEvent); ok {
+				c.cancel(errReplaced)
+			}
+		case <-ticker.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
+				return fmt.Errorf("ping: %w", err)
+			}
+		}
+	}
+}
+
+func encode(m any) ([]byte, error) {
+	if ev, ok := m.(race.Event); ok {
+		return encodeEvent(ev)
+	}
+	b, err := marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode reply: %w", err)
+	}
+	return b, nil
+}
+
+func (c *conn) readLoop(ctx context.Context) error {
+	c.ws.SetReadLimit(hardReadLimit)
+	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	c.ws.SetPongHandler(func(string) error {
+		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	})
+	buf := make([]byte, maxMessageSize+1)
+	for {
+		_, r, err := c.ws.NextReader()
+		if err != nil {
+			if ctx.Err() != nil || isNormalClose(err) {
+				return nil
+			}
+			return fmt.Errorf("read: %w", err)
+		}
+		n, err := io.ReadFull(r, buf)
+		tooLarge := n > maxMessageSize
+		if tooLarge {
+			_, err = io.Copy(io.Discard, r)
+		} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = nil
+		}
+		if err != nil {
+			if ctx.Err() != nil || isNormalClose(err) {
+				return nil
+			}
+			return fmt.Errorf("read: %w", err)
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+		if !c.limiter.Allow() {
+			c.srv.Stats.RateLimited.Add(1)
+			c.strikes++
+			if c.strikes >= c.srv.deps.Limits.FloodStrikes {
+				c.srv.Stats.Flooded.Add(1)
+				c.log.Warn().Msg("closing a flooding client")
+				c.cancel(errFlood)
+				return nil
+			}
+			c.enqueue(newError("", CodeRateLimited, "too many messages; slow down"))
+			continue
+		}
+		c.strikes = 0
+		if tooLarge {
+			c.enqueue(newError("", CodeTooLarge, "messages are at most %d bytes", maxMessageSize))
+			continue
+		}
+		c.handle(buf[:n])
+	}
+}
+
+func isNormalClose(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived)
+}
+
+// handle answers one client message.
+func (c *conn) handle(data []byte) {
+	var m clientMsg
+	if err := json.Unmarshal(data, &m); err != nil {
+		c.enqueue(newError("", CodeBadJSON, "the message is not a JSON object of the protocol: %v", err))
+		return
+	}
+	if m.V != ProtocolVersion {
+		c.enqueue(newError(m.ID, CodeBadVersion, "this server speaks protocol version %d (\"v\":%d)", ProtocolVersion, ProtocolVersion))
+		return
+	}
+	switch m.Type {
+	case "join":
+		c.join(m)
+	case "resume":
+		c.resume(m)
+	case "watch":
+		c.watch(m)
+	case "move":
+		if c.playable(m) {
+			if err := c.race.Move(c.seat, m.Move, m.ID); err != nil {
+				c.enqueue(raceError(m.ID, err))
+			}
+		}
+	case "resign":
+		if c.playable(m) {
+			if err := c.race.Resign(c.seat, m.ID); err != nil {
+				c.enqueue(raceError(m.ID, err))
+			}
+		}
+	case "rematch":
+		if c.playable(m) {
+			if _, err := c.race.Rematch(c.seat); err != nil {
+				c.enqueue(raceError(m.ID, err))
+			}
+		}
+	case "ping":
+		c.enqueue(&pongMsg{V: ProtocolVersion, Type: "pong", ID: m.ID})
+	default:
+		c.enqueue(newError(m.ID, CodeUnknownType, "unknown message type %q", m.Type))
+	}
+}
+
+func (c *conn) playable(m clientMsg) bool {
+	switch c.role {
+	case rolePlayer:
+		return true
+	case roleSpectator:
+		c.enqueue(newError(m.ID, CodeSpectatorCannotMove, "spectators cannot move or resign"))
+	default:
+		c.enqueue(newError(m.ID, CodeNotJoined, "join or resume a race first"))
+	}
+	return false
+}
+
+// lookup finds the race for a join, resume or watch, or replies an error.
+func (c *conn) lookup(m clientMsg) *race.Race {
+	if c.role != roleNone {
+		if !c.race.State().Over() {
+			c.enqueue(newError(m.ID, CodeAlreadyJoined, "this connection is already in race %s", c.race.ID()))
+			return nil
+		}
+		c.leave() // the race is over: the connection may go on to another
+	}
+	r, err := c.srv.deps.Races.Get(m.Race)
+	if err != nil {
+		c.enqueue(raceError(m.ID, err))
+		return nil
+	}
+	return r
+}
+
+func (c *conn) join(m clientMsg) {
+	r := c.lookup(m)
+	if r == nil {
+		return
+	}
+	name, err := c.srv.deps.Seats.AuthorizeSeat(c.req, r.ID(), m.Name)
+	if err != nil {
+		c.enqueue(newError(m.ID, CodeForbidden, "you may not take a seat in this race: %v", err))
+		return
+	}
+	t, err := r.Join(name, m.ID, c) // the race sends "joined", then "state"
+	if err != nil {
+		c.enqueue(raceError(m.ID, err))
+		return
+	}
+	c.becomePlayer(r, t.Seat)
+}
+
+func (c *conn) resume(m clientMsg) {
+	r := c.lookup(m)
+	if r == nil {
+		return
+	}
+	s, err := r.Resume(m.Token, m.ID, c) // the race sends "joined", then "state"
+	if err != nil {
+		c.enqueue(raceError(m.ID, err))
+		return
+	}
+	c.becomePlayer(r, s)
+}
+
+func (c *conn) becomePlayer(r *race.Race, s int) {
+	c.role, c.race, c.seat = rolePlayer, r, s
+	c.log = c.log.With().Str("race", r.ID()).Int("seat", s).Logger()
+	c.log.Debug().Msg("seated")
+}
+
+func (c *conn) watch(m clientMsg) {
+	r := c.lookup(m)
+	if r == nil {
+		return
+	}
+	c.role, c.race = roleSpectator, r
+	c.enqueue(&watchingMsg{V: ProtocolVersion, Type: "watching", ID: m.ID, Race: r.ID()})
+	c.unwatch = r.Watch(c) // sends "state" first
+	c.log = c.log.With().Str("race", r.ID()).Str("seat", "spectator").Logger()
+}

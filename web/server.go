@@ -1,0 +1,181 @@
+// Package web serves the race over HTTP and websockets: the JSON API that
+// makes and describes races, and the websocket protocol (PROTOCOL.md) that
+// players and spectators speak. Every route is listed in routes.go.
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
+
+	"sirtommy/race"
+)
+
+// SeatAuthorizer decides whether a websocket client may take a seat in a
+// race, and under what name. The lobby will check signed player tokens;
+// until then OpenSeats lets anyone holding the race id (the invite) in.
+type SeatAuthorizer interface {
+	AuthorizeSeat(r *http.Request, raceID, name string) (displayName string, err error)
+}
+
+// OpenSeats lets anyone with the race id take a free seat, under the name
+// they give.
+type OpenSeats struct{}
+
+// AuthorizeSeat allows every request.
+func (OpenSeats) AuthorizeSeat(_ *http.Request, _ string, name string) (string, error) {
+	return name, nil
+}
+
+// ComputerFactory makes a computer player of a level (the engine bot's
+// level names) with a seed.
+type ComputerFactory func(level string, seed uint64) (race.Player, error)
+
+// Limits bound what one connection may cost the server.
+type Limits struct {
+	// MsgRate and MsgBurst are each connection's message budget (a token
+	// bucket): fast play is about 5 moves a second.
+	MsgRate  rate.Limit
+	MsgBurst int
+	// FloodStrikes is how many messages in a row may be over budget before
+	// the connection is closed with 1008.
+	FloodStrikes int
+	// SendQueue is how many outgoing messages may wait for a slow client
+	// before it is dropped.
+	SendQueue int
+}
+
+// DefaultLimits suit people playing by hand: 20 messages a second with
+// bursts of 40 is four times the fastest play; 20 refused messages in a row
+// is a flood, not a burst; 64 queued messages are several seconds of a busy
+// race.
+func DefaultLimits() Limits {
+	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64}
+}
+
+// Deps are the server's dependencies.
+type Deps struct {
+	Log   zerolog.Logger
+	Races *race.Service
+	// Seats authorizes joins; nil means OpenSeats.
+	Seats SeatAuthorizer
+	// Computer makes computer players; nil means races against the
+	// computer are refused.
+	Computer ComputerFactory
+	// AllowedOrigins are the browser origins ("https://example.com") that
+	// may open websockets besides the server's own host.
+	AllowedOrigins []string
+	// SpectatorDelay is the delay of public races' spectator feed; Grace the
+	// reconnect grace period (zero: race's default).
+	SpectatorDelay time.Duration
+	Grace          time.Duration
+	// Limits are per-connection limits; the zero value means DefaultLimits().
+	Limits Limits
+}
+
+// Stats count what the server did to protect itself.
+type Stats struct {
+	Conns       atomic.Int64 // websocket connections open now
+	SlowDropped atomic.Int64 // clients dropped for a full send queue
+	Flooded     atomic.Int64 // clients closed for flooding
+	RateLimited atomic.Int64 // messages refused as over budget
+}
+
+// Server is the HTTP handler of the service.
+type Server struct {
+	deps     Deps
+	log      zerolog.Logger
+	handler  http.Handler
+	upgrader websocket.Upgrader
+	ready    atomic.Bool
+	// Stats are the server's counters.
+	Stats Stats
+
+	connCtx    context.Context
+	cancelConn context.CancelCauseFunc
+	mu         sync.Mutex // guards closing and conns.Add against CloseConns
+	closing    bool
+	conns      sync.WaitGroup
+	nextConn   atomic.Uint64
+}
+
+// errShutdown closes websockets with 1001 (going away).
+var errShutdown = errors.New("server shutting down")
+
+// NewServer makes the service's handler; it reports ready at once.
+func NewServer(deps Deps) *Server {
+	if deps.Seats == nil {
+		deps.Seats = OpenSeats{}
+	}
+	if deps.Limits == (Limits{}) {
+		deps.Limits = DefaultLimits()
+	}
+	s := &Server{deps: deps, log: deps.Log}
+	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
+	s.upgrader = websocket.Upgrader{
+		HandshakeTimeout: handshakeTimeout,
+		ReadBufferSize:   1024,
+		WriteBufferSize:  4096,
+		CheckOrigin:      checkOrigin(deps.AllowedOrigins),
+	}
+	mux := http.NewServeMux()
+	addRoutes(mux, s)
+	s.handler = mux
+	s.ready.Store(true)
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// SetReady sets what /readyz answers; the server turns it off on drain.
+func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
+
+// CloseConns closes every websocket with 1001 (going away) and waits for
+// their goroutines until ctx is done.
+func (s *Server) CloseConns(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.cancelConn(errShutdown)
+	done := make(chan struct{})
+	go func() { s.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// checkOrigin allows requests without an Origin (not from a browser), from
+// the server's own host, and from the allowlist; nothing else.
+func checkOrigin(allowed []string) func(r *http.Request) bool {
+	ok := make(map[string]bool, len(allowed))
+	for _, o := range allowed {
+		ok[strings.ToLower(strings.TrimRight(o, "/"))] = true
+	}
+	return func(r *http.Request) bool {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			return true
+		}
+		u, err := url.Parse(origin)
+		if err != nil {
+			return false
+		}
+		if strings.EqualFold(u.Host, r.Host) {
+			return true
+		}
+		return ok[strings.ToLower(origin)]
+	}
+}
