@@ -106,6 +106,24 @@ func (s Suit) String() string {
 	return suitLetters[s : s+1]
 }
 
+// MarshalText writes the rank's letter, so that JSON carries "A", not 1.
+func (r Rank) MarshalText() ([]byte, error) {
+	if r < Ace || r > King {
+		return nil, fmt.Errorf("engine: cannot write invalid rank %d", uint8(r))
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText reads a rank letter.
+func (r *Rank) UnmarshalText(b []byte) error {
+	p, err := ParseRank(string(b))
+	if err != nil {
+		return err
+	}
+	*r = p
+	return nil
+}
+
 // ParseRank reads one rank letter (case-insensitive; "10" is also taken for T).
 func ParseRank(s string) (Rank, error) {
 	u := strings.ToUpper(s)

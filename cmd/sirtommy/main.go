@@ -42,10 +42,11 @@ type subcommand struct {
 
 func subcommands() map[string]subcommand {
 	return map[string]subcommand{
-		"deal":  {"print the order of a deal's cards", dealCommand},
-		"solve": {"say whether deals can be won, with a winning game or the best score", solveCommand},
-		"odds":  {"win rates over many deals, by the solver or a bot", oddsCommand},
-		"serve": {"run the race server (the default command)", runServe},
+		"deal":        {"print the order of a deal's cards", dealCommand},
+		"solve":       {"say whether deals can be won, with a winning game or the best score", solveCommand},
+		"odds":        {"win rates over many deals, by the solver or a bot", oddsCommand},
+		"serve":       {"run the race server (the default command)", runServe},
+		"healthcheck": {"exit 0 when a running server answers /healthz (for containers)", healthcheckCommand},
 	}
 }
 
