@@ -16,4 +16,5 @@ const (
 	CodeOwnChallenge    = "own-challenge"     // accepting your own challenge
 	CodeNotYourSeat     = "not-your-seat"     // a race whose seats are reserved for other players
 	CodeNoSuchPlayer    = "no-such-player"    // no player has that id
+	CodeNoComputer      = "no-computer"       // this server has no computer players
 )
