@@ -240,3 +240,209 @@ func lastView(c *client) *engine.View {
 	}
 	return nil
 }
+
+type lobbyMsg struct {
+	Presence   lobby.Presence
+	Challenges []lobby.ChallengeInfo
+	Races      []lobby.RaceSummary
+}
+
+func TestSpectatorJoinsAListedRace(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	w := e.dial()
+	w.hello("wes")
+	a, b, _, _, mt := e.startQuick()
+	a.untilState(race.Running)
+	b.untilState(race.Running)
+	// The watcher's lobby lists the race (with the heartbeat's refresh).
+	e.clock.Advance(e.lobby.Config().Tick)
+	lm := decode[lobbyMsg](t, w.until(func(m msg) bool {
+		return m.Type == "lobby" && strings.Contains(string(m.raw), `"state":"running"`)
+	}))
+	if lm.Presence.Online != 3 || lm.Presence.Racing != 2 || lm.Presence.Queued != 0 {
+		t.Errorf("presence %+v", lm.Presence)
+	}
+	r := lm.Races[0]
+	if r.Race != mt.Race || r.State != race.Running || r.Players[0].Name == "" || r.Players[1].Name == "" {
+		t.Fatalf("listed %+v", r)
+	}
+	w.send(map[string]any{"type": "watch", "race": r.Race, "id": "w"})
+	w.untilType("watching")
+	if st := w.untilType("state"); st.Boards == nil || st.State != race.Running {
+		t.Fatalf("spectator state %s", st.raw)
+	}
+	a.playBlind(*lastView(a), 1)
+	if bd := w.untilType("board"); *bd.Seat != a.seat {
+		t.Fatalf("board %s", bd.raw)
+	}
+	e.clock.Advance(e.lobby.Config().Tick)
+	w.until(func(m msg) bool {
+		if m.Type != "lobby" {
+			return false
+		}
+		lm := decode[lobbyMsg](t, m)
+		return len(lm.Races) == 1 && lm.Races[0].Spectators == 1 && lm.Races[0].Scores[a.seat]+lm.Races[0].Scores[b.seat] >= 0
+	})
+	// A spectator cannot take a seat the lobby reserved for others.
+	x := e.dial()
+	x.hello("xena")
+	x.expectError(map[string]any{"type": "join", "race": mt.Race}, lobby.CodeNotYourSeat)
+}
+
+type invited struct {
+	Code, Link string
+	ExpiresAt  time.Time
+}
+
+func TestInviteCodeFlow(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b, c := e.dial(), e.dial(), e.dial()
+	a.hello("ann")
+	b.hello("bob")
+	c.hello("cy")
+	a.send(map[string]any{"type": "invite", "variant": "strict", "deal": "42", "bestOf": 3, "timeLimitSeconds": 300, "id": "i"})
+	inv := decode[invited](t, a.untilType("invited"))
+	if len(inv.Code) < 8 || !strings.HasSuffix(inv.Link, "/?invite="+inv.Code) {
+		t.Fatalf("invite %+v", inv)
+	}
+	a.expectError(map[string]any{"type": "accept-invite", "code": inv.Code}, lobby.CodeOwnInvite)
+	b.expectError(map[string]any{"type": "accept-invite", "code": "ZZZZZZZZZZ"}, lobby.CodeNoSuchInvite)
+	// Codes are read out: lower case and dashes are fine.
+	b.send(map[string]any{"type": "accept-invite", "code": strings.ToLower(inv.Code[:5] + "-" + inv.Code[5:]), "id": "a"})
+	ma, mb := a.takeSeat(), b.takeSeat()
+	if ma.Race != mb.Race || ma.Via != "invite" || ma.Variant != "strict" || ma.Rated {
+		t.Fatalf("matched %+v / %+v", ma, mb)
+	}
+	st := a.untilState(race.Countdown)
+	if !strings.Contains(string(st.raw), `"deal":"42"`) || !strings.Contains(string(st.raw), `"bestOf":3`) {
+		t.Errorf("race options not kept: %s", st.raw)
+	}
+	// Used: nobody else gets in with it.
+	c.expectError(map[string]any{"type": "accept-invite", "code": inv.Code}, lobby.CodeNoSuchInvite)
+	c.expectError(map[string]any{"type": "join", "race": ma.Race}, lobby.CodeNotYourSeat)
+	// An unused invite expires.
+	a2 := e.dial()
+	a2.hello("dee")
+	a2.send(map[string]any{"type": "invite", "id": "i2"})
+	inv2 := decode[invited](t, a2.untilType("invited"))
+	e.clock.Advance(e.lobby.Config().InviteTTL)
+	c.expectError(map[string]any{"type": "accept-invite", "code": inv2.Code}, lobby.CodeInviteExpired)
+	c.expectError(map[string]any{"type": "invite", "bestOf": 2}, race.CodeBadOptions)
+}
+
+func TestChallengesAreListedAndAccepted(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b := e.dial(), e.dial()
+	wa := a.hello("ann")
+	b.hello("bob")
+	a.send(map[string]any{"type": "challenge", "variant": "aces-out", "rated": true, "id": "c"})
+	ch := decode[struct{ Challenge lobby.ChallengeInfo }](t, a.untilType("challenged")).Challenge
+	if ch.Player != wa.Player || ch.Variant != "aces-out" || !ch.Rated {
+		t.Fatalf("challenge %+v", ch)
+	}
+	lm := decode[lobbyMsg](t, b.until(func(m msg) bool { return m.Type == "lobby" && strings.Contains(string(m.raw), ch.ID) }))
+	if len(lm.Challenges) != 1 || lm.Challenges[0].Name != "ann" {
+		t.Fatalf("listed %+v", lm.Challenges)
+	}
+	a.expectError(map[string]any{"type": "accept-challenge", "challenge": ch.ID}, lobby.CodeOwnChallenge)
+	a.expectError(map[string]any{"type": "queue"}, lobby.CodeAlreadyQueued)
+	a.expectError(map[string]any{"type": "challenge"}, lobby.CodeAlreadyQueued)
+	b.expectError(map[string]any{"type": "accept-challenge", "challenge": "NOSUCHONE0"}, lobby.CodeNoSuchChallenge)
+	b.send(map[string]any{"type": "accept-challenge", "challenge": ch.ID})
+	ma, mb := a.takeSeat(), b.takeSeat()
+	if ma.Race != mb.Race || ma.Via != "challenge" || !ma.Rated || ma.Variant != "aces-out" {
+		t.Fatalf("matched %+v / %+v", ma, mb)
+	}
+	a.untilState(race.Countdown)
+	// Taken: gone from the list, and nobody takes it twice.
+	b.expectError(map[string]any{"type": "accept-challenge", "challenge": ch.ID}, lobby.CodeNoSuchChallenge)
+	if snap := e.lobby.Snapshot(); len(snap.Challenges) != 0 {
+		t.Fatalf("challenges left %+v", snap.Challenges)
+	}
+}
+
+func TestLobbyRefusesBadInput(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a := e.dial()
+	a.expectError(map[string]any{"type": "queue"}, lobby.CodeNotIdentified)
+	id := e.create(`{}`)
+	a.expectError(map[string]any{"type": "join", "race": id}, lobby.CodeNotIdentified)
+	a.expectError(map[string]any{"type": "hello", "token": "v1.eyJwIjoieCJ9.AAAA"}, lobby.CodeInvalidToken)
+	other, _ := lobby.NewTokens([]byte(strings.Repeat("s", 32)), e.clock, time.Hour)
+	forged, _ := other.Issue("p1", "mallory")
+	a.expectError(map[string]any{"type": "hello", "token": forged}, lobby.CodeInvalidToken)
+	for _, name := range []string{"   ", strings.Repeat("x", lobby.MaxNameRunes+1), "a\x07b", "<script>"} {
+		a.expectError(map[string]any{"type": "hello", "name": name}, lobby.CodeBadName)
+	}
+	w := a.hello("ann")
+	for _, name := range []string{"", "<b>", "new\nline"} {
+		a.expectError(map[string]any{"type": "rename", "name": name}, lobby.CodeBadName)
+	}
+	if got := e.lobby.Snapshot().Presence.Online; got != 1 {
+		t.Fatalf("online %d after refused hellos", got)
+	}
+	a.expectError(map[string]any{"type": "queue", "variant": "nope"}, race.CodeBadOptions)
+	a.send(map[string]any{"type": "queue", "id": "q"})
+	a.untilType("queued")
+	a.expectError(map[string]any{"type": "queue", "variant": "strict"}, lobby.CodeAlreadyQueued)
+	// Another tab of the same player cannot queue either.
+	a2 := e.dial()
+	a2.send(map[string]any{"type": "hello", "token": w.Token})
+	a2.untilType("welcome")
+	a2.expectError(map[string]any{"type": "queue", "variant": "strict"}, lobby.CodeAlreadyQueued)
+	if p := e.lobby.Snapshot().Presence; p.Queued != 1 || p.Online != 1 {
+		t.Fatalf("presence %+v", p)
+	}
+	// Renaming gives a new token with the new name.
+	a.send(map[string]any{"type": "rename", "name": "Ann B", "id": "r"})
+	if w2 := decode[welcome](t, a.untilType("welcome")); w2.Name != "Ann B" || w2.Player != w.Player || w2.Token == w.Token {
+		t.Fatalf("renamed %+v", w2)
+	}
+	// Tokens expire.
+	e.clock.Advance(time.Hour)
+	a2.expectError(map[string]any{"type": "hello", "token": w.Token}, lobby.CodeExpiredToken)
+}
+
+func TestDisconnectLeavesQueueAtOnceAndComputerOffer(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b := e.dial(), e.dial()
+	a.hello("ann")
+	a.send(map[string]any{"type": "queue", "id": "q"})
+	a.untilType("queued")
+	a.ws.Close()
+	deadline := time.Now().Add(safetyTimeout)
+	for e.lobby.Snapshot().Presence.Queued != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed connection stayed queued")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.hello("bob")
+	b.send(map[string]any{"type": "queue", "id": "q"})
+	b.untilType("queued")
+	e.clock.Advance(e.lobby.Config().ComputerOfferAfter)
+	if off := b.untilType("computer-offer"); !strings.Contains(string(off.raw), `"variant":"classic"`) {
+		t.Fatalf("offer %s", off.raw)
+	}
+	b.send(map[string]any{"type": "play-computer", "id": "pc"})
+	mt := b.takeSeat()
+	if mt.Via != "computer" || !mt.Opponent.Computer || mt.Rated {
+		t.Fatalf("matched %+v", mt)
+	}
+	b.untilState(race.Countdown)
+	e.clock.Advance(race.DefaultCountdown)
+	b.untilState(race.Running)
+	e.clock.Advance(e.lobby.Config().ComputerPace)
+	b.untilType("opponent") // the computer moved
+	b.expectError(map[string]any{"type": "play-computer"}, lobby.CodeNotQueued)
+	b.expectError(map[string]any{"type": "unqueue"}, lobby.CodeNotQueued)
+	c := e.dial()
+	c.hello("cy")
+	c.send(map[string]any{"type": "queue", "id": "q"})
+	c.untilType("queued")
+	c.send(map[string]any{"type": "unqueue", "id": "u"})
+	c.untilType("unqueued")
+	if got := e.lobby.Snapshot().Presence.Queued; got != 0 {
+		t.Fatalf("queued %d after unqueue", got)
+	}
+}
