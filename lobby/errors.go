@@ -17,4 +17,5 @@ const (
 	CodeNotYourSeat     = "not-your-seat"     // a race whose seats are reserved for other players
 	CodeNoSuchPlayer    = "no-such-player"    // no player has that id
 	CodeNoComputer      = "no-computer"       // this server has no computer players
+	CodeInRace          = "in-race"           // queuing or starting a race while in a lobby race not over
 )

@@ -196,6 +196,7 @@ type Lobby struct {
 	invites    map[string]*Invite  // by code
 	challenges map[string]*challenge
 	seats      map[string]*reserved // race id -> reserved seats
+	busy       map[string]string    // player -> their lobby race not over ("" while it is made)
 	last       []byte               // the last lobby message sent, to skip repeats
 
 	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
@@ -214,6 +215,7 @@ func New(cfg Config, deps Deps) *Lobby {
 		invites:    make(map[string]*Invite),
 		challenges: make(map[string]*challenge),
 		seats:      make(map[string]*reserved),
+		busy:       make(map[string]string),
 	}
 	l.tick = deps.Clock.AfterFunc(cfg.Tick, l.heartbeat)
 	return l
@@ -358,9 +360,12 @@ func (l *Lobby) dropWaitingLocked(s *Session) {
 	}
 }
 
-// waitingLocked reports whether the player is queued or has a challenge
-// open.
+// waitingLocked refuses a player who is queued, has a challenge open, or
+// is in a lobby race not over.
 func (l *Lobby) waitingLocked(player string) error {
+	if err := l.racingLocked(player); err != nil {
+		return err
+	}
 	if v, ok := l.mm.Queued(player); ok {
 		return race.Errorf(CodeAlreadyQueued, "you are already in the %s queue", v)
 	}
@@ -370,6 +375,27 @@ func (l *Lobby) waitingLocked(player string) error {
 		}
 	}
 	return nil
+}
+
+// racingLocked refuses a player who is in a lobby race not over: nobody
+// plays two at once.
+func (l *Lobby) racingLocked(player string) error {
+	if id, ok := l.busy[player]; ok {
+		if id == "" {
+			return race.Errorf(CodeInRace, "you were just paired: your race is being made")
+		}
+		return race.Errorf(CodeInRace, "you are in race %s until it is over", id)
+	}
+	return nil
+}
+
+// busyLocked marks the players of a pairing as racing.
+func (l *Lobby) busyLocked(players [2]PlayerRef) {
+	for _, p := range players {
+		if p.ID != "" {
+			l.busy[p.ID] = ""
+		}
+	}
 }
 
 func (l *Lobby) rating(variant, player string) float64 {
@@ -446,10 +472,12 @@ func (l *Lobby) matchNow() {
 		if a == nil || b == nil {
 			continue // cannot happen: queue and sessions change together under mu
 		}
+		players := [2]PlayerRef{{ID: a.who.ID, Name: a.who.Name}, {ID: b.who.ID, Name: b.who.Name}}
+		l.busyLocked(players)
 		todo = append(todo, pairing{
 			opts:    race.Options{Variant: p.Variant, Public: true},
 			via:     "quick",
-			players: [2]PlayerRef{{ID: a.who.ID, Name: a.who.Name}, {ID: b.who.ID, Name: b.who.Name}},
+			players: players,
 			subs:    [2][]race.Subscriber{{a.sub}, {b.sub}},
 			ratings: [2]float64{p.A.Rating, p.B.Rating},
 		})
@@ -463,28 +491,48 @@ func (l *Lobby) matchNow() {
 }
 
 // start makes the race of a pairing, reserves both seats and tells both
-// players, one right after the other.
+// players, one right after the other. Its players are marked busy.
 func (l *Lobby) start(p pairing) error {
+	id, err := l.startRace(p)
+	l.mu.Lock()
+	for _, pl := range p.players {
+		if pl.ID == "" {
+			continue
+		}
+		if err != nil {
+			delete(l.busy, pl.ID)
+		} else if cur, ok := l.busy[pl.ID]; ok && cur == "" {
+			l.busy[pl.ID] = id
+		}
+	}
+	l.mu.Unlock()
+	if err == nil {
+		l.Publish()
+	}
+	return err
+}
+
+func (l *Lobby) startRace(p pairing) (string, error) {
 	p.opts.SpectatorDelay, p.opts.Grace = l.cfg.SpectatorDelay, l.cfg.Grace
 	rv := &reserved{players: p.players}
 	variant := p.opts.Variant
 	p.opts.OnEnd = func(raceID string, res race.Result) { l.ended(raceID, variant, rv.players, res) }
 	rc, err := l.deps.Races.Create(p.opts)
 	if err != nil {
-		return fmt.Errorf("lobby: create race: %w", err)
+		return "", fmt.Errorf("lobby: create race: %w", err)
 	}
 	for s := range 2 {
 		if p.players[s].Computer {
 			if _, err := rc.SeatComputer(p.players[s].Name, p.bot, l.cfg.ComputerPace); err != nil {
 				rc.Abort("left")
-				return fmt.Errorf("lobby: seat computer: %w", err)
+				return "", fmt.Errorf("lobby: seat computer: %w", err)
 			}
 			continue
 		}
 		t, err := rc.Reserve(p.players[s].Name)
 		if err != nil {
 			rc.Abort("left")
-			return fmt.Errorf("lobby: reserve seat: %w", err)
+			return "", fmt.Errorf("lobby: reserve seat: %w", err)
 		}
 		rv.tokens[t.Seat] = t.Token
 	}
@@ -510,8 +558,7 @@ func (l *Lobby) start(p pairing) error {
 		}
 	}
 	l.log.Info().Str("race", rc.ID()).Str("via", p.via).Str("p0", p.players[0].ID).Str("p1", p.players[1].ID).Msg("paired")
-	l.Publish()
-	return nil
+	return rc.ID(), nil
 }
 
 // offerComputer offers the computer to players who waited long enough.
@@ -557,6 +604,7 @@ func (s *Session) PlayComputer() error {
 	}
 	l.mm.Leave(s.who.ID)
 	delete(l.queuedBy, s.who.ID)
+	l.busyLocked([2]PlayerRef{{ID: s.who.ID}})
 	p := pairing{
 		opts:    race.Options{Variant: variant, Unrated: true},
 		via:     "computer",
@@ -613,6 +661,14 @@ func (s *Session) AcceptInvite(code string) error {
 		l.mu.Unlock()
 		return race.Errorf(CodeOwnInvite, "that is your own invite: send it to a friend")
 	}
+	if err := l.racingLocked(s.who.ID); err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	if err := l.racingLocked(inv.Player); err != nil {
+		l.mu.Unlock()
+		return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)
+	}
 	delete(l.invites, code)
 	opts, _ := inv.Options.check(true) // checked when made
 	p := pairing{
@@ -622,6 +678,7 @@ func (s *Session) AcceptInvite(code string) error {
 		players: [2]PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: s.who.ID, Name: s.who.Name}},
 		subs:    [2][]race.Subscriber{l.subsOfLocked(inv.Player), {s.sub}},
 	}
+	l.busyLocked(p.players)
 	l.mu.Unlock()
 	p.ratings = [2]float64{l.rating(opts.Variant, p.players[0].ID), l.rating(opts.Variant, p.players[1].ID)}
 	return l.start(p)
@@ -700,6 +757,10 @@ func (s *Session) AcceptChallenge(id string) error {
 		l.mu.Unlock()
 		return race.Errorf(CodeOwnChallenge, "you cannot accept your own challenge")
 	}
+	if err := l.racingLocked(s.who.ID); err != nil {
+		l.mu.Unlock()
+		return err
+	}
 	delete(l.challenges, c.info.ID)
 	l.dropWaitingLocked(s)
 	p := pairing{
@@ -710,6 +771,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		subs:    [2][]race.Subscriber{{c.from.sub}, {s.sub}},
 		ratings: [2]float64{c.info.Rating, 0},
 	}
+	l.busyLocked(p.players)
 	l.mu.Unlock()
 	p.ratings[1] = l.rating(c.info.Variant, s.Player().ID)
 	return l.start(p)
@@ -747,6 +809,11 @@ func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, se
 func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Result) {
 	l.mu.Lock()
 	delete(l.seats, raceID)
+	for _, p := range players {
+		if l.busy[p.ID] == raceID {
+			delete(l.busy, p.ID)
+		}
+	}
 	closed := l.closed
 	if !closed {
 		l.wg.Add(1)
