@@ -301,12 +301,15 @@ func (l *Lobby) Enter(token, name string, sub race.Subscriber) (*Session, Welcom
 	l.online[who.ID]++
 	l.mu.Unlock()
 	l.log.Debug().Str("player", who.ID).Msg("entered the lobby")
-	l.Publish()
 	return s, Welcome{Identity: who, Token: tok}, nil
 }
 
-// Refresh sends the session the lobby as it is now.
-func (s *Session) Refresh() { s.sub.Deliver(s.l.snapshot()) }
+// Refresh sends the session the lobby as it is now, then everyone the
+// lobby if it changed (a session that just entered changes presence).
+func (s *Session) Refresh() {
+	s.sub.Deliver(s.l.snapshot())
+	s.l.Publish()
+}
 
 // Player is the session's identity.
 func (s *Session) Player() Identity {
