@@ -6,7 +6,8 @@
 //
 // Locking: the Lobby's mutex guards its own maps and the matchmaker's
 // queues. It is never held while calling into a race, so that a race's end
-// (which runs with the race's lock held) may take it.
+// (which runs with the race's lock held) may take it. The live race list is
+// read on the heartbeat, outside the lock, and cached.
 package lobby
 
 import (
@@ -44,8 +45,10 @@ const (
 	// a friend and for them to open it, not long enough to guess one.
 	DefaultInviteTTL = 30 * time.Minute
 	// DefaultTick is the lobby's heartbeat: matchmaking passes (the gap
-	// widens with time), computer offers, expired invites, and the live
-	// race list's scores.
+	// widens with time), computer offers, expired invites, and the lobby
+	// message with presence and the live races. Presence changes wait for
+	// it, so that a thousand players arriving make one message each, not a
+	// thousand; challenges are published at once.
 	DefaultTick = time.Second
 	// DefaultMaxListed bounds the races listed in a lobby message: a
 	// screenful; most recent first.
@@ -198,6 +201,8 @@ type Lobby struct {
 	seats      map[string]*reserved // race id -> reserved seats
 	busy       map[string]string    // player -> their lobby race not over ("" while it is made)
 	last       []byte               // the last lobby message sent, to skip repeats
+	listed     []RaceSummary        // live public races, as of the last heartbeat
+	racing     int                  // players seated in live races, as of the last heartbeat
 
 	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
 	wg     sync.WaitGroup // rating updates in flight
@@ -216,6 +221,7 @@ func New(cfg Config, deps Deps) *Lobby {
 		challenges: make(map[string]*challenge),
 		seats:      make(map[string]*reserved),
 		busy:       make(map[string]string),
+		listed:     []RaceSummary{},
 	}
 	l.tick = deps.Clock.AfterFunc(cfg.Tick, l.heartbeat)
 	return l
@@ -246,6 +252,7 @@ func (l *Lobby) heartbeat() {
 		}
 	}
 	l.mu.Unlock()
+	l.refreshRaces()
 	l.Publish()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -304,12 +311,8 @@ func (l *Lobby) Enter(token, name string, sub race.Subscriber) (*Session, Welcom
 	return s, Welcome{Identity: who, Token: tok}, nil
 }
 
-// Refresh sends the session the lobby as it is now, then everyone the
-// lobby if it changed (a session that just entered changes presence).
-func (s *Session) Refresh() {
-	s.sub.Deliver(s.l.snapshot())
-	s.l.Publish()
-}
+// Refresh sends the session the lobby as it is now.
+func (s *Session) Refresh() { s.sub.Deliver(s.l.snapshot()) }
 
 // Player is the session's identity.
 func (s *Session) Player() Identity {
@@ -345,13 +348,16 @@ func (s *Session) Leave() {
 	if l.online[s.who.ID]--; l.online[s.who.ID] <= 0 {
 		delete(l.online, s.who.ID)
 	}
-	l.dropWaitingLocked(s)
+	withdrew := l.dropWaitingLocked(s)
 	l.mu.Unlock()
-	l.Publish()
+	if withdrew {
+		l.Publish()
+	}
 }
 
-// dropWaitingLocked takes s out of the queue and withdraws its challenge.
-func (l *Lobby) dropWaitingLocked(s *Session) {
+// dropWaitingLocked takes s out of the queue and withdraws its challenge;
+// it reports whether it withdrew one.
+func (l *Lobby) dropWaitingLocked(s *Session) (withdrew bool) {
 	if l.queuedBy[s.who.ID] == s {
 		l.mm.Leave(s.who.ID)
 		delete(l.queuedBy, s.who.ID)
@@ -359,8 +365,10 @@ func (l *Lobby) dropWaitingLocked(s *Session) {
 	for id, c := range l.challenges {
 		if c.from == s {
 			delete(l.challenges, id)
+			withdrew = true
 		}
 	}
+	return withdrew
 }
 
 // waitingLocked refuses a player who is queued, has a challenge open, or
@@ -434,7 +442,6 @@ func (s *Session) Queue(variant string) (string, error) {
 	l.mu.Unlock()
 	l.log.Debug().Str("player", id).Str("variant", rules.Name).Float64("rating", rating).Msg("queued")
 	l.matchNow()
-	l.Publish()
 	return rules.Name, nil
 }
 
@@ -450,7 +457,6 @@ func (s *Session) Unqueue() error {
 	l.mm.Leave(s.who.ID)
 	delete(l.queuedBy, s.who.ID)
 	l.mu.Unlock()
-	l.Publish()
 	return nil
 }
 
@@ -509,8 +515,8 @@ func (l *Lobby) start(p pairing) error {
 		}
 	}
 	l.mu.Unlock()
-	if err == nil {
-		l.Publish()
+	if p.via == "challenge" {
+		l.Publish() // the challenge is no longer open
 	}
 	return err
 }
@@ -834,7 +840,6 @@ func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Res
 		if err := l.record(raceID, variant, players, res, at); err != nil {
 			l.log.Error().Err(err).Str("race", raceID).Msg("race not recorded")
 		}
-		l.Publish()
 	}()
 }
 
@@ -893,15 +898,16 @@ func (l *Lobby) Presence() Presence {
 // Snapshot is the lobby as a whole now, as the "lobby" message shows it.
 func (l *Lobby) Snapshot() *LobbyEvent { return l.snapshot() }
 
-// snapshot is the lobby as a whole. It reads the races outside the lobby's
-// lock.
+// snapshot is the lobby as a whole: presence and challenges as they are,
+// the races as the last heartbeat saw them.
 func (l *Lobby) snapshot() *LobbyEvent {
-	ev := &LobbyEvent{Challenges: []ChallengeInfo{}, Races: []RaceSummary{}}
+	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
 	l.mu.Lock()
-	ev.Presence = Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts()}
+	ev.Presence = Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
 	for _, c := range l.challenges {
 		ev.Challenges = append(ev.Challenges, c.info)
 	}
+	ev.Races = l.listed // replaced, never changed in place
 	l.mu.Unlock()
 	sort.Slice(ev.Challenges, func(i, j int) bool {
 		a, b := ev.Challenges[i], ev.Challenges[j]
@@ -910,12 +916,19 @@ func (l *Lobby) snapshot() *LobbyEvent {
 		}
 		return a.ID < b.ID
 	})
+	return ev
+}
+
+// refreshRaces reads the live races (outside the lobby's lock: each read
+// takes the race's) for the list and the count of players racing. It runs
+// on the heartbeat, so that the lobby's own changes never wait for it.
+func (l *Lobby) refreshRaces() {
 	type listed struct {
 		sum     RaceSummary
 		created time.Time
 	}
 	var live []listed
-	racing := make(map[string]bool)
+	racing := 0
 	for _, rc := range l.deps.Races.Races() {
 		if rc.State().Over() {
 			continue
@@ -926,7 +939,7 @@ func (l *Lobby) snapshot() *LobbyEvent {
 		}
 		for s := range 2 {
 			if in.Players[s].Taken && !in.Players[s].Computer {
-				racing[in.Race+fmt.Sprint(s)] = true
+				racing++
 			}
 		}
 		if !in.Public || in.State == race.Waiting {
@@ -945,11 +958,13 @@ func (l *Lobby) snapshot() *LobbyEvent {
 		}
 		return live[i].sum.Race < live[j].sum.Race
 	})
+	races := make([]RaceSummary, 0, min(len(live), l.cfg.MaxListed))
 	for i := 0; i < len(live) && i < l.cfg.MaxListed; i++ {
-		ev.Races = append(ev.Races, live[i].sum)
+		races = append(races, live[i].sum)
 	}
-	ev.Presence.Racing = len(racing)
-	return ev
+	l.mu.Lock()
+	l.listed, l.racing = races, racing
+	l.mu.Unlock()
 }
 
 // Publish sends every session the lobby as it is now, unless it is the
