@@ -1,7 +1,9 @@
 package lobby
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -216,13 +218,14 @@ func (m *Matchmaker) pairQueue(q []*Seeker, now time.Time) (pairs []Pair, rest [
 	for i := range order {
 		order[i] = i
 	}
-	sort.Slice(order, func(a, b int) bool {
-		x, y := q[order[a]], q[order[b]]
-		if x.Rating != y.Rating {
-			return x.Rating < y.Rating
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := q[a], q[b]
+		if c := cmp.Compare(x.Rating, y.Rating); c != 0 {
+			return c
 		}
-		return x.seq < y.seq
+		return cmp.Compare(x.seq, y.seq)
 	})
+	pairs = make([]Pair, 0, n/2)
 	pos := make([]int, n)     // queue index -> place in order
 	prev := make([]int, n)    // place -> previous unpaired place, or -1
 	next := make([]int, n)    // place -> next unpaired place, or n
