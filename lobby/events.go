@@ -1,6 +1,8 @@
 package lobby
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"sirtommy/race"
@@ -78,6 +80,23 @@ type LobbyEvent struct {
 	Presence   Presence        `json:"presence"`
 	Challenges []ChallengeInfo `json:"challenges"`
 	Races      []RaceSummary   `json:"races"`
+	// encoded is the event's JSON, made once for every connection it goes
+	// to; set before the event is delivered and never changed after.
+	encoded []byte
+}
+
+// MarshalJSON is the event's JSON, encoded once however many connections
+// send it.
+func (e *LobbyEvent) MarshalJSON() ([]byte, error) {
+	if e.encoded != nil {
+		return e.encoded, nil
+	}
+	type plain LobbyEvent // without this method
+	b, err := json.Marshal((*plain)(e))
+	if err != nil {
+		return nil, fmt.Errorf("lobby event: %w", err)
+	}
+	return b, nil
 }
 
 // EventType is "lobby".

@@ -982,6 +982,7 @@ func (l *Lobby) Publish() {
 		return
 	}
 	l.last = b
+	ev.encoded = b // every connection sends these bytes
 	subs := make([]race.Subscriber, 0, len(l.sessions))
 	for s := range l.sessions {
 		subs = append(subs, s.sub)

@@ -266,6 +266,10 @@ func TestSpectatorJoinsAListedRace(t *testing.T) {
 	if r.Race != mt.Race || r.State != race.Running || r.Players[0].Name == "" || r.Players[1].Name == "" {
 		t.Fatalf("listed %+v", r)
 	}
+	var api lobbyMsg
+	if st := e.get("/api/lobby", &api); st != http.StatusOK || len(api.Races) != 1 || api.Races[0].Race != mt.Race || api.Presence.Online != 3 {
+		t.Fatalf("GET /api/lobby: %d %+v", st, api)
+	}
 	w.send(map[string]any{"type": "watch", "race": r.Race, "id": "w"})
 	w.untilType("watching")
 	if st := w.untilType("state"); st.Boards == nil || st.State != race.Running {
@@ -397,6 +401,13 @@ func TestLobbyRefusesBadInput(t *testing.T) {
 	a.send(map[string]any{"type": "rename", "name": "Ann B", "id": "r"})
 	if w2 := decode[welcome](t, a.untilType("welcome")); w2.Name != "Ann B" || w2.Player != w.Player || w2.Token == w.Token {
 		t.Fatalf("renamed %+v", w2)
+	}
+	var apiErr struct{ Error struct{ Code string } }
+	if st := e.get("/api/leaderboard/nope", &apiErr); st != http.StatusBadRequest || apiErr.Error.Code != race.CodeBadOptions {
+		t.Errorf("leaderboard of no variant: %d %+v", st, apiErr)
+	}
+	if st := e.get("/api/players/"+w.Player, &apiErr); st != http.StatusNotFound || apiErr.Error.Code != lobby.CodeNoSuchPlayer {
+		t.Errorf("profile before any race: %d %+v", st, apiErr)
 	}
 	// Tokens expire.
 	e.clock.Advance(time.Hour)
