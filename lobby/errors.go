@@ -12,6 +12,7 @@ const (
 	CodeNoSuchInvite    = "no-such-invite"    // no invite has that code
 	CodeInviteExpired   = "invite-expired"    // the invite is too old, or already used
 	CodeOwnInvite       = "own-invite"        // accepting the invite you made
+	CodeInviterAway     = "inviter-away"      // the invite's author has no connection now: try again later
 	CodeNoSuchChallenge = "no-such-challenge" // no open challenge has that id (taken or withdrawn)
 	CodeOwnChallenge    = "own-challenge"     // accepting your own challenge
 	CodeNotYourSeat     = "not-your-seat"     // a race whose seats are reserved for other players

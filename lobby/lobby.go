@@ -652,8 +652,9 @@ func NormalizeCode(code string) string {
 	return strings.NewReplacer("-", "", " ", "", "O", "0", "I", "1", "L", "1").Replace(code)
 }
 
-// AcceptInvite starts the private race of an invite: CodeNoSuchInvite,
-// CodeInviteExpired (also once used) or CodeOwnInvite otherwise.
+// AcceptInvite starts the private race of an invite: CodeNoSuchInvite
+// (also once used), CodeInviteExpired, CodeOwnInvite, CodeInRace or
+// CodeInviterAway (the author has no connection) otherwise.
 func (s *Session) AcceptInvite(code string) error {
 	l := s.l
 	code = NormalizeCode(code)
@@ -678,6 +679,11 @@ func (s *Session) AcceptInvite(code string) error {
 		l.mu.Unlock()
 		return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)
 	}
+	authorSubs := l.subsOfLocked(inv.Player)
+	if len(authorSubs) == 0 {
+		l.mu.Unlock()
+		return race.Errorf(CodeInviterAway, "%s is not connected now; the invite stays valid until %s", inv.Name, inv.Expires.Format(time.RFC3339))
+	}
 	delete(l.invites, code)
 	opts, _ := inv.Options.check(true) // checked when made
 	p := pairing{
@@ -685,7 +691,7 @@ func (s *Session) AcceptInvite(code string) error {
 		via:     "invite",
 		code:    code,
 		players: [2]PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: s.who.ID, Name: s.who.Name}},
-		subs:    [2][]race.Subscriber{l.subsOfLocked(inv.Player), {s.sub}},
+		subs:    [2][]race.Subscriber{authorSubs, {s.sub}},
 	}
 	l.busyLocked(p.players)
 	l.mu.Unlock()

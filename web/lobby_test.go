@@ -331,6 +331,19 @@ func TestInviteCodeFlow(t *testing.T) {
 	inv2 := decode[invited](t, a2.untilType("invited"))
 	e.clock.Advance(e.lobby.Config().InviteTTL)
 	c.expectError(map[string]any{"type": "accept-invite", "code": inv2.Code}, lobby.CodeInviteExpired)
+	// An invite whose author has gone waits for them.
+	d := e.dial()
+	d.hello("dan")
+	d.send(map[string]any{"type": "invite", "id": "i3"})
+	inv3 := decode[invited](t, d.untilType("invited"))
+	d.ws.Close()
+	for deadline := time.Now().Add(safetyTimeout); e.lobby.Snapshot().Presence.Online > 4; {
+		if time.Now().After(deadline) {
+			t.Fatal("dan still online")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.expectError(map[string]any{"type": "accept-invite", "code": inv3.Code}, lobby.CodeInviterAway)
 	c.expectError(map[string]any{"type": "invite", "bestOf": 2}, race.CodeBadOptions)
 }
 
