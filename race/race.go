@@ -83,6 +83,14 @@ type Options struct {
 	// (odd, at most 9; default 1): each round is a new race on a new deal,
 	// made when the one before ends, until a player has won most rounds.
 	BestOf int
+	// Unrated races end with Result.Rated false even when decided (private
+	// races that ask not to be rated).
+	Unrated bool
+	// OnEnd, if set, is called once when the race ends, with its id and
+	// result; the next rounds and rematches made from this race inherit it.
+	// It runs with the race's lock held: it must not block and must not
+	// call back into the race.
+	OnEnd func(raceID string, res Result)
 }
 
 func (o *Options) fill() {
@@ -185,6 +193,8 @@ type Race struct {
 	next    *Race
 	rematch [2]bool
 	spawn   func(Options) (*Race, error)
+	// spectators is the number of spectators watching now.
+	spectators int
 }
 
 // New makes a race waiting for its players.
@@ -288,6 +298,30 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 	return s, nil
 }
 
+// Reserve takes the first free seat for a player who is not connected yet
+// (a lobby pairing two players): the seat is theirs, they take it with
+// Resume and the ticket's token, and if they do not come within the grace
+// period the race is aborted ("left"). The countdown starts once both
+// seats' players are connected.
+func (r *Race) Reserve(name string) (Ticket, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state.Over() {
+		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
+	s := r.freeSeatLocked()
+	if s < 0 {
+		return Ticket{}, Errorf(CodeRaceFull, "both seats are taken")
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.token = true, clip(name), NewToken()
+	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
+	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
+	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
+	r.publishStateLocked(-1)
+	return Ticket{Seat: s, Token: st.token}, nil
+}
+
 // Resume gives the seat whose token this is back to a new connection sub,
 // which first receives a JoinedEvent (echoing the request id) and a
 // StateEvent with the exact state. A connection still holding the seat gets
@@ -358,7 +392,28 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sub.Deliver(r.snapshotLocked(-1))
-	return r.bus.Subscribe(WatchTopic(r.id), sub)
+	r.spectators++
+	unsub := r.bus.Subscribe(WatchTopic(r.id), sub)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			unsub()
+			r.mu.Lock()
+			r.spectators--
+			r.mu.Unlock()
+		})
+	}
+}
+
+// Result is how the race ended, or nil while it is not over.
+func (r *Race) Result() *Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.result == nil {
+		return nil
+	}
+	res := *r.result
+	return &res
 }
 
 // Move plays move text (notation, "3H>F2") for seat s; id is the request's
@@ -625,7 +680,7 @@ func (r *Race) abortLocked(reason string) {
 }
 
 func (r *Race) finishLocked(winner int, reason string) {
-	res := &Result{Outcome: "draw", Reason: reason, Rated: true}
+	res := &Result{Outcome: "draw", Reason: reason, Rated: !r.opts.Unrated}
 	if winner >= 0 {
 		w := winner
 		res.Outcome, res.Winner = "win", &w
@@ -659,6 +714,9 @@ func (r *Race) endLocked(res *Result, state State) {
 	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
+	if r.opts.OnEnd != nil {
+		r.opts.OnEnd(r.id, *res)
+	}
 	close(r.done)
 	r.afterEndLocked()
 }
@@ -771,6 +829,8 @@ type Info struct {
 	TimeLimit  int64         `json:"timeLimitMs"`
 	Result     *Result       `json:"result,omitempty"`
 	Moves      []MoveRecord  `json:"moves,omitempty"`
+	// Spectators is the number of spectators watching now.
+	Spectators int `json:"spectators"`
 }
 
 // Info returns the race's public record.
@@ -779,7 +839,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 	in := Info{
 		Race: r.id, State: r.state, Variant: r.rules.Name, Public: r.opts.Public,
 		Commitment: r.Commitment(), CreatedAt: r.createdAt, TimeLimit: r.opts.TimeLimit.Milliseconds(),
-		Result: r.result,
+		Result: r.result, Spectators: r.spectators,
 	}
 	if r.opts.DealNamed {
 		in.Deal = strconv.FormatUint(r.deal, 10)

@@ -62,6 +62,9 @@ func (s *Service) Live() int {
 	return n
 }
 
+// Races returns every race the service keeps, in no particular order.
+func (s *Service) Races() []*Race { return s.snapshot() }
+
 func (s *Service) snapshot() []*Race {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"sirtommy/lobby"
 	"sirtommy/race"
 )
 
@@ -196,7 +197,7 @@ func writeRaceError(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	code := race.ErrorCode(err)
 	switch code {
-	case race.CodeNoSuchRace:
+	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer:
 		status = http.StatusNotFound
 	case race.CodeBadOptions:
 		status = http.StatusBadRequest

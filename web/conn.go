@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
+	"sirtommy/lobby"
 	"sirtommy/race"
 )
 
@@ -95,6 +96,9 @@ type conn struct {
 	seat    int
 	unwatch func()
 	strikes int
+	// The connection's player, once it said hello (lobby.go).
+	session     *lobby.Session
+	playerToken string
 }
 
 func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
@@ -141,6 +145,9 @@ func (c *conn) run(ctx context.Context) error {
 	cancel(errDone)
 	werr := g.Wait()
 	c.leave()
+	if c.session != nil {
+		c.session.Leave() // out of the queue and its challenge at once
+	}
 	return errors.Join(rerr, werr)
 }
 
@@ -307,6 +314,9 @@ func (c *conn) handle(data []byte) {
 	case "ping":
 		c.enqueue(&pongMsg{V: ProtocolVersion, Type: "pong", ID: m.ID})
 	default:
+		if c.handleLobby(m) {
+			return
+		}
 		c.enqueue(newError(m.ID, CodeUnknownType, "unknown message type %q", m.Type))
 	}
 }
@@ -345,9 +355,23 @@ func (c *conn) join(m clientMsg) {
 	if r == nil {
 		return
 	}
-	name, err := c.srv.deps.Seats.AuthorizeSeat(c.req, r.ID(), m.Name)
+	name, seatToken, err := c.srv.deps.Seats.AuthorizeSeat(c.playerToken, r.ID(), m.Name)
 	if err != nil {
+		var re *race.Error
+		if errors.As(err, &re) {
+			c.enqueue(raceError(m.ID, re))
+			return
+		}
 		c.enqueue(newError(m.ID, CodeForbidden, "you may not take a seat in this race: %v", err))
+		return
+	}
+	if seatToken != "" { // a seat the lobby reserved for this player
+		s, err := r.Resume(seatToken, m.ID, c) // the race sends "joined", then "state"
+		if err != nil {
+			c.enqueue(raceError(m.ID, err))
+			return
+		}
+		c.becomePlayer(r, s)
 		return
 	}
 	t, err := r.Join(name, m.ID, c) // the race sends "joined", then "state"

@@ -40,6 +40,16 @@ type env struct {
 
 func newEnv(t testing.TB, mod func(*web.Deps)) *env {
 	t.Helper()
+	return newEnvWith(t, func(_ *racetest.Clock, d *web.Deps) {
+		if mod != nil {
+			mod(d)
+		}
+	})
+}
+
+// newEnvWith is newEnv with the fake clock given to mod too.
+func newEnvWith(t testing.TB, mod func(*racetest.Clock, *web.Deps)) *env {
+	t.Helper()
 	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
 	deps := web.Deps{
@@ -50,9 +60,7 @@ func newEnv(t testing.TB, mod func(*web.Deps)) *env {
 			return racetest.FirstLegal{}, nil
 		},
 	}
-	if mod != nil {
-		mod(&deps)
-	}
+	mod(clock, &deps)
 	srv := web.NewServer(deps)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {

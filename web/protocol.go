@@ -3,8 +3,10 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"sirtommy/lobby"
 	"sirtommy/race"
 )
 
@@ -22,7 +24,8 @@ const (
 	CodeAlreadyJoined       = "already-joined"        // a connection takes one role
 	CodeSpectatorCannotMove = "spectator-cannot-move" // watchers do not play
 	CodeForbidden           = "forbidden"             // the seat authorizer said no
-	CodeNoComputer          = "no-computer"           // this server has no computer players
+	CodeNoComputer          = lobby.CodeNoComputer    // this server has no computer players
+	CodeNoLobby             = "no-lobby"              // this server runs races without a lobby
 )
 
 // clientMsg is every message a client may send; Type says which fields count.
@@ -34,6 +37,14 @@ type clientMsg struct {
 	Name  string `json:"name,omitempty"`
 	Token string `json:"token,omitempty"`
 	Move  string `json:"move,omitempty"`
+	// Lobby requests (lobby.go).
+	Variant          string `json:"variant,omitempty"`
+	Code             string `json:"code,omitempty"`
+	Challenge        string `json:"challenge,omitempty"`
+	TimeLimitSeconds int    `json:"timeLimitSeconds,omitempty"`
+	BestOf           int    `json:"bestOf,omitempty"`
+	Deal             string `json:"deal,omitempty"`
+	Rated            bool   `json:"rated,omitempty"`
 }
 
 // errorMsg is the reply to a refused request.
@@ -51,7 +62,8 @@ func newError(id, code, format string, args ...any) *errorMsg {
 }
 
 func raceError(id string, err error) *errorMsg {
-	if e, ok := err.(*race.Error); ok {
+	var e *race.Error
+	if errors.As(err, &e) {
 		return &errorMsg{V: ProtocolVersion, Type: "error", ID: id, Code: e.Code, Reason: e.Reason, Message: e.Message}
 	}
 	return newError(id, race.CodeInternal, "the server failed; nothing changed")

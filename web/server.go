@@ -17,14 +17,19 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
+	"sirtommy/lobby"
 	"sirtommy/race"
 )
 
 // SeatAuthorizer decides whether a websocket client may take a seat in a
-// race, and under what name. The lobby will check signed player tokens;
-// until then OpenSeats lets anyone holding the race id (the invite) in.
+// race, and under what name. playerToken is the signed player token the
+// connection said hello with ("" if it did not). A non-empty seatToken is
+// a seat reserved for this player: the connection resumes it rather than
+// taking a free one. The lobby (lobby.Lobby) checks player tokens and the
+// seats it reserved; OpenSeats lets anyone holding the race id in. A
+// refusal that is a *race.Error keeps its code; any other is "forbidden".
 type SeatAuthorizer interface {
-	AuthorizeSeat(r *http.Request, raceID, name string) (displayName string, err error)
+	AuthorizeSeat(playerToken, raceID, name string) (displayName, seatToken string, err error)
 }
 
 // OpenSeats lets anyone with the race id take a free seat, under the name
@@ -32,8 +37,8 @@ type SeatAuthorizer interface {
 type OpenSeats struct{}
 
 // AuthorizeSeat allows every request.
-func (OpenSeats) AuthorizeSeat(_ *http.Request, _ string, name string) (string, error) {
-	return name, nil
+func (OpenSeats) AuthorizeSeat(_, _, name string) (string, string, error) {
+	return name, "", nil
 }
 
 // ComputerFactory makes a computer player of a level (the engine bot's
@@ -66,7 +71,11 @@ func DefaultLimits() Limits {
 type Deps struct {
 	Log   zerolog.Logger
 	Races *race.Service
-	// Seats authorizes joins; nil means OpenSeats.
+	// Lobby is the lobby: player identities, quick play, invites,
+	// challenges, the race list and ratings. Nil serves races alone.
+	Lobby *lobby.Lobby
+	// Seats authorizes joins; nil means the Lobby if there is one, else
+	// OpenSeats.
 	Seats SeatAuthorizer
 	// Computer makes computer players; nil means races against the
 	// computer are refused.
@@ -114,7 +123,11 @@ var errShutdown = errors.New("server shutting down")
 // NewServer makes the service's handler; it reports ready at once.
 func NewServer(deps Deps) *Server {
 	if deps.Seats == nil {
-		deps.Seats = OpenSeats{}
+		if deps.Lobby != nil {
+			deps.Seats = deps.Lobby
+		} else {
+			deps.Seats = OpenSeats{}
+		}
 	}
 	if deps.Limits == (Limits{}) {
 		deps.Limits = DefaultLimits()

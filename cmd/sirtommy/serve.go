@@ -15,6 +15,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
+	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/web"
@@ -41,6 +43,8 @@ type serveConfig struct {
 	spectatorDelay time.Duration
 	grace          time.Duration
 	allowedOrigins string
+	secret         string
+	computerOffer  time.Duration
 }
 
 // envFlag names the environment variable that backs a flag.
@@ -76,6 +80,8 @@ func parseServe(e env) (serveConfig, error) {
 	dur(&c.spectatorDelay, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
 	str(&c.allowedOrigins, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
+	str(&c.secret, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
+	dur(&c.computerOffer, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server in memory on one port.\n\nflags:")
 		fs.PrintDefaults()
@@ -88,6 +94,9 @@ func parseServe(e env) (serveConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, usagef("serve takes no arguments, got %q", fs.Args())
+	}
+	if c.secret != "" && len(c.secret) < lobby.MinSecretBytes {
+		return c, usagef("--secret must be at least %d bytes", lobby.MinSecretBytes)
 	}
 	if c.logFormat != "json" && c.logFormat != "console" {
 		return c, usagef("--log-format must be json or console, not %q", c.logFormat)
@@ -130,6 +139,26 @@ func runServe(ctx context.Context, e env) error {
 		Store: memrace.NewStore(),
 		Bus:   memrace.NewBus(),
 	})
+	clock := race.SystemClock{}
+	secret := []byte(cfg.secret)
+	if len(secret) == 0 {
+		secret = lobby.NewSecret()
+		log.Warn().Msg("no --secret (SIRTOMMY_SECRET): signing player tokens with a random one; they will not survive a restart")
+	}
+	tokens, err := lobby.NewTokens(secret, clock, 0)
+	if err != nil {
+		return fmt.Errorf("player tokens: %w", err)
+	}
+	var computer web.ComputerFactory // none until the engine has a bot
+	lob := lobby.New(lobby.Config{
+		ComputerOfferAfter: cfg.computerOffer,
+		SpectatorDelay:     cfg.spectatorDelay,
+		Grace:              cfg.grace,
+	}, lobby.Deps{
+		Clock: clock, Log: log, Races: races, Tokens: tokens,
+		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(computer),
+	})
+	defer lob.Close()
 	var origins []string
 	for _, o := range strings.Split(cfg.allowedOrigins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -139,6 +168,8 @@ func runServe(ctx context.Context, e env) error {
 	srv := web.NewServer(web.Deps{
 		Log:            log,
 		Races:          races,
+		Lobby:          lob,
+		Computer:       computer,
 		AllowedOrigins: origins,
 		SpectatorDelay: cfg.spectatorDelay,
 		Grace:          cfg.grace,

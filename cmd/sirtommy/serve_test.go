@@ -102,6 +102,11 @@ func TestServeRaceAndDrain(t *testing.T) {
 		}
 		defer ws.Close()
 		clients[i] = ws
+		// Seats are for identified players: hello first.
+		if err := ws.WriteJSON(map[string]any{"v": 1, "type": "hello", "name": "p" + string(rune('a'+i))}); err != nil {
+			t.Fatal(err)
+		}
+		readUntil(t, ws, `"type":"welcome"`)
 		if err := ws.WriteJSON(map[string]any{"v": 1, "type": "join", "race": created.Race}); err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +165,7 @@ func TestServeFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace"} {
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}

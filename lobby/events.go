@@ -1,0 +1,109 @@
+package lobby
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"sirtommy/race"
+)
+
+// The lobby's events are race.Events, so that the same connections and
+// encoder carry them; each is one server message of PROTOCOL.md.
+
+// MatchedEvent ("matched") tells a player the race and seat they were paired
+// into; both players get it at the same moment. They take the seat with a
+// "join" of that race; the countdown starts when both are in.
+type MatchedEvent struct {
+	Race      string    `json:"race"`
+	Seat      int       `json:"seat"`
+	Variant   string    `json:"variant"`
+	Via       string    `json:"via"` // "quick", "computer", "invite" or "challenge"
+	Rated     bool      `json:"rated"`
+	Opponent  PlayerRef `json:"opponent"`
+	Rating    *float64  `json:"opponentRating,omitempty"`
+	Invite    string    `json:"invite,omitempty"`    // the invite code, for invites
+	Challenge string    `json:"challenge,omitempty"` // the challenge id, for challenges
+	At        time.Time `json:"at"`
+}
+
+// EventType is "matched".
+func (*MatchedEvent) EventType() string { return "matched" }
+
+// OfferEvent ("computer-offer") tells a queued player that nobody came and
+// offers a race against the computer ("play-computer" accepts; staying in
+// the queue is fine).
+type OfferEvent struct {
+	Variant  string `json:"variant"`
+	WaitedMs int64  `json:"waitedMs"`
+}
+
+// EventType is "computer-offer".
+func (*OfferEvent) EventType() string { return "computer-offer" }
+
+// ChallengeInfo is an open challenge as the lobby lists it.
+type ChallengeInfo struct {
+	ID               string    `json:"id"`
+	Player           string    `json:"player"`
+	Name             string    `json:"name"`
+	Rating           float64   `json:"rating"`
+	Variant          string    `json:"variant"`
+	TimeLimitSeconds int       `json:"timeLimitSeconds"`
+	BestOf           int       `json:"bestOf"`
+	Rated            bool      `json:"rated"`
+	Since            time.Time `json:"since"`
+}
+
+// RaceSummary is a live public race as the lobby lists it for spectators.
+type RaceSummary struct {
+	Race       string       `json:"race"`
+	Variant    string       `json:"variant"`
+	State      race.State   `json:"state"`
+	Players    [2]PlayerRef `json:"players"`
+	Scores     [2]int       `json:"scores"` // cards on the foundations
+	Spectators int          `json:"spectators"`
+	StartAt    *time.Time   `json:"startAt,omitempty"`
+}
+
+// Presence counts the players: online (with a lobby connection), in a
+// quick-play queue, and in a race that is not over.
+type Presence struct {
+	Online int            `json:"online"`
+	Queued int            `json:"queued"`
+	Racing int            `json:"racing"`
+	Queues map[string]int `json:"queues"` // players per variant's queue
+}
+
+// LobbyEvent ("lobby") is the lobby as a whole: presence, open challenges
+// and live public races. Sent on hello and whenever it changes.
+type LobbyEvent struct {
+	Presence   Presence        `json:"presence"`
+	Challenges []ChallengeInfo `json:"challenges"`
+	Races      []RaceSummary   `json:"races"`
+	// encoded is the event's JSON, made once for every connection it goes
+	// to; set before the event is delivered and never changed after.
+	encoded []byte
+}
+
+// MarshalJSON is the event's JSON, encoded once however many connections
+// send it.
+func (e *LobbyEvent) MarshalJSON() ([]byte, error) {
+	if e.encoded != nil {
+		return e.encoded, nil
+	}
+	type plain LobbyEvent // without this method
+	b, err := json.Marshal((*plain)(e))
+	if err != nil {
+		return nil, fmt.Errorf("lobby event: %w", err)
+	}
+	return b, nil
+}
+
+// EventType is "lobby".
+func (*LobbyEvent) EventType() string { return "lobby" }
+
+var (
+	_ race.Event = (*MatchedEvent)(nil)
+	_ race.Event = (*OfferEvent)(nil)
+	_ race.Event = (*LobbyEvent)(nil)
+)

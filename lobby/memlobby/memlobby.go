@@ -1,0 +1,112 @@
+// Package memlobby holds the in-memory implementation of the lobby's
+// Ratings store: the default for one server on its own.
+package memlobby
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"sirtommy/lobby"
+)
+
+// maxHistory bounds each player's kept history: enough for any page, and
+// memory stays bounded for a player who races all day.
+const maxHistory = 200
+
+// Ratings is an in-memory lobby.Ratings.
+type Ratings struct {
+	mu        sync.Mutex
+	standings map[string]map[string]lobby.Standing // variant -> player -> standing
+	history   map[string][]lobby.GameRecord        // player -> races, oldest first
+}
+
+var _ lobby.Ratings = (*Ratings)(nil)
+
+// NewRatings makes an empty store.
+func NewRatings() *Ratings {
+	return &Ratings{standings: make(map[string]map[string]lobby.Standing), history: make(map[string][]lobby.GameRecord)}
+}
+
+// Standing is a player's standing in a variant.
+func (r *Ratings) Standing(_ context.Context, variant, player string) (lobby.Standing, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.standings[variant][player]; ok {
+		return s, nil
+	}
+	return lobby.NewStanding(player, "", variant), nil
+}
+
+// Save stores a race and the standings after it.
+func (r *Ratings) Save(_ context.Context, g lobby.GameRecord, after []lobby.Standing) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range after {
+		m := r.standings[s.Variant]
+		if m == nil {
+			m = make(map[string]lobby.Standing)
+			r.standings[s.Variant] = m
+		}
+		m[s.Player] = s
+	}
+	for _, p := range g.Players {
+		if p.ID == "" {
+			continue
+		}
+		h := append(r.history[p.ID], g)
+		if len(h) > maxHistory {
+			h = h[len(h)-maxHistory:]
+		}
+		r.history[p.ID] = h
+	}
+	return nil
+}
+
+// Leaderboard is the n best rated players of a variant.
+func (r *Ratings) Leaderboard(_ context.Context, variant string, n int) ([]lobby.Standing, error) {
+	r.mu.Lock()
+	out := make([]lobby.Standing, 0, len(r.standings[variant]))
+	for _, s := range r.standings[variant] {
+		if s.Games > 0 {
+			out = append(out, s)
+		}
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Rating.Rating != out[j].Rating.Rating {
+			return out[i].Rating.Rating > out[j].Rating.Rating
+		}
+		return out[i].Player < out[j].Player
+	})
+	if n >= 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// Standings are a player's standings in every variant they played.
+func (r *Ratings) Standings(_ context.Context, player string) ([]lobby.Standing, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []lobby.Standing
+	for _, m := range r.standings {
+		if s, ok := m[player]; ok {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Variant < out[j].Variant })
+	return out, nil
+}
+
+// History is a player's last n races, newest first.
+func (r *Ratings) History(_ context.Context, player string, n int) ([]lobby.GameRecord, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.history[player]
+	out := make([]lobby.GameRecord, 0, min(n, len(h)))
+	for i := len(h) - 1; i >= 0 && len(out) < n; i-- {
+		out = append(out, h[i])
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+package lobby
+
+import (
+	"context"
+	"time"
+
+	"sirtommy/lobby/glicko2"
+)
+
+// PlayerRef names a player in a race record.
+type PlayerRef struct {
+	ID       string `json:"player,omitempty"` // empty for the computer
+	Name     string `json:"name"`
+	Computer bool   `json:"computer,omitempty"`
+}
+
+// Standing is a player's rating and record in one variant; the counts are
+// of rated races.
+type Standing struct {
+	Player  string         `json:"player"`
+	Name    string         `json:"name"`
+	Variant string         `json:"variant"`
+	Rating  glicko2.Rating `json:"rating"`
+	Games   int            `json:"games"`
+	Wins    int            `json:"wins"`
+	Losses  int            `json:"losses"`
+	Draws   int            `json:"draws"`
+	// Streak is the current run: wins in a row (positive) or losses in a
+	// row (negative); a draw ends it. BestStreak is the longest run of wins.
+	Streak     int `json:"streak"`
+	BestStreak int `json:"bestStreak"`
+	// WinPercent is wins per rated race, in percent (draws count half).
+	WinPercent float64 `json:"winPercent"`
+}
+
+// NewStanding is a player's standing before their first rated race.
+func NewStanding(player, name, variant string) Standing {
+	return Standing{Player: player, Name: name, Variant: variant, Rating: glicko2.New()}
+}
+
+// GameRecord is one finished race made by the lobby, for a player's history.
+type GameRecord struct {
+	Race    string       `json:"race"`
+	Variant string       `json:"variant"`
+	At      time.Time    `json:"at"`
+	Players [2]PlayerRef `json:"players"`
+	Outcome string       `json:"outcome"` // "win" or "draw"
+	Winner  *int         `json:"winner,omitempty"`
+	Reason  string       `json:"reason"`
+	Scores  [2]int       `json:"scores"`
+	Rated   bool         `json:"rated"`
+	// Before and After are both ratings around a rated race.
+	Before [2]glicko2.Rating `json:"before"`
+	After  [2]glicko2.Rating `json:"after"`
+}
+
+// Ratings keeps standings and race histories. The in-memory one is
+// memlobby.Ratings; a Redis one will follow. The lobby serializes its
+// updates, so implementations need only be safe for concurrent use.
+type Ratings interface {
+	// Standing is a player's standing in a variant; a player never rated
+	// there gets NewStanding.
+	Standing(ctx context.Context, variant, player string) (Standing, error)
+	// Save stores a finished race and, for its human players, their
+	// standings after it, all at once.
+	Save(ctx context.Context, g GameRecord, after []Standing) error
+	// Leaderboard is the n best rated players of a variant, best first.
+	Leaderboard(ctx context.Context, variant string, n int) ([]Standing, error)
+	// Standings are a player's standings in every variant they played.
+	Standings(ctx context.Context, player string) ([]Standing, error)
+	// History is a player's last n races, newest first.
+	History(ctx context.Context, player string, n int) ([]GameRecord, error)
+}
+
+// WinPercent is the win percentage of a record, draws counting half.
+func WinPercent(wins, draws, games int) float64 {
+	if games == 0 {
+		return 0
+	}
+	return 100 * (float64(wins) + float64(draws)/2) / float64(games)
+}
+
+// applyResult updates a standing with one rated race's outcome for it:
+// score 1 (won), 0.5 (draw) or 0 (lost), and its new rating.
+func applyResult(s Standing, score float64, after glicko2.Rating) Standing {
+	s.Rating = after
+	s.Games++
+	switch score {
+	case glicko2.Win:
+		s.Wins++
+		s.Streak = max(s.Streak, 0) + 1
+	case glicko2.Loss:
+		s.Losses++
+		s.Streak = min(s.Streak, 0) - 1
+	default:
+		s.Draws++
+		s.Streak = 0
+	}
+	s.BestStreak = max(s.BestStreak, s.Streak)
+	s.WinPercent = WinPercent(s.Wins, s.Draws, s.Games)
+	return s
+}

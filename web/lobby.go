@@ -1,0 +1,197 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"sirtommy/lobby"
+	"sirtommy/race"
+)
+
+// Lobby replies (PROTOCOL.md, section 7).
+
+// welcomeMsg answers hello and rename: who the player is and their token.
+type welcomeMsg struct {
+	V    int    `json:"v"`
+	Type string `json:"type"` // "welcome"
+	ID   string `json:"id,omitempty"`
+	lobby.Welcome
+}
+
+// queuedMsg answers queue and unqueue.
+type queuedMsg struct {
+	V       int    `json:"v"`
+	Type    string `json:"type"` // "queued" or "unqueued"
+	ID      string `json:"id,omitempty"`
+	Variant string `json:"variant,omitempty"`
+}
+
+// invitedMsg answers invite: the code and the link to give a friend.
+type invitedMsg struct {
+	V         int               `json:"v"`
+	Type      string            `json:"type"` // "invited"
+	ID        string            `json:"id,omitempty"`
+	Code      string            `json:"code"`
+	Link      string            `json:"link"`
+	ExpiresAt time.Time         `json:"expiresAt"`
+	Options   lobby.RaceOptions `json:"options"`
+}
+
+// challengedMsg answers challenge and cancel-challenge.
+type challengedMsg struct {
+	V         int                  `json:"v"`
+	Type      string               `json:"type"` // "challenged" or "challenge-cancelled"
+	ID        string               `json:"id,omitempty"`
+	Challenge *lobby.ChallengeInfo `json:"challenge,omitempty"`
+}
+
+// handleLobby answers the lobby's messages; it reports false for a type it
+// does not know.
+func (c *conn) handleLobby(m clientMsg) bool {
+	switch m.Type {
+	case "hello", "rename", "lobby", "queue", "unqueue", "play-computer",
+		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge":
+	default:
+		return false
+	}
+	l := c.srv.deps.Lobby
+	if l == nil {
+		c.enqueue(newError(m.ID, CodeNoLobby, "this server has no lobby"))
+		return true
+	}
+	if m.Type == "hello" {
+		c.hello(l, m)
+		return true
+	}
+	s := c.session
+	if s == nil {
+		c.enqueue(newError(m.ID, lobby.CodeNotIdentified, "say hello first"))
+		return true
+	}
+	opts := lobby.RaceOptions{Variant: m.Variant, TimeLimitSeconds: m.TimeLimitSeconds, BestOf: m.BestOf, Deal: m.Deal, Rated: m.Rated}
+	var err error
+	switch m.Type {
+	case "rename":
+		var w lobby.Welcome
+		if w, err = s.Rename(m.Name); err == nil {
+			c.playerToken = w.Token
+			c.enqueue(&welcomeMsg{V: ProtocolVersion, Type: "welcome", ID: m.ID, Welcome: w})
+		}
+	case "lobby":
+		s.Refresh()
+	case "queue":
+		var v string
+		if v, err = s.Queue(m.Variant); err == nil {
+			// "matched" may already be on its way: queued goes first only
+			// if nobody was waiting.
+			c.enqueue(&queuedMsg{V: ProtocolVersion, Type: "queued", ID: m.ID, Variant: v})
+		}
+	case "unqueue":
+		if err = s.Unqueue(); err == nil {
+			c.enqueue(&queuedMsg{V: ProtocolVersion, Type: "unqueued", ID: m.ID})
+		}
+	case "play-computer":
+		err = s.PlayComputer()
+	case "invite":
+		var inv lobby.Invite
+		if inv, err = s.Invite(opts); err == nil {
+			link := fmt.Sprintf("%s://%s/?invite=%s", httpScheme(c.req), c.req.Host, inv.Code)
+			c.enqueue(&invitedMsg{V: ProtocolVersion, Type: "invited", ID: m.ID, Code: inv.Code, Link: link, ExpiresAt: inv.Expires, Options: inv.Options})
+		}
+	case "accept-invite":
+		err = s.AcceptInvite(m.Code)
+	case "challenge":
+		var ch lobby.ChallengeInfo
+		if ch, err = s.Challenge(opts); err == nil {
+			c.enqueue(&challengedMsg{V: ProtocolVersion, Type: "challenged", ID: m.ID, Challenge: &ch})
+		}
+	case "cancel-challenge":
+		if err = s.CancelChallenge(); err == nil {
+			c.enqueue(&challengedMsg{V: ProtocolVersion, Type: "challenge-cancelled", ID: m.ID})
+		}
+	case "accept-challenge":
+		err = s.AcceptChallenge(m.Challenge)
+	}
+	if err != nil {
+		c.enqueue(raceError(m.ID, err))
+	}
+	return true
+}
+
+// hello identifies the connection's player: by their token, or as a new
+// player. A second hello replaces the first.
+func (c *conn) hello(l *lobby.Lobby, m clientMsg) {
+	s, w, err := l.Enter(m.Token, m.Name, c)
+	if err != nil {
+		c.enqueue(raceError(m.ID, err))
+		return
+	}
+	if c.session != nil {
+		c.session.Leave()
+	}
+	c.session, c.playerToken = s, w.Token
+	c.log = c.log.With().Str("player", w.ID).Logger()
+	c.enqueue(&welcomeMsg{V: ProtocolVersion, Type: "welcome", ID: m.ID, Welcome: w})
+	s.Refresh()
+}
+
+// maxListed bounds the n of leaderboards and histories over HTTP.
+const maxListed = 100
+
+func listLen(r *http.Request, def int) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("n"))
+	if err != nil || n <= 0 {
+		return def
+	}
+	return min(n, maxListed)
+}
+
+func handleLobby(l *lobby.Lobby) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		writeJSON(w, http.StatusOK, l.Snapshot())
+	}
+}
+
+func handleLeaderboard(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		board, err := l.Leaderboard(r.Context(), r.PathValue("variant"), listLen(r, 20))
+		if err != nil {
+			if race.ErrorCode(err) == race.CodeInternal {
+				log.Error().Err(err).Msg("leaderboard")
+			}
+			writeRaceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"variant": r.PathValue("variant"), "standings": board})
+	}
+}
+
+func handlePlayer(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		p, err := l.Profile(r.Context(), r.PathValue("id"), listLen(r, 20))
+		if err != nil {
+			if race.ErrorCode(err) == race.CodeInternal {
+				log.Error().Err(err).Msg("player profile")
+			}
+			writeRaceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, p)
+	}
+}
