@@ -56,8 +56,9 @@ type Game struct {
 	stockN uint8
 	next   uint8
 
-	hand  [4]Card // turned cards still to place; NoCard marks a placed slot
-	handN uint8
+	hand   [4]Card // turned cards still to place; NoCard marks a placed slot
+	handN  uint8
+	turned uint8 // cards turned at the last turn
 
 	found  [4]Card // top card of each foundation, NoCard while empty
 	foundN [4]uint8
@@ -131,7 +132,7 @@ func (g *Game) turn() {
 	k := min(uint8(g.rules.Turn), g.stockN-g.next)
 	g.hand = [4]Card{}
 	copy(g.hand[:k], g.stock[g.next:g.next+k])
-	g.handN = k
+	g.handN, g.turned = k, k
 	g.next += k
 }
 
@@ -162,8 +163,14 @@ func (g *Game) fits(f int, c Card) bool {
 }
 
 // wasteLocked reports whether waste cards may not move now: with several
-// cards turned at once, all of them are placed first.
-func (g *Game) wasteLocked() bool { return g.rules.Turn > 1 && g.handN > 0 }
+// cards turned at once, once one of them is placed all of them are placed
+// before any waste card moves. The next cards are turned as soon as the last
+// one is placed, so the time between two turns, when the rule text lets waste
+// cards go to the foundations, is until the first card of the new turn is
+// placed.
+func (g *Game) wasteLocked() bool {
+	return g.rules.Turn > 1 && g.handN > 0 && g.handN < g.turned
+}
 
 func (g *Game) canRedeal() bool {
 	if int(g.redeals) >= g.rules.Redeals || g.next < g.stockN || g.handN > 0 {

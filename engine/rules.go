@@ -16,7 +16,10 @@ type Rules struct {
 
 	// Turn is how many stock cards are turned at once (1, or 4 in
 	// four-at-a-time). All turned cards must be placed before the next turn,
-	// and while any remain no waste card may go to a foundation.
+	// and once one of them is placed no waste card may go to a foundation
+	// until all are: waste cards move between two turns, that is before the
+	// first card of a new turn is placed (the engine turns the next cards as
+	// soon as the last one is placed).
 	Turn int
 	// WasteToWaste allows moving a waste pile's top card onto another
 	// non-empty waste pile (Strategy). An empty waste pile is refilled only
