@@ -108,8 +108,11 @@ func playChecked(t *testing.T, rules *Rules, deal uint64, b *Bot) (Game, []Move)
 // near the move cap, and the same seed plays the same game.
 func TestBotPlaysEveryVariant(t *testing.T) {
 	deals, fullHard := 300, 20
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		deals, fullHard = 40, 4
+	case botRaceEnabled:
+		deals, fullHard = 150, 3
 	}
 	for _, rules := range Variants() {
 		for _, l := range Levels() {
@@ -283,7 +286,7 @@ func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pai
 // as the hard bot, on the true stock) is caught by it.
 func TestBotDoesNotPeek(t *testing.T) {
 	deals := 3
-	if testing.Short() {
+	if testing.Short() || botRaceEnabled {
 		deals = 1
 	}
 	for _, l := range Levels() {
@@ -349,13 +352,16 @@ func playLevel(rules *Rules, l Level, first, deals uint64, seed uint64) (levelSt
 }
 
 // Better levels score more on average: medium beats easy over 2,000 classic
-// deals, and hard beats medium on the first few hundred of them (hard is
-// slower; the gap is several standard errors wide at that size).
+// deals, and hard beats medium on the first 200 of them (hard is slower; the
+// gap, near 5 points, is several standard errors wide even at 100 deals).
 func TestBotLevelsOrdered(t *testing.T) {
 	rules, _ := Variant("classic")
 	deals, hardDeals := uint64(2000), uint64(200)
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		deals, hardDeals = 500, 60
+	case botRaceEnabled:
+		hardDeals = 100
 	}
 	easy, _ := playLevel(rules, Easy, 0, deals, 1)
 	medium, mediumScores := playLevel(rules, Medium, 0, deals, 1)
