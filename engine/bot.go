@@ -221,6 +221,9 @@ func PlayBot(rules *Rules, deal uint64, b *Bot) (Game, []Move) {
 // rank is taken out arbitrarily, as suits then do not matter. It reports false
 // when the View is not a position of these rules.
 func unseenCards(rules *Rules, v *View) ([]Card, bool) {
+	if v.Stock < 0 || len(v.Turned) > rules.Turn {
+		return nil, false
+	}
 	var seen [64]bool
 	see := func(c Card) bool {
 		if !c.Valid() || rules.removed(c.Rank()) || seen[c] {
@@ -253,7 +256,7 @@ func unseenCards(rules *Rules, v *View) ([]Card, bool) {
 		if fv.Count == 0 {
 			continue
 		}
-		if fv.Count > rules.Length || !see(fv.Top) {
+		if fv.Count < 0 || fv.Count > rules.Length || !see(fv.Top) {
 			return nil, false
 		}
 		r := rules.Start[f]
@@ -722,9 +725,10 @@ func easyMove(g *Game, rng *rand.Rand, carelessness int) (Move, bool) {
 
 // hardMove tries each candidate move on several hypothetical games, the
 // unseen cards in random orders, plays each out with the medium policy, and
-// keeps the move with the best average result: the final score, plus a bonus
-// for a win. Candidates share the hypothetical stocks, so that they are
-// compared on the same luck.
+// keeps the move with the best average result (the final score, plus a
+// bonus for a win) if it beats the medium policy's own move by the margin.
+// Candidates share the hypothetical stocks, so that they are compared on the
+// same luck.
 func (b *Bot) hardMove(g *Game, v *View, pool []Card, legal []Move) (Move, bool) {
 	first, ok := mediumMove(g)
 	if !ok {
@@ -734,9 +738,13 @@ func (b *Bot) hardMove(g *Game, v *View, pool []Card, legal []Move) (Move, bool)
 	if len(cands) == 1 {
 		return first, true
 	}
+	samples := b.samples
+	if len(pool) == 0 && (g.rules.Redeals == int(g.redeals) || !g.rules.ShuffleRedeal) {
+		samples = 1 // nothing is unknown: one playout each tells all
+	}
 	totals := make([]int, len(cands))
 	fill := make([]Card, len(pool))
-	for range b.samples {
+	for range samples {
 		copy(fill, pool)
 		b.rng.Shuffle(len(fill), func(i, j int) { fill[i], fill[j] = fill[j], fill[i] })
 		h := *g
@@ -760,7 +768,7 @@ func (b *Bot) hardMove(g *Game, v *View, pool []Card, legal []Move) (Move, bool)
 			best = i
 		}
 	}
-	if totals[best] <= totals[0]+b.margin*b.samples/4 {
+	if totals[best] <= totals[0]+b.margin*samples/4 {
 		best = 0
 	}
 	return cands[best], true

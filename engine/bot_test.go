@@ -63,6 +63,38 @@ func TestChooseWithNoMoves(t *testing.T) {
 	}
 }
 
+// A View that is not a position of its variant gets a legal move back, not
+// a panic.
+func TestChooseOnBadViews(t *testing.T) {
+	rules, _ := Variant("classic")
+	g := New(rules, 3)
+	for range 5 {
+		g.Apply(g.Moves()[len(g.Moves())-1])
+	}
+	legal := g.Moves()
+	bad := map[string]func(v *View){
+		"unknown variant":  func(v *View) { v.Variant = "nope" },
+		"negative stock":   func(v *View) { v.Stock = -3 },
+		"stock too big":    func(v *View) { v.Stock += 5 },
+		"card twice":       func(v *View) { v.Waste[2].Cards = append(v.Waste[2].Cards, v.Turned[0]); v.Waste[2].Count++ },
+		"no such card":     func(v *View) { v.Turned[0] = NewCard(King, 7) },
+		"too many turned":  func(v *View) { v.Turned = append(v.Turned, v.Turned...) },
+		"negative count":   func(v *View) { v.Foundations[0] = FoundationView{Top: v.Turned[0], Count: -1} },
+		"foundation rank":  func(v *View) { v.Foundations[1] = FoundationView{Top: NewCard(7, Clubs), Count: 2} },
+		"fewer than shown": func(v *View) { v.Waste[0].Cards = []Card{NewCard(5, Spades)}; v.Waste[0].Count = 0 },
+	}
+	for name, spoil := range bad {
+		v := g.Memory()
+		spoil(&v)
+		for _, l := range Levels() {
+			m, ok := NewBot(l, 1).Choose(&v, legal)
+			if !ok || !contains(legal, m) {
+				t.Errorf("%s, %v: chose %v, %v", name, l, m, ok)
+			}
+		}
+	}
+}
+
 // testBot is a bot of the given level; with quick, a hard bot tries fewer
 // hypothetical stocks, which changes how well it plays but not which moves
 // it may pick from (the candidates come from the same code).
