@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -90,15 +91,17 @@ type Bot struct {
 	level Level
 	rng   *rand.Rand
 
-	// Hard: how many hypothetical stocks each decision is tried on, how
-	// many moves at most are compared, what a win is worth on top of its
-	// score, and by how much (in quarter points per stock) another move must
-	// beat the medium policy's to be chosen instead: sampling noise would
-	// otherwise pick worse moves (with 8 stocks and no margin, hard won no
-	// more classic deals than medium).
-	samples  int
+	// Hard: how many hypothetical stocks each decision is tried on, in two
+	// rounds; how many moves at most are compared; what a win is worth on
+	// top of its score; by how much (in quarter points per stock) a move
+	// that trails the best after the first round is dropped; and by how much
+	// another move must beat the medium policy's to be chosen instead, as
+	// sampling noise would otherwise pick worse moves (with 8 stocks and no
+	// margin, hard won no more classic deals than medium).
+	rounds   [2]int
 	maxCands int
 	winBonus int
+	cut      int
 	margin   int
 
 	// Easy: the chance, in percent, of placing a card at random.
@@ -115,8 +118,9 @@ func NewBot(level Level, seed uint64) *Bot {
 	return &Bot{
 		level:        level,
 		rng:          rand.New(rand.NewPCG(seed, 0x5eed_b07_5e1f)),
-		samples:      32,
+		rounds:       [2]int{16, 32},
 		maxCands:     6,
+		cut:          12,
 		winBonus:     13,
 		margin:       2,
 		carelessness: 10,
@@ -727,6 +731,8 @@ func easyMove(g *Game, rng *rand.Rand, carelessness int) (Move, bool) {
 // unseen cards in random orders, plays each out with the medium policy, and
 // keeps the move with the best average result (the final score, plus a
 // bonus for a win) if it beats the medium policy's own move by the margin.
+// It works in two rounds: after the first, moves that trail the best by more
+// than the cut are dropped, and the second round's stocks go to the rest.
 // Candidates share the hypothetical stocks, so that they are compared on the
 // same luck.
 func (b *Bot) hardMove(g *Game, v *View, pool []Card, legal []Move) (Move, bool) {
@@ -738,37 +744,54 @@ func (b *Bot) hardMove(g *Game, v *View, pool []Card, legal []Move) (Move, bool)
 	if len(cands) == 1 {
 		return first, true
 	}
-	samples := b.samples
+	rounds := b.rounds
 	if len(pool) == 0 && (g.rules.Redeals == int(g.redeals) || !g.rules.ShuffleRedeal) {
-		samples = 1 // nothing is unknown: one playout each tells all
+		rounds = [2]int{1, 0} // nothing is unknown: one playout each tells all
 	}
 	totals := make([]int, len(cands))
+	alive := make([]bool, len(cands))
+	for i := range alive {
+		alive[i] = true
+	}
 	fill := make([]Card, len(pool))
-	for range samples {
-		copy(fill, pool)
-		b.rng.Shuffle(len(fill), func(i, j int) { fill[i], fill[j] = fill[j], fill[i] })
-		h := *g
-		h.setUnseen(v, fill, b.rng.Uint64())
-		for i, m := range cands {
-			t := h
-			if t.Apply(m) != nil {
-				totals[i] -= 1 << 20
-				continue
+	n := 0 // stocks tried so far
+	for r, stocks := range rounds {
+		if r > 0 {
+			best := slices.Max(totals)
+			for i := 1; i < len(cands); i++ {
+				alive[i] = alive[i] && 4*totals[i] >= 4*best-b.cut*n
 			}
-			t.playout()
-			totals[i] += t.Score()
-			if t.status == Won {
-				totals[i] += b.winBonus
+		}
+		for range stocks {
+			n++
+			copy(fill, pool)
+			b.rng.Shuffle(len(fill), func(i, j int) { fill[i], fill[j] = fill[j], fill[i] })
+			h := *g
+			h.setUnseen(v, fill, b.rng.Uint64())
+			for i, m := range cands {
+				if !alive[i] {
+					continue
+				}
+				t := h
+				if t.Apply(m) != nil {
+					alive[i] = false
+					continue
+				}
+				t.playout()
+				totals[i] += t.Score()
+				if t.status == Won {
+					totals[i] += b.winBonus
+				}
 			}
 		}
 	}
 	best := 0
 	for i := range cands {
-		if totals[i] > totals[best] {
+		if alive[i] && totals[i] > totals[best] {
 			best = i
 		}
 	}
-	if totals[best] <= totals[0]+b.margin*samples/4 {
+	if 4*totals[best] <= 4*totals[0]+b.margin*n {
 		best = 0
 	}
 	return cands[best], true

@@ -101,7 +101,7 @@ func TestChooseOnBadViews(t *testing.T) {
 func testBot(l Level, seed uint64, quick bool) *Bot {
 	b := NewBot(l, seed)
 	if quick {
-		b.samples = 2
+		b.rounds = [2]int{1, 1}
 	}
 	return b
 }
