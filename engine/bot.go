@@ -14,16 +14,18 @@ import (
 // with the waste piles in full, which never holds the order of the face-down
 // stock) and the list of legal moves, which follows from what the player sees.
 // It is never given a Game, so it cannot read the stock, the deal number or
-// the deal's generator. Where it needs a Game to think with (the playouts of
-// the hard level), it builds a hypothetical one from the View alone and fills
-// the cards it cannot see (the stock, and any waste card the View hides) with
-// a random order of the cards the View does not show, drawn from the Bot's own
-// generator. TestBotDoesNotPeek checks this from the outside.
+// the deal's generator. It thinks on a hypothetical Game built from the View
+// alone (gameFromView), where the places of the cards it cannot see (the
+// stock, and any waste card the View hides) are filled with the cards the
+// View does not show: in a fixed order for the easy and medium levels, whose
+// policies never look at them, and in random orders drawn from the Bot's own
+// generator for the playouts of the hard level. TestBotDoesNotPeek checks
+// this from the outside.
 //
-// A Bot is deterministic: the same level and seed, shown the same positions,
-// choose the same moves. It keeps no package-level state, starts no
-// goroutines and does no I/O; a Bot is not safe for concurrent use, but any
-// number of Bots may play at once.
+// A Bot is deterministic: bots of the same level and seed, shown the same
+// positions in the same order, choose the same moves. It keeps no mutable
+// package-level state, starts no goroutines and does no I/O; a Bot is not
+// safe for concurrent use, but any number of Bots may play at once.
 
 // Level is how well a Bot plays.
 type Level uint8
@@ -503,10 +505,14 @@ func (g *Game) wasteTop(p int) Card {
 	return NoCard
 }
 
-// placeCost is how bad it is to put card c, whose need is nc, on waste pile
+// placeCost is how bad it is to put a card whose order is nc on waste pile
 // p (lower is better): best on a card needed no sooner, the closer the
 // better, as the pile then comes off in order; then on an empty pile; else
-// on the card needed latest, which it blocks for the shortest time.
+// on the card needed latest, which it blocks for the shortest time. The rule
+// texts' tips follow: a King only fits on a King or an empty pile, which so
+// becomes the pile of high cards, and low cards go where they bury nothing
+// needed sooner. (Keeping the last empty pile for high cards, or avoiding two
+// cards of a rank on one pile, won no more deals.)
 func (g *Game) placeCost(nc, p int, naive bool) int {
 	t := g.wasteTop(p)
 	if t == NoCard {
