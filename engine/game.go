@@ -424,10 +424,13 @@ type View struct {
 	Foundations [4]FoundationView `json:"foundations"`
 	Waste       [4]WasteView      `json:"waste"`
 	RedealsLeft int               `json:"redealsLeft"`
-	Status      Status            `json:"status"`
-	Score       int               `json:"score"`  // cards on the foundations
-	Target      int               `json:"target"` // cards on the foundations to win
-	Moves       int               `json:"moves"`  // moves made
+	// WasteLocked: a turn of several cards is partly placed, so no waste
+	// card may move until the rest are placed.
+	WasteLocked bool   `json:"wasteLocked,omitempty"`
+	Status      Status `json:"status"`
+	Score       int    `json:"score"`  // cards on the foundations
+	Target      int    `json:"target"` // cards on the foundations to win
+	Moves       int    `json:"moves"`  // moves made
 }
 
 // View is what the player may see now.
@@ -444,6 +447,7 @@ func (g *Game) view(hideBuried bool) View {
 		Stock:       g.StockLeft(),
 		Turned:      make([]Card, 0, g.handN),
 		RedealsLeft: g.rules.Redeals - int(g.redeals),
+		WasteLocked: g.wasteLocked(),
 		Status:      g.status,
 		Score:       int(g.score),
 		Target:      g.rules.Deck(),
