@@ -64,6 +64,7 @@ func solveCommand(_ context.Context, e env) error {
 		}
 	}
 	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false) // moves are written 3H>F2
 	for _, n := range deals {
 		sol := engine.Solve(rules, n, engine.SolveOptions{MaxNodes: *maxNodes})
 		rec, err := lineRecord(rules, n, sol.Line)

@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/rs/zerolog"
 
+	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
@@ -149,7 +150,7 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("player tokens: %w", err)
 	}
-	var computer web.ComputerFactory // none until the engine has a bot
+	computer := web.ComputerFactory(newComputer)
 	lob := lobby.New(lobby.Config{
 		ComputerOfferAfter: cfg.computerOffer,
 		SpectatorDelay:     cfg.spectatorDelay,
@@ -210,4 +211,13 @@ func runServe(ctx context.Context, e env) error {
 	}
 	log.Info().Msg("stopped")
 	return nil
+}
+
+// newComputer makes the engine's bot at a level for a computer seat.
+func newComputer(level string, seed uint64) (race.Player, error) {
+	l, err := engine.ParseLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewBot(l, seed), nil
 }
