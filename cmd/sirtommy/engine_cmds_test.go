@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"sirtommy/engine"
+)
+
+// runCLI runs the program in-process and returns its output and error.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut)
+	return out.String(), err
+}
+
+func TestDealPrintsTheOrder(t *testing.T) {
+	out, err := runCLI(t, "deal", "1", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want two lines, got %q", out)
+	}
+	for i, n := range []uint64{1, 2} {
+		order := engine.Deal(n)
+		want := strings.Fields(lines[i])[1:]
+		if got := strings.Fields(engine.FormatCards(order[:])); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("deal %d: printed %v, engine deals %v", n, want, got)
+		}
+	}
+	out, err = runCLI(t, "deal", "5", "--variant", "puss-in-the-corner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.SplitN(out, "\n", 2)[0], "K") {
+		t.Errorf("puss-in-the-corner's stock holds a King: %q", out)
+	}
+}
+
+func TestSolveJSONReplays(t *testing.T) {
+	out, err := runCLI(t, "solve", "3", "8", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	for n := 0; dec.More(); n++ {
+		var got struct {
+			Deal      uint64 `json:"deal"`
+			Result    string `json:"result"`
+			BestScore int    `json:"bestScore"`
+			Game      string `json:"game"`
+		}
+		if err := dec.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := engine.ParseRecord(got.Game)
+		if err != nil {
+			t.Fatalf("deal %d: %v", got.Deal, err)
+		}
+		g, err := rec.Replay()
+		if err != nil {
+			t.Fatalf("deal %d: %v", got.Deal, err)
+		}
+		if got.Result == "won" && g.Status() != engine.Won {
+			t.Errorf("deal %d: said won, the game ends %s", got.Deal, g.Status())
+		}
+		if g.Score() != got.BestScore {
+			t.Errorf("deal %d: best score %d, the game ends with %d", got.Deal, got.BestScore, g.Score())
+		}
+	}
+}
+
+func TestOddsWithABot(t *testing.T) {
+	out, err := runCLI(t, "odds", "--deals", "40", "--start", "100", "--bot", "medium", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep oddsReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Deals != 40 || rep.Won+rep.Lost+rep.Unknown != 40 || rep.Unknown != 0 || rep.Player != "bot:medium" {
+		t.Fatalf("report does not add up: %+v", rep)
+	}
+	if rep.Lower95 > rep.WinRate || rep.Upper95 < rep.WinRate {
+		t.Errorf("interval %.3f..%.3f does not hold the rate %.3f", rep.Lower95, rep.Upper95, rep.WinRate)
+	}
+}
+
+func TestWilsonInterval(t *testing.T) {
+	// Reference values of the Wilson score interval at 95%.
+	for _, c := range []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{1, 10, 0.01788, 0.40416},
+		{0, 10, 0, 0.27753},
+		{50, 100, 0.40383, 0.59617},
+	} {
+		lo, hi := wilson(c.k, c.n)
+		if math.Abs(lo-c.lo) > 1e-4 || math.Abs(hi-c.hi) > 1e-4 {
+			t.Errorf("wilson(%d, %d) = %.5f..%.5f, want %.5f..%.5f", c.k, c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+}
+
+func TestBadCommandLines(t *testing.T) {
+	for _, args := range [][]string{
+		{"deal"},
+		{"deal", "x"},
+		{"deal", "-1"},
+		{"deal", "1", "--variant", "bogus"},
+		{"solve", "1", "--variant", "bogus"},
+		{"solve", "18446744073709551616"},
+		{"odds", "--deals", "0"},
+		{"odds", "--bot", "genius"},
+		{"nonsense"},
+	} {
+		_, err := runCLI(t, args...)
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("%v: want a usage error (exit 2), got %v", args, err)
+		}
+	}
+	for _, cmd := range []string{"deal", "solve", "odds"} {
+		out, err := runCLI(t, cmd, "--help")
+		if err != nil || !strings.Contains(out, "usage: sirtommy "+cmd) {
+			t.Errorf("%s --help: %v, %q", cmd, err, out)
+		}
+	}
+}
