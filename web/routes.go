@@ -9,4 +9,5 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("POST /api/races", handleCreateRace(s.log, s.deps))
 	mux.HandleFunc("GET /api/races/{id}", handleGetRace(s.log, s.deps.Races))
 	mux.HandleFunc("GET /ws", s.handleWebsocket)
+	mux.Handle("GET /", handleStatic())
 }
