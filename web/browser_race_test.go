@@ -22,7 +22,7 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	bob := b.newPage("bob", 1280, 900)
 	carol := b.newPage("carol", 1280, 900)
 
-	ann.do(chromedp.Navigate(srv.url + "/"),
+	ann.do(chromedp.Navigate(srv.url+"/"),
 		chromedp.SendKeys(chromedp.CSS("#lobby-name"), "ann"))
 	ann.click(`[data-action=create]`)
 	ann.waitRaceState("waiting")
