@@ -272,6 +272,7 @@ class RacePage {
   onMoved(m) {
     if (m.seat !== this.seat || m.race !== this.id) return;
     this.view = m.view;
+    this.els.hint.textContent = "";
     if (m.move !== "resign") this.els.moveError.textContent = "";
     this.render();
   }
