@@ -48,9 +48,12 @@ func startLiveServer(t *testing.T) *liveServer {
 	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
+		// A test that failed mid-race leaves it running: abort it soon.
+		drain, cancelDrain := context.WithTimeout(context.Background(), time.Second)
+		defer cancelDrain()
+		races.Drain(drain)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		races.Drain(ctx)
 		if err := srv.CloseConns(ctx); err != nil {
 			t.Errorf("close conns: %v", err)
 		}
