@@ -60,7 +60,8 @@ func checkLayout(t *testing.T, p *page, w, h int64) {
 	}
 }
 
-// TestBrowserLayout: at 360 px and 1280 px, the race and spectate pages
+// TestBrowserLayout: cards go to the waste piles by click and by drag and
+// drop; at 360 px and 1280 px, the race and spectate pages
 // show every pile whole, none overlapping, with every fanned waste card's
 // corner in sight. It also checks the client's deal shuffle against the
 // engine's, which the replays rely on.
@@ -74,11 +75,16 @@ func TestBrowserLayout(t *testing.T) {
 	carol.do(chromedp.Navigate(srv.url + "/?watch=" + id))
 	seatBoth(t, srv, id, ann, bob)
 
-	// Twelve cards on the waste piles, three on each, for ann and bob.
+	// Twelve cards on the waste piles, three on each, for ann and bob; bob
+	// drags and drops his first four.
 	for _, p := range []*page{ann, bob} {
 		for i := range 12 {
 			c := p.turned()
-			p.clickMove(c, fmt.Sprintf("W%d", i%4+1))
+			if p == bob && i < 4 {
+				p.do(chromedp.DragAndDrop(chromedp.CSS(fmt.Sprintf(`.me [data-src][data-card=%q]`, c)), chromedp.CSS(fmt.Sprintf(`.me [data-pile=W%d]`, i%4+1))))
+			} else {
+				p.clickMove(c, fmt.Sprintf("W%d", i%4+1))
+			}
 			p.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=W%d] [data-card=%q]')`, i%4+1, c))
 		}
 	}

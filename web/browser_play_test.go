@@ -81,6 +81,23 @@ func TestBrowserReloadResumes(t *testing.T) {
 	if got := ann.text(`[data-testid=result-headline]`); got != "Draw" {
 		t.Errorf("ann sees %q, want Draw (both resigned with no cards up)", got)
 	}
+
+	// Both ask for a rematch: a new race on a new deal, same seats.
+	bob.waitJS(`!!document.querySelector("[data-action=rematch]")`)
+	ann.click(`[data-action=rematch]`)
+	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann asks for a rematch")`)
+	bob.click(`[data-action=rematch]`)
+	for _, p := range []*page{ann, bob} {
+		p.waitJS(`!location.search.includes(` + "`" + id + "`" + `)`)
+		p.waitRaceState("running")
+	}
+	next := eval[string](ann, `new URLSearchParams(location.search).get("race")`)
+	if got := eval[string](bob, `new URLSearchParams(location.search).get("race")`); got != next || next == id {
+		t.Errorf("after the rematch ann is in %q and bob in %q (the first race was %q)", next, got, id)
+	}
+	ann.resign()
+	bob.resign()
+	ann.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
 	for _, p := range []*page{ann, bob} {
 		p.expectCleanConsole()
 	}

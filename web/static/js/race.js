@@ -213,7 +213,8 @@ class RacePage {
   }
 
   renderInvite() {
-    const waiting = this.state.state === "waiting";
+    // A rematch or the next round waits too, with both seats kept: no invite then.
+    const waiting = this.state.state === "waiting" && !this.state.players.every((p) => p.taken);
     this.els.invite.hidden = !waiting;
     if (!waiting || this.els.invite.childElementCount) return;
     const link = inviteLink(this.id);
@@ -320,7 +321,9 @@ class RacePage {
     this.over = false;
     this.view = null;
     this.state = null;
+    this.presence = null;
     this.els.result.hidden = true;
+    this.els.invite.replaceChildren();
     this.els.title.textContent = `Race ${this.id.slice(0, 8)}`;
     this.sock.resume(m.next, seat.token).catch((err) => this.fail(err));
   }
