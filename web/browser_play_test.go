@@ -37,8 +37,9 @@ func (p *page) resign() {
 
 // TestBrowserReloadResumes: a player who reloads mid-race is back in their
 // seat without a click (the resume token is in sessionStorage) and sees
-// their game as it was; the opponent is told they left and came back; an
-// illegal move is explained next to the board.
+// their game as it was; the opponent is told they left (with the grace
+// time) and came back; an illegal move is explained next to the board; a
+// rematch moves both to a new race.
 func TestBrowserReloadResumes(t *testing.T) {
 	srv := startLiveServer(t)
 	id := srv.createRace(t, `{"deal":"`+deal9+`"}`)
@@ -95,9 +96,18 @@ func TestBrowserReloadResumes(t *testing.T) {
 	if got := eval[string](bob, `new URLSearchParams(location.search).get("race")`); got != next || next == id {
 		t.Errorf("after the rematch ann is in %q and bob in %q (the first race was %q)", next, got, id)
 	}
+
+	// ann leaves the page: bob is told how long she has to come back; she
+	// comes back by opening the race again in the same tab.
+	ann.do(chromedp.Navigate("about:blank"))
+	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann disconnected: they forfeit in")`)
+	ann.do(chromedp.Navigate(srv.url + "/?race=" + next))
+	ann.waitRaceState("running")
+	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann is back")`)
+
 	ann.resign()
 	bob.resign()
-	ann.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
+	ann.waitRaceState("finished")
 	for _, p := range []*page{ann, bob} {
 		p.expectCleanConsole()
 	}

@@ -37,6 +37,8 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 
 	bob.do(chromedp.Navigate(invite), chromedp.SendKeys(chromedp.CSS("#join-name"), "bob"))
 	bob.click(`[data-action=join]`)
+	bob.waitRaceState("countdown")
+	bob.screenshot("countdown")
 	ann.waitRaceState("running")
 	bob.waitRaceState("running")
 

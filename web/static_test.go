@@ -22,6 +22,7 @@ func TestStaticClient(t *testing.T) {
 		{"/style.css", "200", "text/css", ".card"},
 		{"/favicon.svg", "200", "image/svg+xml", "<svg"},
 		{"/js/nope.js", "404", "text/plain", "not found"},
+		{"/js/", "404", "text/plain", "not found"},
 		{"/api/races/" + id, "200", "application/json", `"race":"` + id + `"`},
 		{"/healthz", "200", "application/json", "ok"},
 	}

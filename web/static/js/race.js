@@ -83,6 +83,10 @@ class RacePage {
       help: () => this.toggleHelp(),
     });
     this.timer = setInterval(() => this.tick(), 200);
+    // Leaving the page says goodbye at once, so the opponent's grace clock
+    // starts now; a page restored from the back-forward cache starts afresh.
+    window.addEventListener("pagehide", () => { if (this.sock) this.sock.close(); });
+    window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
   }
 
   async start() {
@@ -322,6 +326,7 @@ class RacePage {
     this.view = null;
     this.state = null;
     this.presence = null;
+    this.notices.clear("rematch");
     this.els.result.hidden = true;
     this.els.invite.replaceChildren();
     this.els.title.textContent = `Race ${this.id.slice(0, 8)}`;
