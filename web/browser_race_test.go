@@ -9,7 +9,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestBrowserRaceToTheEnd: ann makes a private race in the lobby and sends
+// TestBrowserRaceToTheEnd: ann makes a private race in the lobby (after
+// learning that this server has no computer players) and sends
 // the invite link to bob; carol watches. Everyone plays with real clicks:
 // ann places a card and resigns, bob plays until an Ace reaches a
 // foundation, which wins him the race. All three see the same result, which
@@ -24,6 +25,11 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 
 	ann.do(chromedp.Navigate(srv.url+"/"),
 		chromedp.SendKeys(chromedp.CSS("#lobby-name"), "ann"))
+	ann.screenshot("lobby")
+	// This server has no computer players: the lobby says so in place.
+	ann.allowNetworkError("status of 400")
+	ann.click(`[data-action=computer]`)
+	ann.waitJS(`document.querySelector("[data-panel=computer] .error").textContent.includes("no computer players")`)
 	ann.click(`[data-action=create]`)
 	ann.waitRaceState("waiting")
 	invite := eval[string](ann, `document.querySelector("#invite-link").value`)

@@ -67,7 +67,7 @@ function createPanel() {
 }
 
 function joinPanel() {
-  const code = h("input", { id: "join-code", placeholder: "invite link or race code" });
+  const code = h("input", { id: "join-code", class: "wide", placeholder: "invite link or race code" });
   const err = h("p", { class: "error", role: "alert" });
   const go = (param) => (e) => {
     e.preventDefault();
