@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -40,13 +42,53 @@ var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "g
 type liveServer struct {
 	url   string
 	races *race.Service
+	socks *sockets
+}
+
+// sockets records the server's hijacked (websocket) connections, so a test
+// can cut them as a network failure would.
+type sockets struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// cut closes every websocket connection without a close frame.
+func (s *sockets) cut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	n := len(s.conns)
+	s.conns = nil
+	return n
+}
+
+// hijackRecorder is a ResponseWriter whose Hijack records the connection.
+type hijackRecorder struct {
+	http.ResponseWriter
+	socks *sockets
+}
+
+// Hijack hands over the connection, remembering it.
+func (h hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err == nil {
+		h.socks.mu.Lock()
+		h.socks.conns = append(h.socks.conns, c)
+		h.socks.mu.Unlock()
+	}
+	return c, rw, err
 }
 
 func startLiveServer(t *testing.T) *liveServer {
 	t.Helper()
 	races := race.NewService(race.Deps{Clock: race.SystemClock{}, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
 	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races})
-	ts := httptest.NewServer(srv)
+	socks := &sockets{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.ServeHTTP(hijackRecorder{w, socks}, r)
+	}))
 	t.Cleanup(func() {
 		// A test that failed mid-race leaves it running: abort it soon.
 		drain, cancelDrain := context.WithTimeout(context.Background(), time.Second)
@@ -59,7 +101,7 @@ func startLiveServer(t *testing.T) *liveServer {
 		}
 		ts.Close()
 	})
-	return &liveServer{url: ts.URL, races: races}
+	return &liveServer{url: ts.URL, races: races, socks: socks}
 }
 
 // createRace makes a race over the API and returns its id.

@@ -38,7 +38,8 @@ func (p *page) resign() {
 // TestBrowserReloadResumes: a player who reloads mid-race is back in their
 // seat without a click (the resume token is in sessionStorage) and sees
 // their game as it was; the opponent is told they left (with the grace
-// time) and came back; an illegal move is explained next to the board; a
+// time) and came back; after a network failure both pages reconnect and
+// resume by themselves; an illegal move is explained next to the board; a
 // rematch moves both to a new race.
 func TestBrowserReloadResumes(t *testing.T) {
 	srv := startLiveServer(t)
@@ -69,11 +70,20 @@ func TestBrowserReloadResumes(t *testing.T) {
 		t.Errorf("move error %q does not name the card", msg)
 	}
 
-	// Moves still work after the resume.
+	// The network drops both players: each page says so, reconnects and
+	// resumes by itself; moves work again.
+	if n := srv.socks.cut(); n < 2 {
+		t.Fatalf("cut %d websockets, want both players'", n)
+	}
+	ann.waitJS(`/Connection lost|Reconnected/.test(document.querySelector(".notices").textContent)`)
+	ann.waitJS(`document.querySelector(".notices").textContent.includes("Reconnected: your game resumed")`)
 	ann.clickMove("8C", "W2")
 	ann.waitJS(`!!document.querySelector('.me [data-pile=W2] [data-card="8C"]')`)
 	if got := ann.text(`[data-testid=move-error]`); got != "" {
 		t.Errorf("move error %q left after a legal move", got)
+	}
+	if got := eval[string](ann, `document.querySelector('.me [data-pile=W2] [data-card="8C"]').getAttribute("aria-label")`); got != "8 of Clubs on waste pile 2" {
+		t.Errorf("the card's accessible name is %q", got)
 	}
 
 	ann.resign()
