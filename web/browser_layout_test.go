@@ -50,6 +50,33 @@ const layoutProblems = `(() => {
   return out;
 })()`
 
+// extraBoards draws two more boards below the page from made-up views.
+const extraBoards = `import("/js/board.js").then(({renderBoard}) => {
+  const f = (top, count, wants) => ({top, count, wants, step: 1});
+  const w = (cards, count) => ({cards, count: count ?? cards.length});
+  const four = {variant: "four-at-a-time", stock: 20, turned: ["KH", "2C", "TD", "AS"],
+    foundations: [f("KS", 13), f("9H", 9, "T"), f(undefined, 0, "A"), f("2D", 2, "3")],
+    waste: [w(["QS","JD","TC","9S","8D","7C","6H","5S","4D","3C","QH","JH","TH"]), w(["4S"]), w([]), w(["5C","6C"])],
+    redealsLeft: 0, status: "playing", score: 24, target: 52, moves: 30};
+  const strict = {variant: "strict", stock: 30, turned: ["7D"],
+    foundations: [f("3S", 3, "4"), f(undefined, 0, "A"), f(undefined, 0, "A"), f(undefined, 0, "A")],
+    waste: [w(["9C"], 6), w(["KD"], 1), w([]), w(["QC"], 3)],
+    redealsLeft: 0, status: "playing", score: 3, target: 52, moves: 13};
+  const box = document.createElement("section");
+  box.id = "extra-boards";
+  box.className = "duel";
+  for (const v of [four, strict]) {
+    const seat = document.createElement("div");
+    seat.className = "seat";
+    const b = document.createElement("div");
+    seat.append(b);
+    box.append(seat);
+    renderBoard(b, v, {interactive: true});
+  }
+  document.getElementById("app").append(box);
+  return true;
+})`
+
 // checkLayout fails the test for each layout problem at width w.
 func checkLayout(t *testing.T, p *page, w, h int64) {
 	t.Helper()
@@ -102,6 +129,19 @@ func TestBrowserLayout(t *testing.T) {
 	carol.do(chromedp.EmulateViewport(1280, 900))
 	carol.screenshot("spectate-1280")
 
+	// Boards the race did not reach: four turned cards, the strict rule's
+	// hidden waste, a long fanned pile, complete and part-built foundations.
+	ann.do(chromedp.EmulateViewport(360, 740))
+	_, err := chromedp.Run(ann.ctx, chromedp.Evaluate[bool](extraBoards, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLayout(t, ann, 360, 740)
+	checkLayout(t, ann, 1280, 900)
+	ann.do(chromedp.EmulateViewport(360, 740), chromedp.ScrollIntoView(chromedp.CSS("#extra-boards")))
+	ann.screenshot("extra-boards-360")
+	eval[bool](ann, `document.getElementById("extra-boards").remove() || true`)
+
 	// The client deals as the engine does.
 	for _, n := range []uint64{1, 9, 18446744073709551615} {
 		want := engine.Deal(n)
@@ -122,6 +162,7 @@ func TestBrowserLayout(t *testing.T) {
 	bob.resign()
 	carol.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
 	checkLayout(t, carol, 360, 740)
+	carol.screenshot("result-360")
 	for _, p := range []*page{ann, bob, carol} {
 		p.expectCleanConsole()
 	}
