@@ -366,6 +366,8 @@ class RacePage {
       this.els.clock.classList.toggle("low", left < 30000);
     } else if (st.state === "waiting") {
       this.els.clock.textContent = fmtClock(st.timeLimitMs);
+    } else {
+      this.els.clock.textContent = "";
     }
     if (this.presence && !this.over) {
       const left = this.presence.until - now;

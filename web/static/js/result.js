@@ -1,7 +1,7 @@
 // The result of a finished race: who won and why, a chart of both players'
 // foundation counts over time, the opened commitment, rematch and replay.
 
-import { h, s } from "./ui.js";
+import { h, s, fmtClock } from "./ui.js";
 import { reasonText, getRace } from "./proto.js";
 import { timeline } from "./game.js";
 import { sha256Hex } from "./sha256.js";
@@ -66,19 +66,19 @@ function chartSection(info, names) {
 
 /** chart draws both series as step lines in inline SVG. */
 export function chart(series, names, top) {
-  const W = 600, H = 240, L = 40, R = 12, T = 12, B = 32;
+  const W = 440, H = 220, L = 34, R = 10, T = 12, B = 30;
   const end = Math.max(1000, ...series.flat().map((p) => p.atMs));
   const x = (ms) => L + (ms / end) * (W - L - R);
   const y = (v) => T + (1 - v / top) * (H - T - B);
   const grid = [];
   for (let v = 0; v <= top; v += top > 26 ? 13 : 4) {
     grid.push(s("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#8883", "stroke-width": 1 }));
-    grid.push(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "currentColor" }, String(v)));
+    grid.push(s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 13, fill: "currentColor" }, String(v)));
   }
   const secs = end / 1000;
-  const tick = secs > 300 ? 60 : secs > 60 ? 15 : secs > 20 ? 5 : 1;
+  const tick = secs > 1200 ? 300 : secs > 300 ? 120 : secs > 60 ? 15 : secs > 20 ? 5 : 1;
   for (let t = 0; t <= secs; t += tick) {
-    grid.push(s("text", { x: x(t * 1000), y: H - 12, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, `${t}s`));
+    grid.push(s("text", { x: x(t * 1000), y: H - 12, "text-anchor": "middle", "font-size": 13, fill: "currentColor" }, secs > 60 ? fmtClock(t * 1000) : `${t}s`));
   }
   const lines = series.map((pts, i) => {
     let d = `M${x(0)} ${y(pts[0].score)}`;

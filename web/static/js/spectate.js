@@ -127,6 +127,7 @@ class SpectatePage {
 
   tick() {
     const st = this.state;
+    if (st && (st.state === "finished" || st.state === "aborted")) this.els.clock.textContent = "";
     if (!st || !st.endsAt || st.state !== "running") return;
     this.els.clock.textContent = fmtClock(Date.parse(st.endsAt) - (Date.now() + this.offset));
   }
