@@ -110,7 +110,7 @@ export class Socket {
         for (const p of this.pending.values()) p.reject({ code: "closed", message: "the connection closed" });
         this.pending.clear();
         if (!opened) reject(new Error("websocket refused"));
-        this.emit("close", { code: ev.code, reason: ev.reason, byUs: this.closedByUs });
+        this.emit("close", { code: ev.code, reason: ev.reason, byUs: this.closedByUs, wasOpen: opened });
       };
     });
   }

@@ -152,8 +152,10 @@ class RacePage {
         this.fail(err);
         return;
       }
-      if (err && err.code) { this.fail(err); return; }
-      this.scheduleReconnect();
+      if (err && err.code && err.code !== "closed") { this.fail(err); return; }
+      // A refused connection or one lost mid-resume: try again (a socket
+      // that opened reports its close to onClose, which retries instead).
+      if (!(err && err.code === "closed")) this.scheduleReconnect();
     }
   }
 
@@ -176,7 +178,7 @@ class RacePage {
   }
 
   onClose(ev) {
-    if (ev.byUs || this.over || ev.code === 4001) return;
+    if (!ev.wasOpen || ev.byUs || this.over || ev.code === 4001) return;
     if (ev.code === 1001) this.notices.show("conn", "The server is restarting; trying to reconnect…", "warn");
     else this.notices.show("conn", "Connection lost: reconnecting…", "warn");
     this.reconnecting = true;
@@ -356,13 +358,15 @@ class RacePage {
     if (st.state === "countdown" && st.startAt) {
       const left = Date.parse(st.startAt) - now;
       cd.hidden = false;
-      cd.textContent = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+      const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+      if (cd.textContent !== text) cd.textContent = text; // announce each number once
     } else {
       cd.hidden = true;
     }
     if (st.endsAt && (st.state === "running" || st.state === "countdown")) {
       const left = Date.parse(st.endsAt) - now;
-      this.els.clock.textContent = fmtClock(Math.min(left, st.timeLimitMs));
+      const text = fmtClock(Math.min(left, st.timeLimitMs));
+      if (this.els.clock.textContent !== text) this.els.clock.textContent = text;
       this.els.clock.classList.toggle("low", left < 30000);
     } else if (st.state === "waiting") {
       this.els.clock.textContent = fmtClock(st.timeLimitMs);
