@@ -176,3 +176,46 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 		p.expectCleanConsole()
 	}
 }
+
+// TestBrowserMatchRounds: in a best-of-3 match the next round follows by
+// itself, with both players moved to it and the round shown.
+func TestBrowserMatchRounds(t *testing.T) {
+	srv := startLiveServer(t)
+	id := srv.createRace(t, `{"bestOf":3}`)
+	b := newBrowser(t)
+	ann := b.newPage("ann", 1280, 900)
+	bob := b.newPage("bob", 1280, 900)
+	seatBoth(t, srv, id, ann, bob)
+	if got := ann.text(`[data-testid=phase]`); !strings.Contains(got, "Round 1 of 3") {
+		t.Errorf("phase %q, want round 1 of 3", got)
+	}
+
+	// bob places a card and resigns; ann's first Ace wins her the round.
+	bob.clickMove(bob.turned(), "W1")
+	bob.resign()
+	for i := 0; ; i++ {
+		ann.waitJS(`!location.search.includes(` + "`" + id + "`" + `) || !!document.querySelector(".me .turned [data-card]")`)
+		if eval[bool](ann, `!location.search.includes(`+"`"+id+"`"+`)`) {
+			break
+		}
+		c := ann.turned()
+		pile := fmt.Sprintf("W%d", i%4+1)
+		if c[0] == 'A' {
+			pile = "F1"
+		}
+		ann.clickMove(c, pile)
+		ann.waitJS(fmt.Sprintf(`!location.search.includes(`+"`"+id+"`"+`) || (document.querySelector(".me .turned [data-card]")||{dataset:{}}).dataset.card !== %q`, c))
+		if i > 60 {
+			t.Fatal("ann played the whole stock without the round ending")
+		}
+	}
+	for _, p := range []*page{ann, bob} {
+		p.waitRaceState("running")
+		p.waitJS(`document.querySelector("[data-testid=phase]").textContent.includes("Round 2 of 3; wins 1–0")`)
+	}
+	ann.resign()
+	bob.resign()
+	for _, p := range []*page{ann, bob} {
+		p.expectCleanConsole()
+	}
+}

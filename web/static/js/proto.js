@@ -131,8 +131,11 @@ export class Socket {
       // joined and watching answer join/resume/watch; the state after them
       // arrives as its own message.
       this.pending.delete(msg.id);
-      if (msg.type === "error") p.reject(msg); else p.resolve(msg);
+      if (msg.type === "error") { p.reject(msg); return; } // the caller handles it
+      p.resolve(msg);
     }
+    // Errors reach "error" handlers only when no request awaits them (a
+    // refused rematch, rate limits).
     this.emit(msg.type, msg);
   }
 

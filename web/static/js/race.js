@@ -169,6 +169,7 @@ class RacePage {
     sock.on("presence", (m) => this.onPresence(m));
     sock.on("rematch", (m) => this.onRematch(m));
     sock.on("next", (m) => this.onNext(m));
+    sock.on("error", (m) => { this.els.moveError.textContent = m.message; });
     sock.on("replaced", () => {
       this.notices.show("conn", "This seat was taken over by another window. This one has stopped.", "bad");
       this.over = true;
@@ -252,7 +253,9 @@ class RacePage {
       finished: "The race is over.",
       aborted: "The race was aborted.",
     }[st.state];
-    this.els.phase.textContent = phase || st.state;
+    const m = st.match;
+    const round = m && m.bestOf > 1 ? ` Round ${m.round} of ${m.bestOf}; wins ${m.wins[0]}–${m.wins[1]}.` : "";
+    this.els.phase.textContent = (phase || st.state) + round;
   }
 
   renderOpponent() {

@@ -29,6 +29,7 @@ export function renderResult(el, info, opts = {}) {
   el.replaceChildren(
     h("h2", { "data-testid": "result-headline" }, headline(r, names, opts.seat)),
     h("p", { class: "reason", "data-reason": r.reason }, capital(reasonText(r.reason)) + "."),
+    r.match && r.match.bestOf > 1 ? h("p", { class: "match" }, matchText(r.match, names)) : null,
     h("table", { class: "scores" },
       h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards on foundations"), h("th", {}, "Game"))),
       h("tbody", {}, [0, 1].map((i) => h("tr", { class: r.winner === i ? "winner" : "" },
@@ -46,6 +47,13 @@ export function renderResult(el, info, opts = {}) {
       h("h3", { id: "solver-h" }, "Was this deal winnable?"),
       h("p", { class: "muted" }, "Not available yet: this needs the server's solver endpoint, which does not exist in this version.")),
   );
+}
+
+/** matchText sums up a best-of-N match after a round. */
+function matchText(m, names) {
+  const score = `${names[0]} ${m.wins[0]} – ${m.wins[1]} ${names[1]}`;
+  if (!m.over) return `Round ${m.round} of ${m.bestOf}: ${score}. The next round starts by itself.`;
+  return `Match over after ${m.round} rounds: ${score}` + (m.winner !== undefined ? `; ${names[m.winner]} wins the match.` : "; a drawn match.");
 }
 
 const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);

@@ -61,6 +61,7 @@ class SpectatePage {
       if (m.connected) this.notices.show("p" + m.seat, `${name} is back.`, "ok", 4000);
       else this.notices.show("p" + m.seat, `${name} disconnected; they forfeit at ${new Date(m.graceUntil).toLocaleTimeString()} unless they return.`, "warn");
     });
+    sock.on("error", (m) => this.notices.show("err", m.message, "bad", 8000));
     sock.on("next", (m) => {
       this.id = m.next;
       history.pushState(null, "", `/?watch=${encodeURIComponent(m.next)}`);
