@@ -164,6 +164,11 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 		t.Errorf("after Tabs the focus is %s; want a pile or card with a visible outline", focus)
 	}
 
+	// ? shows the keys.
+	ann.do(chromedp.KeyEvent("?"))
+	ann.waitJS(`!document.querySelector(".help").hidden && document.querySelector(".help").textContent.includes("Shift + 1 – 4")`)
+	ann.screenshot("keys")
+
 	bob.resign()
 	ann.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
 	if got := ann.text(`[data-testid=result-headline]`); got != "You won!" {

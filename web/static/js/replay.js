@@ -55,11 +55,11 @@ class Replay {
       h("header", { class: "race-head" }, h("h1", {}, `Replay of race ${info.race.slice(0, 8)}`),
         h("p", {}, `${headline(r, this.names)}: ${reasonText(r.reason)}. Deal ${r.deal}, ${info.variant}.`)),
       h("div", { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
-        h("button", { onclick: () => this.seek(0), "aria-label": "To the start" }, "⏮"),
+        h("button", { onclick: () => this.seek(0), "aria-label": "To the start" }, "|◀"),
         h("button", { "data-action": "prev", onclick: () => this.seek(this.k - 1), "aria-label": "Previous move" }, "◀"),
         this.els.play,
         h("button", { "data-action": "next", onclick: () => this.seek(this.k + 1), "aria-label": "Next move" }, "▶"),
-        h("button", { onclick: () => this.seek(this.moves.length), "aria-label": "To the end" }, "⏭"),
+        h("button", { onclick: () => this.seek(this.moves.length), "aria-label": "To the end" }, "▶|"),
         this.els.speed, this.els.slider, this.els.pos),
       this.els.last,
       h("div", { class: "duel" }, this.seats.map((s, i) =>
