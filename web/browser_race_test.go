@@ -104,6 +104,10 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	bob.waitJS(`!!document.querySelector(".verdict.ok")`)
 	bob.screenshot("result")
 
+	// A reload after the end shows the result again, from bob's seat.
+	bob.do(chromedp.Reload())
+	bob.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "You won!"`)
+
 	// The replay ends on the result's scores.
 	carol.do(chromedp.Navigate(srv.url + "/?replay=" + id))
 	carol.click(`[data-action=next]`)

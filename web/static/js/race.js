@@ -28,6 +28,7 @@ class RacePage {
     this.view = null; // own View
     this.opp = null; // opponent Counts
     this.seat = null;
+    this.seated = false; // this connection holds the seat (so it may ask for a rematch)
     this.offset = 0; // server clock minus ours, ms
     this.presence = null; // {name, graceUntil}
     this.reconnecting = false;
@@ -130,6 +131,7 @@ class RacePage {
       const j = await this.sock.join(this.id, name);
       seats.set(this.id, { token: j.token, seat: j.seat, name });
       this.seat = j.seat;
+      this.seated = true;
     } catch (err) {
       this.fail(err);
     }
@@ -142,13 +144,21 @@ class RacePage {
       await this.openSocket();
       const j = await this.sock.resume(this.id, seat.token);
       this.seat = j.seat;
+      this.seated = true;
       if (this.reconnecting) this.notices.show("conn", "Reconnected: your game resumed.", "ok", 4000);
       this.reconnecting = false;
       this.attempt = 0;
     } catch (err) {
-      if (err && (err.code === "race-over" || err.code === "bad-token" || err.code === "no-such-race")) {
+      if (err && err.code === "race-over") {
+        // A finished race cannot be resumed (so no rematch from here), but
+        // its result is still shown from this player's seat.
+        this.seat = seat.seat;
+        this.seated = false;
+        this.showFinished();
+        return;
+      }
+      if (err && (err.code === "bad-token" || err.code === "no-such-race")) {
         seats.forget(this.id);
-        if (err.code === "race-over") { this.showFinished(); return; }
         this.fail(err);
         return;
       }
@@ -345,7 +355,7 @@ class RacePage {
     el.hidden = false;
     try {
       const info = await getRace(this.id);
-      const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seat !== null;
+      const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated;
       renderResult(el, info, { seat: this.seat, onRematch: canRematch ? () => this.sock.send("rematch") : null });
     } catch (err) {
       fill(el, h("p", {}, `The race is over, but its record could not be read: ${err.message}`));
