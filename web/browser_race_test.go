@@ -15,7 +15,7 @@ import (
 // ann places a card and resigns, bob plays until an Ace reaches a
 // foundation, which wins him the race. All three see the same result, which
 // matches the API's; the commitment checks out in the browser; the replay
-// steps to the same final scores.
+// steps and plays back to the same final scores.
 func TestBrowserRaceToTheEnd(t *testing.T) {
 	srv := startLiveServer(t)
 	b := newBrowser(t)
@@ -112,13 +112,22 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	carol.do(chromedp.Navigate(srv.url + "/?replay=" + id))
 	carol.click(`[data-action=next]`)
 	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 1 of")`)
-	carol.do(chromedp.Focus(chromedp.CSS(`input[type=range]`)), chromedp.KeyEvent(kb.End))
+	carol.do(chromedp.SetValue(chromedp.CSS(`select[aria-label=Speed]`), "30"))
+	carol.click(`[data-action=play]`)
+	carol.waitJS(`document.querySelector("input[type=range]").value === document.querySelector("input[type=range]").max && document.querySelector("[data-action=play]").textContent === "Play"`)
+	carol.do(chromedp.Focus(chromedp.CSS(`input[type=range]`)), chromedp.KeyEvent(kb.Home))
+	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 0 of")`)
+	carol.do(chromedp.KeyEvent(kb.End))
 	carol.waitJS(`document.querySelector("input[type=range]").value === document.querySelector("input[type=range]").max`)
 	got := eval[[]string](carol, `[...document.querySelectorAll(".seat .progress")].map(e => e.getAttribute("aria-valuenow"))`)
 	if len(got) != 2 || got[0] != fmt.Sprint(info.Result.Scores[0]) || got[1] != fmt.Sprint(info.Result.Scores[1]) {
 		t.Errorf("replay ends with scores %v, want %v", got, info.Result.Scores)
 	}
 	carol.screenshot("replay")
+
+	// The result has its own address too.
+	carol.do(chromedp.Navigate(srv.url + "/?result=" + id))
+	carol.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "bob won"`)
 
 	for _, p := range []*page{ann, bob, carol} {
 		p.expectCleanConsole()
