@@ -146,10 +146,14 @@ type browser struct {
 	ctx context.Context
 }
 
-// newBrowser starts Chromium, or skips the test when none is installed
-// (fails instead under SIRTOMMY_REQUIRE_BROWSER=1).
+// newBrowser starts Chromium, or skips the test when none is installed or
+// under -short (unless SIRTOMMY_REQUIRE_BROWSER=1, which makes a missing
+// Chromium fail the test).
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	if testing.Short() && os.Getenv("SIRTOMMY_REQUIRE_BROWSER") != "1" {
+		t.Skip("browser tests skipped with -short")
+	}
 	var path string
 	for _, n := range chromiumNames {
 		if p, err := exec.LookPath(n); err == nil {
