@@ -100,6 +100,10 @@ func TestBrowserLayout(t *testing.T) {
 	bob := b.newPage("bob", 1280, 900)
 	carol := b.newPage("carol", 360, 740)
 	carol.do(chromedp.Navigate(srv.url + "/?watch=" + id))
+	ann.do(chromedp.Navigate(srv.url+"/?race="+id), chromedp.SendKeys(chromedp.CSS("#join-name"), "ann"))
+	ann.click(`[data-action=join]`)
+	ann.waitRaceState("waiting")
+	ann.screenshot("waiting-360")
 	seatBoth(t, srv, id, ann, bob)
 
 	// Twelve cards on the waste piles, three on each, for ann and bob; bob

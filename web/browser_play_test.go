@@ -20,6 +20,9 @@ const (
 func seatBoth(t *testing.T, srv *liveServer, id string, a, b *page) {
 	t.Helper()
 	for _, p := range []*page{a, b} {
+		if eval[bool](p, `!!document.querySelector(".race-page[data-state]")`) {
+			continue // seated already
+		}
 		p.do(chromedp.Navigate(srv.url+"/?race="+id), chromedp.SendKeys(chromedp.CSS("#join-name"), p.name))
 		p.click(`[data-action=join]`)
 		p.waitJS(`!!document.querySelector(".race-page[data-state]")`)

@@ -248,7 +248,12 @@ class RacePage {
   render() {
     const st = this.state;
     if (!st) return;
-    if (this.view) {
+    if (this.view && st.state === "waiting") {
+      // The server already sends the first turned card; showing it before
+      // the opponent is here would let the first player study it alone.
+      renderBoard(this.els.board, { ...this.view, turned: [] }, {});
+      setProgress(this.els.myProgress, this.view.score, this.view.target);
+    } else if (this.view) {
       this.input.selected = this.view.turned.includes(this.input.selected) || this.view.waste.some((w) => w.cards.at(-1) === this.input.selected) ? this.input.selected : null;
       renderBoard(this.els.board, this.view, { interactive: st.state === "running", selected: this.input.selected });
       this.els.board.classList.toggle("interactive", st.state === "running" && this.view.status === "playing");
@@ -270,7 +275,10 @@ class RacePage {
 
   renderOpponent() {
     const c = this.opp;
-    if (!c) return;
+    const taken = this.state && this.seat !== null && this.state.players[1 - this.seat].taken;
+    this.els.oppStats.hidden = !taken;
+    this.els.oppProgress.hidden = !taken;
+    if (!c || !taken) return;
     const target = this.view ? this.view.target : 52;
     setProgress(this.els.oppProgress, c.score, target);
     fill(this.els.oppStats,
