@@ -1,7 +1,7 @@
 // The race page (/?race=ID): join or resume a seat, play your board, follow
 // the opponent's progress, the countdown and the clock, and see the result.
 
-import { h, $, fill, fmtClock, copyText } from "./ui.js";
+import { h, fill, fmtClock, copyText } from "./ui.js";
 import { Socket, seats, playerName, inviteLink, getRace } from "./proto.js";
 import { renderBoard } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";

@@ -37,15 +37,12 @@ function append(el, children) {
   }
 }
 
-/** clear empties an element and fills it with new children. */
+/** fill empties an element and fills it with new children. */
 export function fill(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
 }
-
-/** $ finds one element by selector. */
-export const $ = (sel, root = document) => root.querySelector(sel);
 
 /** fmtClock shows milliseconds as m:ss. */
 export function fmtClock(ms) {
