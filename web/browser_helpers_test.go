@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
 
@@ -355,6 +356,33 @@ func (p *page) waitRaceState(state string) {
 // turned is the first turned card on the own board, or "".
 func (p *page) turned() string {
 	return eval[string](p, `(document.querySelector(".me .turned [data-card]")||{dataset:{card:""}}).dataset.card`)
+}
+
+// touchDrag drags with one finger from the centre of one element to the
+// centre of another.
+func (p *page) touchDrag(from, to string) {
+	p.t.Helper()
+	centre := func(sel string) (float64, float64) {
+		xy := eval[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, sel))
+		return xy[0], xy[1]
+	}
+	p.do(chromedp.ScrollIntoView(chromedp.CSS(from)))
+	x0, y0 := centre(from)
+	x1, y1 := centre(to)
+	touch := func(typ input.DispatchTouchEventType, pts ...*input.TouchPoint) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: pts})
+			return err
+		})
+	}
+	steps := []chromedp.Action[chromedp.Void]{touch(input.DispatchTouchEventTypeTouchStart, &input.TouchPoint{X: x0, Y: y0})}
+	const n = 8
+	for i := 1; i <= n; i++ {
+		f := float64(i) / n
+		steps = append(steps, touch(input.DispatchTouchEventTypeTouchMove, &input.TouchPoint{X: x0 + f*(x1-x0), Y: y0 + f*(y1-y0)}))
+	}
+	steps = append(steps, touch(input.DispatchTouchEventTypeTouchEnd))
+	p.do(steps...)
 }
 
 // clickMove plays card to pile with two real clicks.

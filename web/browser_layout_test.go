@@ -88,7 +88,7 @@ func checkLayout(t *testing.T, p *page, w, h int64) {
 }
 
 // TestBrowserLayout: cards go to the waste piles by click and by drag and
-// drop; at 360 px and 1280 px, the race and spectate pages
+// drop (mouse and touch); at 360 px and 1280 px, the race and spectate pages
 // show every pile whole, none overlapping, with every fanned waste card's
 // corner in sight. It also checks the client's deal shuffle against the
 // engine's, which the replays rely on.
@@ -106,12 +106,14 @@ func TestBrowserLayout(t *testing.T) {
 	ann.screenshot("waiting-360")
 	seatBoth(t, srv, id, ann, bob)
 
-	// Twelve cards on the waste piles, three on each, for ann and bob; bob
-	// drags and drops his first four.
+	// Twelve cards on the waste piles, three on each, for ann and bob; ann
+	// drags her first two with a finger, bob his first four with the mouse.
 	for _, p := range []*page{ann, bob} {
 		for i := range 12 {
 			c := p.turned()
-			if p == bob && i < 4 {
+			if p == ann && i < 2 {
+				p.touchDrag(fmt.Sprintf(`.me [data-src][data-card=%q]`, c), fmt.Sprintf(`.me [data-pile=W%d]`, i%4+1))
+			} else if p == bob && i < 4 {
 				p.do(chromedp.DragAndDrop(chromedp.CSS(fmt.Sprintf(`.me [data-src][data-card=%q]`, c)), chromedp.CSS(fmt.Sprintf(`.me [data-pile=W%d]`, i%4+1))))
 			} else {
 				p.clickMove(c, fmt.Sprintf("W%d", i%4+1))
