@@ -37,7 +37,9 @@ const (
 )
 
 // chromiumNames are the executables tried, in order, on PATH.
-var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+func chromiumNames() []string {
+	return []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+}
 
 // liveServer is the real server on a real clock, in process.
 type liveServer struct {
@@ -156,7 +158,7 @@ func newBrowser(t *testing.T) *browser {
 		t.Skip("browser tests skipped with -short")
 	}
 	var path string
-	for _, n := range chromiumNames {
+	for _, n := range chromiumNames() {
 		if p, err := exec.LookPath(n); err == nil {
 			path = p
 			break
@@ -164,9 +166,9 @@ func newBrowser(t *testing.T) *browser {
 	}
 	if path == "" {
 		if os.Getenv("SIRTOMMY_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("no Chromium on PATH (tried %v) and SIRTOMMY_REQUIRE_BROWSER=1", chromiumNames)
+			t.Fatalf("no Chromium on PATH (tried %v) and SIRTOMMY_REQUIRE_BROWSER=1", chromiumNames())
 		}
-		t.Skipf("no Chromium on PATH (tried %v): browser tests skipped", chromiumNames)
+		t.Skipf("no Chromium on PATH (tried %v): browser tests skipped", chromiumNames())
 	}
 	dir := t.TempDir()
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserTimeout)
