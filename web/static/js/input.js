@@ -1,8 +1,8 @@
 // Moves on your own board by click (select a card, then a pile), drag and
 // drop (pointer events, so touch works too) and keyboard. Keys:
 //   T          select the turned card (again: the next one, if several)
-//   1-4        with a card selected: put it on waste pile 1-4;
-//              with none: select the top card of waste pile 1-4
+//   1-4        with a turned card selected: put it on waste pile 1-4;
+//              otherwise: select the top card of waste pile 1-4
 //   Shift+1-4  put the selected card on foundation 1-4
 //   F          put the selected (or the only turned) card on a foundation it fits
 //   R          redeal (variants that have one)
@@ -17,7 +17,7 @@ const DRAG_SLOP = 6; // px a pointer must travel before a press becomes a drag
 /** KEYS is the help text, one [keys, what] pair a line. */
 export const KEYS = [
   ["T", "select the turned card (press again for the next, with four turned)"],
-  ["1 – 4", "put the selected card on waste pile 1–4; with nothing selected, select the top of waste pile 1–4"],
+  ["1 – 4", "put the selected turned card on waste pile 1–4; otherwise select the top of waste pile 1–4"],
   ["Shift + 1 – 4", "put the selected card on foundation 1–4"],
   ["F", "put the selected card (or the turned card) on a foundation it fits"],
   ["R", "redeal (only in variants with redeals)"],
@@ -71,6 +71,15 @@ export class MoveInput {
     return out;
   }
 
+  /**
+   * wasteToWaste reports whether the selected card may go to a waste pile:
+   * a turned card always may; a waste card only in the strategy variant.
+   */
+  wasteToWaste() {
+    const v = this.deps.view();
+    return !!this.selected && (v.turned.includes(this.selected) || v.variant === "strategy");
+  }
+
   /** moveTo sends the selected card to a pile. */
   moveTo(pile) {
     const c = this.selected;
@@ -98,6 +107,12 @@ export class MoveInput {
     const name = pile && pile.dataset.pile;
     if (this.selected) {
       if (card && card.dataset.card === this.selected) { this.toFoundation(this.selected); return; }
+      if (name && name[0] === "W" && !this.wasteToWaste()) {
+        // A waste card cannot go to another waste pile here: pick the new one.
+        const top = pile.querySelector("[data-src]");
+        if (top) this.select(top.dataset.card); else this.select(null);
+        return;
+      }
       if (name && /^[FW][1-4]$/.test(name)) { this.moveTo(name); return; }
       if (card) { this.select(card.dataset.card); return; }
       this.select(null);
@@ -177,7 +192,7 @@ export class MoveInput {
       e.preventDefault();
       if (e.shiftKey) {
         if (this.selected) this.moveTo("F" + digit); else this.deps.say("Select a card first (T for the turned card)");
-      } else if (this.selected) {
+      } else if (this.selected && this.wasteToWaste()) {
         this.moveTo("W" + digit);
       } else {
         const w = v.waste[digit - 1];
