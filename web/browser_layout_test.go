@@ -12,12 +12,15 @@ import (
 
 // layoutProblems is JavaScript that lists what is wrong with the boards'
 // layout: piles overlapping each other, anything cut off at the sides or
-// scrolling sideways, cards outside their pile, and fanned waste cards whose
-// corner is hidden by the card above.
+// scrolling sideways, cards outside their pile, fanned waste cards whose
+// corner is hidden by the card above, and JavaScript values (null,
+// undefined, NaN) shown as text.
 const layoutProblems = `(() => {
   const out = [];
   const W = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth > W + 1) out.push("page scrolls sideways: " + document.documentElement.scrollWidth + " > " + W);
+  const leak = document.body.innerText.match(/\bnull\b|\bundefined\b|\bNaN\b|\[object /);
+  if (leak) out.push("the page shows a JavaScript value: " + leak[0]);
   const boards = [...document.querySelectorAll(".board")];
   if (!boards.length) out.push("no board");
   boards.forEach((b, bi) => {

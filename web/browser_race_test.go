@@ -97,6 +97,9 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 			t.Errorf("%s sees reason %q scores %v; the API says %s %v", p.name, reason, scores, info.Result.Reason, info.Result.Scores)
 		}
 		p.waitJS(`document.querySelectorAll(".chart-svg path[data-seat]").length === 2`)
+		if txt := p.text(".result"); strings.Contains(txt, "null") || strings.Contains(txt, "undefined") || strings.Contains(txt, "[object") {
+			t.Errorf("%s: the result shows a JavaScript value: %q", p.name, txt)
+		}
 	}
 
 	// The commitment opens in the browser.

@@ -1,7 +1,7 @@
 // The result of a finished race: who won and why, a chart of both players'
 // foundation counts over time, the opened commitment, rematch and replay.
 
-import { h, s, fmtClock } from "./ui.js";
+import { h, s, fill, fmtClock } from "./ui.js";
 import { reasonText, getRace } from "./proto.js";
 import { timeline } from "./game.js";
 import { sha256Hex } from "./sha256.js";
@@ -26,7 +26,7 @@ export function renderResult(el, info, opts = {}) {
   const rematchBtn = opts.onRematch
     ? h("button", { class: "primary", "data-action": "rematch", onclick: (e) => { e.target.disabled = true; e.target.textContent = "Rematch asked…"; opts.onRematch(); } }, "Rematch")
     : null;
-  el.replaceChildren(
+  fill(el,
     h("h2", { "data-testid": "result-headline" }, headline(r, names, opts.seat)),
     h("p", { class: "reason", "data-reason": r.reason }, capital(reasonText(r.reason)) + "."),
     r.match && r.match.bestOf > 1 ? h("p", { class: "match" }, matchText(r.match, names)) : null,
