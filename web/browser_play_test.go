@@ -153,8 +153,14 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 		}
 		ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]')`, wantPile, card))
 	}
-	step("f", false, "F1", "AS")  // F: the turned card to a foundation it fits
-	step("t1", false, "W1", "6D") // T selects the turned card, 1 puts it on W1
+	step("f", false, "F1", "AS")   // F: the turned card to a foundation it fits
+	ann.do(chromedp.KeyEvent("t")) // T selects the turned card…
+	ann.waitJS(`document.querySelectorAll(".me .pile.target").length === 4 && !!document.querySelector(".me .card.selected[data-card=\"6D\"]")`)
+	if eval[bool](ann, `!document.querySelector(".countdown").hidden`) {
+		t.Error("the countdown still shows while the race runs")
+	}
+	ann.screenshot("selected")
+	step("1", false, "W1", "6D") // …and 1 puts it on W1
 	step("t2", false, "W2", "KD")
 	step("t1", true, "F1", "2S") // Shift+1: foundation 1
 

@@ -59,7 +59,27 @@ export class MoveInput {
   select(card) {
     this.selected = card;
     markSelected(this.el, card);
+    this.markTargets();
     if (card) this.deps.say(`${cardName(card)} selected`);
+  }
+
+  /** markTargets outlines the piles the selected card may go to. */
+  markTargets() {
+    for (const p of this.el.querySelectorAll(".pile.target")) p.classList.remove("target");
+    const v = this.deps.view();
+    if (!this.selected || !v) return;
+    const rank = this.selected[0];
+    v.foundations.forEach((f, i) => {
+      if (f.wants && f.wants.toUpperCase() === rank) this.el.querySelector(`[data-pile=F${i + 1}]`).classList.add("target");
+    });
+    if (this.wasteToWaste()) {
+      const turned = v.turned.includes(this.selected);
+      for (const p of this.el.querySelectorAll(".pile.waste")) {
+        const cards = p.querySelectorAll(".card").length;
+        // A turned card goes anywhere; a waste card (strategy) onto another non-empty pile.
+        if (turned || (cards > 0 && !p.querySelector(`[data-card="${this.selected}"]`))) p.classList.add("target");
+      }
+    }
   }
 
   /** sources are the cards that may move now: turned cards and waste tops. */

@@ -226,6 +226,7 @@ class RacePage {
     this.root.querySelector(".race-page").dataset.state = m.state;
     this.renderInvite();
     this.render();
+    this.tick(); // the countdown and clock follow the state at once, not at the next tick
     if ((m.state === "finished" || m.state === "aborted") && m.result) this.showFinished(m);
   }
 
@@ -256,6 +257,7 @@ class RacePage {
     } else if (this.view) {
       this.input.selected = this.view.turned.includes(this.input.selected) || this.view.waste.some((w) => w.cards.at(-1) === this.input.selected) ? this.input.selected : null;
       renderBoard(this.els.board, this.view, { interactive: st.state === "running", selected: this.input.selected });
+      this.input.markTargets();
       this.els.board.classList.toggle("interactive", st.state === "running" && this.view.status === "playing");
       setProgress(this.els.myProgress, this.view.score, this.view.target);
     }

@@ -93,6 +93,7 @@ class SpectatePage {
     if (m.counts) this.counts = m.counts;
     this.names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
     this.render();
+    this.tick();
     if (m.state === "finished" || m.state === "aborted") this.finish();
   }
 
