@@ -12,4 +12,5 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("GET /api/leaderboard/{variant}", handleLeaderboard(s.log, s.deps.Lobby))
 	mux.HandleFunc("GET /api/players/{id}", handlePlayer(s.log, s.deps.Lobby))
 	mux.HandleFunc("GET /ws", s.handleWebsocket)
+	mux.Handle("GET /", handleStatic())
 }

@@ -1,0 +1,395 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/rs/zerolog"
+
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+	"sirtommy/web"
+)
+
+// browserTimeout bounds one browser test; it only keeps a broken test from
+// hanging (races in these tests last seconds).
+const browserTimeout = 60 * time.Second
+
+// waitTimeout bounds one wait for the page; pollInterval is how often a
+// condition is checked.
+const (
+	waitTimeout  = 15 * time.Second
+	pollInterval = 25 * time.Millisecond
+)
+
+// chromiumNames are the executables tried, in order, on PATH.
+func chromiumNames() []string {
+	return []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+}
+
+// liveServer is the real server on a real clock, in process.
+type liveServer struct {
+	url   string
+	races *race.Service
+	socks *sockets
+}
+
+// sockets records the server's hijacked (websocket) connections, so a test
+// can cut them as a network failure would.
+type sockets struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// cut closes every websocket connection without a close frame.
+func (s *sockets) cut() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.Close()
+	}
+	n := len(s.conns)
+	s.conns = nil
+	return n
+}
+
+// hijackRecorder is a ResponseWriter whose Hijack records the connection.
+type hijackRecorder struct {
+	http.ResponseWriter
+	socks *sockets
+}
+
+// Hijack hands over the connection, remembering it.
+func (h hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err == nil {
+		h.socks.mu.Lock()
+		h.socks.conns = append(h.socks.conns, c)
+		h.socks.mu.Unlock()
+	}
+	return c, rw, err
+}
+
+func startLiveServer(t *testing.T) *liveServer {
+	t.Helper()
+	races := race.NewService(race.Deps{Clock: race.SystemClock{}, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races})
+	socks := &sockets{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.ServeHTTP(hijackRecorder{w, socks}, r)
+	}))
+	t.Cleanup(func() {
+		// A test that failed mid-race leaves it running: abort it soon.
+		drain, cancelDrain := context.WithTimeout(context.Background(), time.Second)
+		defer cancelDrain()
+		races.Drain(drain)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.CloseConns(ctx); err != nil {
+			t.Errorf("close conns: %v", err)
+		}
+		ts.Close()
+	})
+	return &liveServer{url: ts.URL, races: races, socks: socks}
+}
+
+// createRace makes a race over the API and returns its id.
+func (s *liveServer) createRace(t *testing.T, body string) string {
+	t.Helper()
+	res, err := http.Post(s.url+"/api/races", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Race string `json:"race"`
+	}
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create race: status %d", res.StatusCode)
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Race
+}
+
+// raceInfo reads GET /api/races/{id}.
+func (s *liveServer) raceInfo(t *testing.T, id string) race.Info {
+	t.Helper()
+	res, err := http.Get(s.url + "/api/races/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var in race.Info
+	if err := json.NewDecoder(res.Body).Decode(&in); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// browser is one headless Chromium; pages are separate browser contexts
+// (like separate people: no shared storage).
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// newBrowser starts Chromium, or skips the test when none is installed or
+// under -short (unless SIRTOMMY_REQUIRE_BROWSER=1, which makes a missing
+// Chromium fail the test).
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	if testing.Short() && os.Getenv("SIRTOMMY_REQUIRE_BROWSER") != "1" {
+		t.Skip("browser tests skipped with -short")
+	}
+	var path string
+	for _, n := range chromiumNames() {
+		if p, err := exec.LookPath(n); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("SIRTOMMY_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("no Chromium on PATH (tried %v) and SIRTOMMY_REQUIRE_BROWSER=1", chromiumNames())
+		}
+		t.Skipf("no Chromium on PATH (tried %v): browser tests skipped", chromiumNames())
+	}
+	dir := t.TempDir()
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserTimeout)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 900),
+	)
+	bctx, cancelBrowser := chromedp.NewContext(alloc)
+	if err := chromedp.Do(bctx); err != nil {
+		cancelBrowser()
+		cancelAlloc()
+		cancelTimeout()
+		t.Fatalf("start chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+		cancelTimeout()
+	})
+	return &browser{t: t, ctx: bctx}
+}
+
+// page is one tab in its own browser context, with its console recorded.
+type page struct {
+	t    *testing.T
+	name string
+	ctx  context.Context
+
+	mu      sync.Mutex
+	console []string // errors and exceptions
+	allowed []string // network errors the test expects
+	done    chan struct{}
+}
+
+// newPage opens a tab in a new browser context, sized w×h.
+func (b *browser) newPage(name string, w, h int64) *page {
+	b.t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+	p := &page{t: b.t, name: name, ctx: ctx, done: make(chan struct{})}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h)); err != nil {
+		b.t.Fatalf("%s: open tab: %v", name, err)
+	}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		defer close(p.done)
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				p.mu.Lock()
+				if !p.expected(m) {
+					p.console = append(p.console, m.String())
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+	b.t.Cleanup(func() {
+		cancel()
+		<-p.done
+	})
+	return p
+}
+
+// do runs actions, failing the test on error.
+func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v", p.name, err)
+	}
+}
+
+// eval evaluates JavaScript and decodes its value into T.
+func eval[T any](p *page, js string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		p.t.Fatalf("%s: eval %q: %v", p.name, js, err)
+	}
+	return v
+}
+
+// text is the text of the first element matching a CSS selector, waiting for it.
+func (p *page) text(sel string) string {
+	p.t.Helper()
+	p.do(chromedp.WaitVisible(chromedp.CSS(sel)))
+	return eval[string](p, fmt.Sprintf(`document.querySelector(%q).textContent`, sel))
+}
+
+// waitJS polls a JavaScript condition until it is true, through page
+// loads (an evaluation that a navigation interrupts is tried again).
+func (p *page) waitJS(cond string) {
+	p.t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	var last error
+	for time.Now().Before(deadline) {
+		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](cond))
+		if err == nil && ok {
+			return
+		}
+		if p.ctx.Err() != nil {
+			break
+		}
+		last = err
+		time.Sleep(pollInterval)
+	}
+	p.t.Fatalf("%s: waiting for %s (last error %v)", p.name, cond, last)
+}
+
+// click clicks the element a CSS selector finds, with the mouse.
+func (p *page) click(sel string) {
+	p.t.Helper()
+	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+// allowNetworkError lets the console hold one failed request whose text
+// contains substr: the browser logs an API's refusal that the page handles.
+func (p *page) allowNetworkError(substr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.allowed = append(p.allowed, substr)
+}
+
+// expected reports, under p.mu, whether m is a network error the test
+// allowed, using the allowance up.
+func (p *page) expected(m chromedp.ConsoleMessage) bool {
+	if m.Source != "network" {
+		return false
+	}
+	for i, a := range p.allowed {
+		if strings.Contains(m.Text, a) {
+			p.allowed = append(p.allowed[:i], p.allowed[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// consoleErrors are the errors the page logged so far.
+func (p *page) consoleErrors() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.console...)
+}
+
+// expectCleanConsole fails the test if the page logged an error.
+func (p *page) expectCleanConsole() {
+	p.t.Helper()
+	if errs := p.consoleErrors(); len(errs) > 0 {
+		p.t.Errorf("%s: console errors:\n%s", p.name, strings.Join(errs, "\n"))
+	}
+}
+
+// screenshot writes a PNG of the viewport to screenshots/TEST/NAME.png
+// (gitignored), for people to look at.
+func (p *page) screenshot(name string) {
+	p.t.Helper()
+	buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Fatalf("%s: screenshot: %v", p.name, err)
+	}
+	dir := filepath.Join("screenshots", strings.ReplaceAll(p.t.Name(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// state is the race page's state ("waiting", "running", …).
+func (p *page) waitRaceState(state string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`(document.querySelector(".race-page")||{dataset:{}}).dataset.state === %q`, state))
+}
+
+// turned is the first turned card on the own board, or "".
+func (p *page) turned() string {
+	return eval[string](p, `(document.querySelector(".me .turned [data-card]")||{dataset:{card:""}}).dataset.card`)
+}
+
+// touchDrag drags with one finger from the centre of one element to the
+// centre of another.
+func (p *page) touchDrag(from, to string) {
+	p.t.Helper()
+	centre := func(sel string) (float64, float64) {
+		xy := eval[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, sel))
+		return xy[0], xy[1]
+	}
+	p.do(chromedp.ScrollIntoView(chromedp.CSS(from)))
+	x0, y0 := centre(from)
+	x1, y1 := centre(to)
+	touch := func(typ input.DispatchTouchEventType, pts ...*input.TouchPoint) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: pts})
+			return err
+		})
+	}
+	steps := []chromedp.Action[chromedp.Void]{touch(input.DispatchTouchEventTypeTouchStart, &input.TouchPoint{X: x0, Y: y0})}
+	const n = 8
+	for i := 1; i <= n; i++ {
+		f := float64(i) / n
+		steps = append(steps, touch(input.DispatchTouchEventTypeTouchMove, &input.TouchPoint{X: x0 + f*(x1-x0), Y: y0 + f*(y1-y0)}))
+	}
+	steps = append(steps, touch(input.DispatchTouchEventTypeTouchEnd))
+	p.do(steps...)
+}
+
+// clickMove plays card to pile with two real clicks.
+func (p *page) clickMove(card, pile string) {
+	p.t.Helper()
+	p.click(fmt.Sprintf(`.me [data-src][data-card=%q]`, card))
+	p.click(fmt.Sprintf(`.me [data-pile=%q]`, pile))
+}

@@ -1,0 +1,136 @@
+// Drawing one player's board from a View (PROTOCOL.md section 3): stock,
+// turned cards, four foundations and four waste piles fanned downwards.
+
+import { h } from "./ui.js";
+import { cardEl, backEl, cardName, rankName, pileName } from "./cards.js";
+
+const FOUNDATIONS = ["F1", "F2", "F3", "F4"];
+const WASTES = ["W1", "W2", "W3", "W4"];
+
+/**
+ * renderBoard draws view into el. opts: interactive (own board: cards and
+ * piles take focus), selected (the selected card), who ("Your", "ann's").
+ */
+export function renderBoard(el, view, opts = {}) {
+  const focused = document.activeElement && el.contains(document.activeElement)
+    ? focusKey(document.activeElement) : null;
+  const live = !!opts.interactive && view.status === "playing";
+  el.classList.add("board");
+  el.classList.toggle("interactive", live);
+  el.dataset.status = view.status;
+  el.replaceChildren(
+    h("div", { class: "row top" }, stockEl(view), turnedEl(view, opts, live)),
+    h("div", { class: "row piles foundations", role: "group", "aria-label": "Foundations" },
+      FOUNDATIONS.map((p, i) => foundationEl(p, view.foundations[i], live))),
+    h("div", { class: "row piles wastes", role: "group", "aria-label": "Waste piles" },
+      WASTES.map((p, i) => wasteEl(p, view.waste[i], opts, live))),
+  );
+  if (focused) {
+    const again = el.querySelector(focused);
+    if (again) again.focus({ preventScroll: true });
+  }
+}
+
+function focusKey(node) {
+  const c = node.closest("[data-card][data-src]");
+  if (c) return `[data-card="${c.dataset.card}"][data-src]`;
+  const p = node.closest("[data-pile]");
+  return p ? `[data-pile="${p.dataset.pile}"]` : null;
+}
+
+function stockEl(view) {
+  const label = `Stock, ${view.stock} card${view.stock === 1 ? "" : "s"} face down` +
+    (view.redealsLeft ? `, ${view.redealsLeft} redeal${view.redealsLeft === 1 ? "" : "s"} left` : "");
+  return h("div", { class: "pile stock", "data-pile": "stock", role: "group", "aria-label": label },
+    view.stock > 0 ? backEl("") : h("div", { class: "slot", "aria-hidden": "true" }),
+    h("span", { class: "count", "aria-hidden": "true" }, String(view.stock)),
+  );
+}
+
+function turnedEl(view, opts, live) {
+  const cards = view.turned || [];
+  return h("div", {
+    class: "turned", "data-pile": "turned", role: "group",
+    "aria-label": cards.length ? `Turned card${cards.length > 1 ? "s" : ""}` : "No turned card",
+  },
+    cards.length ? cards.map((c) => {
+      const el = cardEl(c, "turned from the stock", sourceAttrs(c, "turned", opts, live));
+      if (opts.selected === c) el.classList.add("selected");
+      return el;
+    })
+      : h("div", { class: "slot", "aria-hidden": "true" }),
+  );
+}
+
+function sourceAttrs(c, from, opts, live) {
+  const sel = opts.selected === c;
+  const attrs = { "data-src": from };
+  if (live) {
+    attrs.tabindex = "0";
+    attrs.role = "button";
+    attrs["aria-pressed"] = sel ? "true" : "false";
+  }
+  return attrs;
+}
+
+function foundationEl(p, f, live) {
+  let label = `${pileName(p)}: ` + (f.count ? `${cardName(f.top)}, ${f.count} card${f.count === 1 ? "" : "s"}` : "empty");
+  label += f.wants ? `, takes ${rankName(f.wants)}` : ", complete";
+  if (f.step && f.step !== 1) label += `, builds by ${f.step}`;
+  return h("div", {
+    class: "pile foundation", "data-pile": p, "aria-label": label,
+    role: live ? "button" : "group", tabindex: live ? "0" : null,
+  },
+    f.count ? cardEl(f.top, "on " + pileName(p)) : h("div", { class: "slot", "aria-hidden": "true" }, f.wants ? (f.wants === "T" ? "10" : f.wants) : ""),
+    h("span", { class: "pname", "aria-hidden": "true" }, p),
+  );
+}
+
+function wasteEl(p, w, opts, live) {
+  const cards = w.cards || [];
+  const hidden = w.count - cards.length;
+  const top = cards[cards.length - 1];
+  let label = `${pileName(p)}: ` + (w.count ? `${w.count} card${w.count === 1 ? "" : "s"}, top ${cardName(top)}` : "empty");
+  if (hidden > 0) label += `, ${hidden} hidden below`;
+  const pile = h("div", {
+    class: "pile waste", "data-pile": p, "aria-label": label,
+    role: live ? "button" : "group", tabindex: live ? "0" : null,
+  },
+    cards.length ? null : h("div", { class: "slot", "aria-hidden": "true" }),
+    hidden > 0 ? h("span", { class: "hidden-count", "aria-hidden": "true" }, `+${hidden} hidden`) : null,
+    cards.map((c, i) => {
+      const isTop = i === cards.length - 1;
+      const el = cardEl(c, "on " + pileName(p), isTop ? { "data-src": p } : {});
+      el.style.setProperty("--i", String(i));
+      if (isTop && opts.selected === c) el.classList.add("selected");
+      return el;
+    }),
+    h("span", { class: "pname", "aria-hidden": "true" }, p),
+  );
+  pile.style.setProperty("--n", String(Math.max(cards.length, 1)));
+  return pile;
+}
+
+/** markSelected highlights the selected card without redrawing. */
+export function markSelected(el, card) {
+  for (const c of el.querySelectorAll(".card.selected")) c.classList.remove("selected");
+  for (const c of el.querySelectorAll("[data-src][aria-pressed]")) c.setAttribute("aria-pressed", "false");
+  if (!card) return;
+  const c = el.querySelector(`[data-src][data-card="${card}"]`);
+  if (c) {
+    c.classList.add("selected");
+    if (c.hasAttribute("aria-pressed")) c.setAttribute("aria-pressed", "true");
+  }
+}
+
+/** fitsFoundation finds a foundation that takes card c in view, or null. */
+export function fitsFoundation(view, c) {
+  const rank = c[0].toUpperCase();
+  const i = view.foundations.findIndex((f) => f.wants && f.wants.toUpperCase() === rank);
+  return i < 0 ? null : FOUNDATIONS[i];
+}
+
+/** summary is one line about a board for the opponent and spectators. */
+export function countsLine(c, target = 52) {
+  return `${c.score}/${target} on foundations · ${c.stock} in stock · ${c.moves} moves · ${c.status}`;
+}

@@ -1,0 +1,410 @@
+// The race page (/?race=ID): join or resume a seat, play your board, follow
+// the opponent's progress, the countdown and the clock, and see the result.
+
+import { h, fill, fmtClock, copyText } from "./ui.js";
+import { Socket, seats, playerName, inviteLink, getRace } from "./proto.js";
+import { renderBoard } from "./board.js";
+import { MoveInput, KEYS } from "./input.js";
+import { renderResult } from "./result.js";
+import { progressEl, setProgress, Notices } from "./widgets.js";
+
+const RECONNECT_MAX_MS = 5000; // back-off ceiling between reconnect attempts
+const RESIGN_CONFIRM_MS = 3000; // how long "Really resign?" waits for the second click
+
+/** racePage runs the race page for race id inside root. */
+export function racePage(root, id, params) {
+  const page = new RacePage(root, id, params);
+  page.start();
+  return page;
+}
+
+class RacePage {
+  constructor(root, id, params) {
+    this.root = root;
+    this.id = id;
+    this.params = params;
+    this.sock = null;
+    this.state = null; // last state message
+    this.view = null; // own View
+    this.opp = null; // opponent Counts
+    this.seat = null;
+    this.seated = false; // this connection holds the seat (so it may ask for a rematch)
+    this.offset = 0; // server clock minus ours, ms
+    this.presence = null; // {name, graceUntil}
+    this.reconnecting = false;
+    this.attempt = 0;
+    this.over = false;
+    this.build();
+  }
+
+  build() {
+    this.els = {
+      title: h("h1", {}, "Race"),
+      clock: h("div", { class: "clock", "aria-label": "Time left", role: "timer" }, "–:––"),
+      phase: h("p", { class: "phase", "data-testid": "phase" }),
+      notices: h("div", { class: "notices" }),
+      join: h("section", { class: "panel join", hidden: true }),
+      invite: h("section", { class: "panel invite", hidden: true }),
+      result: h("section", { class: "panel result", hidden: true, "aria-live": "polite" }),
+      myName: h("h2", {}, "Your board"),
+      myProgress: progressEl("Your cards on the foundations"),
+      board: h("div", { class: "board", "aria-label": "Your board", role: "region" }),
+      moveError: h("p", { class: "move-error", role: "alert", "data-testid": "move-error" }),
+      hint: h("p", { class: "hint", role: "status", "aria-live": "polite" }),
+      oppName: h("h2", {}, "Opponent"),
+      oppProgress: progressEl("Opponent's cards on the foundations"),
+      oppStats: h("dl", { class: "stats" }),
+      countdown: h("div", { class: "countdown", hidden: true, "aria-live": "assertive" }),
+      resign: h("button", { class: "danger", "data-action": "resign", disabled: true, onclick: () => this.resignClick() }, "Resign"),
+      helpBtn: h("button", { "data-action": "help", "aria-expanded": "false", onclick: () => this.toggleHelp() }, "Keys (?)"),
+      help: h("section", { class: "panel help", hidden: true, "aria-label": "Keyboard help" },
+        h("h3", {}, "Keys"),
+        h("dl", { class: "keys" }, KEYS.map(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)])),
+        h("p", {}, "With a mouse or touch: click a card, then the pile it goes to; or drag it there. Double-click a card to send it to a foundation.")),
+    };
+    const e = this.els;
+    this.notices = new Notices(e.notices);
+    fill(this.root,
+      h("div", { class: "race-page" },
+        h("header", { class: "race-head" }, e.title, e.clock, e.phase),
+        e.notices, e.join, e.invite, e.result,
+        h("div", { class: "race-layout" },
+          h("section", { class: "me", "aria-label": "You" },
+            h("div", { class: "who" }, e.myName, e.myProgress),
+            e.board, e.moveError, e.hint,
+            h("div", { class: "controls" }, e.resign, e.helpBtn),
+            e.help),
+          h("aside", { class: "opponent", "aria-label": "Opponent" },
+            e.oppName, e.oppProgress, e.oppStats)),
+        e.countdown));
+    this.input = new MoveInput(e.board, {
+      view: () => (this.state && this.state.state === "running" ? this.view : null),
+      send: (m) => this.move(m),
+      say: (t) => { e.hint.textContent = t; },
+      help: () => this.toggleHelp(),
+    });
+    this.timer = setInterval(() => this.tick(), 200);
+    // Leaving the page says goodbye at once, so the opponent's grace clock
+    // starts now; a page restored from the back-forward cache starts afresh.
+    window.addEventListener("pagehide", () => { if (this.sock) this.sock.close(); });
+    window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
+  }
+
+  async start() {
+    this.els.title.textContent = `Race ${this.id.slice(0, 8)}`;
+    const seat = seats.get(this.id);
+    if (seat) {
+      await this.connect();
+      return;
+    }
+    const auto = this.params.get("auto") === "1" && playerName.get();
+    if (auto) {
+      history.replaceState(null, "", `/?race=${encodeURIComponent(this.id)}`);
+      this.join(playerName.get());
+      return;
+    }
+    this.showJoin();
+  }
+
+  showJoin() {
+    const name = h("input", { id: "join-name", name: "name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() });
+    const form = h("form", {
+      class: "row-form",
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        const n = name.value.trim();
+        if (!n) return;
+        playerName.set(n);
+        this.join(n);
+      },
+    }, h("label", { for: "join-name" }, "Your name"), name, h("button", { class: "primary", type: "submit", "data-action": "join" }, "Join the race"));
+    fill(this.els.join, h("h2", {}, "You are invited to a race"), form,
+      h("p", {}, h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch instead")));
+    this.els.join.hidden = false;
+    name.focus();
+  }
+
+  async join(name) {
+    this.els.join.hidden = true;
+    try {
+      await this.openSocket();
+      const j = await this.sock.join(this.id, name);
+      seats.set(this.id, { token: j.token, seat: j.seat, name });
+      this.seat = j.seat;
+      this.seated = true;
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** connect opens a socket and resumes the stored seat. */
+  async connect() {
+    const seat = seats.get(this.id);
+    try {
+      await this.openSocket();
+      const j = await this.sock.resume(this.id, seat.token);
+      this.seat = j.seat;
+      this.seated = true;
+      if (this.reconnecting) this.notices.show("conn", "Reconnected: your game resumed.", "ok", 4000);
+      this.reconnecting = false;
+      this.attempt = 0;
+    } catch (err) {
+      if (err && err.code === "race-over") {
+        // A finished race cannot be resumed (so no rematch from here), but
+        // its result is still shown from this player's seat.
+        this.seat = seat.seat;
+        this.seated = false;
+        this.showFinished();
+        return;
+      }
+      if (err && (err.code === "bad-token" || err.code === "no-such-race")) {
+        seats.forget(this.id);
+        this.fail(err);
+        return;
+      }
+      if (err && err.code && err.code !== "closed") { this.fail(err); return; }
+      // A refused connection or one lost mid-resume: try again (a socket
+      // that opened reports its close to onClose, which retries instead).
+      if (!(err && err.code === "closed")) this.scheduleReconnect();
+    }
+  }
+
+  async openSocket() {
+    if (this.sock && this.sock.isOpen) return;
+    const sock = new Socket();
+    this.sock = sock;
+    sock.on("state", (m) => this.onState(m));
+    sock.on("moved", (m) => this.onMoved(m));
+    sock.on("opponent", (m) => { this.opp = m.counts; this.renderOpponent(); });
+    sock.on("presence", (m) => this.onPresence(m));
+    sock.on("rematch", (m) => this.onRematch(m));
+    sock.on("next", (m) => this.onNext(m));
+    sock.on("error", (m) => { this.els.moveError.textContent = m.message; });
+    sock.on("replaced", () => {
+      this.notices.show("conn", "This seat was taken over by another window. This one has stopped.", "bad");
+      this.over = true;
+    });
+    sock.on("close", (ev) => this.onClose(ev));
+    await sock.open();
+  }
+
+  onClose(ev) {
+    if (!ev.wasOpen || ev.byUs || this.over || ev.code === 4001) return;
+    if (ev.code === 1001) this.notices.show("conn", "The server is restarting; trying to reconnect…", "warn");
+    else this.notices.show("conn", "Connection lost: reconnecting…", "warn");
+    this.reconnecting = true;
+    this.scheduleReconnect();
+  }
+
+  scheduleReconnect() {
+    if (this.over || !seats.get(this.id)) return;
+    const wait = Math.min(RECONNECT_MAX_MS, 250 * 2 ** this.attempt++);
+    setTimeout(() => this.connect(), wait);
+  }
+
+  fail(err) {
+    const msg = err && err.message ? err.message : String(err);
+    this.notices.show("fail", `Could not take a seat: ${msg}`, "bad");
+    if (err && (err.code === "race-full" || err.code === "race-over")) {
+      this.els.join.hidden = false;
+      fill(this.els.join, h("p", {}, err.code === "race-full" ? "Both seats are taken. " : "This race is over. ",
+        h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch it"), " or ", h("a", { href: "/" }, "go to the lobby"), "."));
+    }
+  }
+
+  onState(m) {
+    if (m.race !== this.id) return;
+    this.state = m;
+    this.offset = Date.parse(m.now) - Date.now();
+    if (m.seat !== undefined) this.seat = m.seat;
+    if (m.you) this.view = m.you;
+    if (m.opponent) this.opp = m.opponent;
+    const names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
+    this.names = names;
+    this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
+    this.els.oppName.textContent = m.players[1 - this.seat].taken ? names[1 - this.seat] : "Waiting for an opponent";
+    this.root.querySelector(".race-page").dataset.state = m.state;
+    this.renderInvite();
+    this.render();
+    this.tick(); // the countdown and clock follow the state at once, not at the next tick
+    if ((m.state === "finished" || m.state === "aborted") && m.result) this.showFinished(m);
+  }
+
+  renderInvite() {
+    // A rematch or the next round waits too, with both seats kept: no invite then.
+    const waiting = this.state.state === "waiting" && !this.state.players.every((p) => p.taken);
+    this.els.invite.hidden = !waiting;
+    if (!waiting || this.els.invite.childElementCount) return;
+    const link = inviteLink(this.id);
+    const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": "Invite link" });
+    const status = h("span", { role: "status" });
+    fill(this.els.invite,
+      h("h2", {}, "Waiting for your opponent"),
+      h("p", {}, "Send them this link. The race starts three seconds after they join."),
+      h("div", { class: "row-form" }, input,
+        h("button", { "data-action": "copy-invite", onclick: async () => { status.textContent = (await copyText(link, input)) ? "Copied." : "Select and copy the link."; } }, "Copy link")),
+      h("p", {}, "Race code: ", h("code", { "data-testid": "race-code" }, this.id), " ", status));
+  }
+
+  render() {
+    const st = this.state;
+    if (!st) return;
+    if (this.view && st.state === "waiting") {
+      // The server already sends the first turned card; showing it before
+      // the opponent is here would let the first player study it alone.
+      renderBoard(this.els.board, { ...this.view, turned: [] }, {});
+      setProgress(this.els.myProgress, this.view.score, this.view.target);
+    } else if (this.view) {
+      this.input.selected = this.view.turned.includes(this.input.selected) || this.view.waste.some((w) => w.cards.at(-1) === this.input.selected) ? this.input.selected : null;
+      renderBoard(this.els.board, this.view, { interactive: st.state === "running", selected: this.input.selected });
+      this.input.markTargets();
+      this.els.board.classList.toggle("interactive", st.state === "running" && this.view.status === "playing");
+      setProgress(this.els.myProgress, this.view.score, this.view.target);
+    }
+    this.renderOpponent();
+    this.els.resign.disabled = !(st.state === "running" && this.view && this.view.status === "playing");
+    const phase = {
+      waiting: "Waiting for the second player.",
+      countdown: "Get ready…",
+      running: this.view && this.view.status !== "playing" ? `Your game is ${this.view.status}: waiting for the race to end.` : "Race on!",
+      finished: "The race is over.",
+      aborted: "The race was aborted.",
+    }[st.state];
+    const m = st.match;
+    const round = m && m.bestOf > 1 ? ` Round ${m.round} of ${m.bestOf}; wins ${m.wins[0]}–${m.wins[1]}.` : "";
+    this.els.phase.textContent = (phase || st.state) + round;
+  }
+
+  renderOpponent() {
+    const c = this.opp;
+    const taken = this.state && this.seat !== null && this.state.players[1 - this.seat].taken;
+    this.els.oppStats.hidden = !taken;
+    this.els.oppProgress.hidden = !taken;
+    if (!c || !taken) return;
+    const target = this.view ? this.view.target : 52;
+    setProgress(this.els.oppProgress, c.score, target);
+    fill(this.els.oppStats,
+      h("dt", {}, "Foundations"), h("dd", { "data-testid": "opp-score" }, `${c.score} / ${target}`),
+      h("dt", {}, "Cards left in stock"), h("dd", {}, String(c.stock)),
+      h("dt", {}, "Moves"), h("dd", {}, String(c.moves)),
+      h("dt", {}, "Status"), h("dd", { "data-testid": "opp-status" }, c.status + (c.connected ? "" : " (disconnected)")));
+  }
+
+  async move(m) {
+    this.els.moveError.textContent = "";
+    try {
+      await this.sock.move(m);
+    } catch (err) {
+      this.els.moveError.textContent = err.message || "That move was refused.";
+    }
+  }
+
+  onMoved(m) {
+    if (m.seat !== this.seat || m.race !== this.id) return;
+    this.view = m.view;
+    this.els.hint.textContent = "";
+    if (m.move !== "resign") this.els.moveError.textContent = "";
+    this.render();
+  }
+
+  resignClick() {
+    const b = this.els.resign;
+    if (b.dataset.confirm) {
+      delete b.dataset.confirm;
+      b.textContent = "Resign";
+      this.sock.resign().catch((err) => { this.els.moveError.textContent = err.message; });
+      return;
+    }
+    b.dataset.confirm = "1";
+    b.textContent = "Really resign?";
+    setTimeout(() => { if (b.dataset.confirm) { delete b.dataset.confirm; b.textContent = "Resign"; } }, RESIGN_CONFIRM_MS);
+  }
+
+  onPresence(m) {
+    if (m.seat === this.seat) return;
+    const name = (this.names && this.names[m.seat]) || "Your opponent";
+    if (this.opp) this.opp.connected = m.connected;
+    this.renderOpponent();
+    if (m.connected) {
+      this.presence = null;
+      this.notices.show("presence", `${name} is back.`, "ok", 4000);
+    } else {
+      this.presence = { name, until: Date.parse(m.graceUntil) };
+      this.tick();
+    }
+  }
+
+  onRematch(m) {
+    if (m.seat === this.seat) return;
+    this.notices.show("rematch", `${this.names[m.seat]} asks for a rematch: press Rematch to accept.`, "info");
+  }
+
+  onNext(m) {
+    const seat = seats.get(this.id);
+    if (!seat) return;
+    seats.set(m.next, seat);
+    history.pushState(null, "", `/?race=${encodeURIComponent(m.next)}`);
+    const round = m.match && m.match.bestOf > 1 ? `Round ${m.match.round} of ${m.match.bestOf}` : "Rematch";
+    this.notices.show("next", `${round}: a new deal. Get ready.`, "info", 5000);
+    this.id = m.next;
+    this.over = false;
+    this.view = null;
+    this.state = null;
+    this.presence = null;
+    this.notices.clear("rematch");
+    this.els.result.hidden = true;
+    this.els.invite.replaceChildren();
+    this.els.title.textContent = `Race ${this.id.slice(0, 8)}`;
+    this.sock.resume(m.next, seat.token).catch((err) => this.fail(err));
+  }
+
+  async showFinished(m) {
+    this.over = true;
+    this.els.countdown.hidden = true;
+    const el = this.els.result;
+    el.hidden = false;
+    try {
+      const info = await getRace(this.id);
+      const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated;
+      renderResult(el, info, { seat: this.seat, onRematch: canRematch ? () => this.sock.send("rematch") : null });
+    } catch (err) {
+      fill(el, h("p", {}, `The race is over, but its record could not be read: ${err.message}`));
+    }
+    this.notices.clear("presence");
+  }
+
+  tick() {
+    const st = this.state;
+    if (!st) return;
+    const now = Date.now() + this.offset;
+    const cd = this.els.countdown;
+    if (st.state === "countdown" && st.startAt) {
+      const left = Date.parse(st.startAt) - now;
+      cd.hidden = false;
+      const text = left > 0 ? String(Math.ceil(left / 1000)) : "Go!";
+      if (cd.textContent !== text) cd.textContent = text; // announce each number once
+    } else {
+      cd.hidden = true;
+    }
+    if (st.endsAt && (st.state === "running" || st.state === "countdown")) {
+      const left = Date.parse(st.endsAt) - now;
+      const text = fmtClock(Math.min(left, st.timeLimitMs));
+      if (this.els.clock.textContent !== text) this.els.clock.textContent = text;
+      this.els.clock.classList.toggle("low", left < 30000);
+    } else if (st.state === "waiting") {
+      this.els.clock.textContent = fmtClock(st.timeLimitMs);
+    } else {
+      this.els.clock.textContent = "";
+    }
+    if (this.presence && !this.over) {
+      const left = this.presence.until - now;
+      this.notices.show("presence", `${this.presence.name} disconnected: they forfeit in ${Math.max(0, Math.ceil(left / 1000))} s unless they come back.`, "warn");
+    }
+  }
+
+  toggleHelp() {
+    const hidden = !this.els.help.hidden;
+    this.els.help.hidden = hidden;
+    this.els.helpBtn.setAttribute("aria-expanded", String(!hidden));
+  }
+}
