@@ -224,7 +224,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r.createdAt = r.clock.Now()
 	for s := range 2 {
 		r.seats[s].game = engine.New(rules, r.deal)
-		r.specBoards[s] = r.seats[s].game.View()
+		r.specBoards[s] = r.boardLocked(s)
 		r.specCounts[s] = r.countsLocked(s)
 	}
 	r.log.Info().Str("variant", rules.Name).Bool("public", opts.Public).
@@ -795,7 +795,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 	}
 	if s >= 0 {
 		seat := s
-		v := r.seats[s].game.View()
+		v := r.boardLocked(s)
 		c := r.countsLocked(1 - s)
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
 		return ev
@@ -806,11 +806,23 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		boards, counts = r.specBoards, r.specCounts
 	} else {
 		for i := range 2 {
-			boards[i], counts[i] = r.seats[i].game.View(), r.countsLocked(i)
+			boards[i], counts[i] = r.boardLocked(i), r.countsLocked(i)
 		}
 	}
 	ev.Boards, ev.Counts = &boards, &counts
 	return ev
+}
+
+// boardLocked is seat i's board as it may be shown now. Before the start
+// the turned cards are hidden from everyone, the seat's own player
+// included, so that both players see their first card at the same start
+// instant and the first to join gains nothing by waiting.
+func (r *Race) boardLocked(i int) engine.View {
+	v := r.seats[i].game.View()
+	if r.state == Waiting || r.state == Countdown {
+		v.Turned = []engine.Card{}
+	}
+	return v
 }
 
 // Info is a race's public record: during the race, counts only; once it is

@@ -344,8 +344,8 @@ func TestSpectatorDelay(t *testing.T) {
 	cancel := f.race.Watch(w)
 	defer cancel()
 	f.seatBoth(t)
-	st := f.subs[0].events()[1].(*race.StateEvent)
-	if st.You == nil {
+	st := f.subs[0].last().(*race.StateEvent) // the start
+	if st.You == nil || st.State != race.Running {
 		t.Fatal("no view")
 	}
 	m := engine.PlaceMove(st.You.Turned[0], engine.W(0))
@@ -575,5 +575,45 @@ func TestLeavingAfterBeingStuckForfeitsNothing(t *testing.T) {
 	}
 	if in.Result == nil || in.Result.Winner == nil || *in.Result.Winner != 0 || in.Result.Reason != "more-cards" {
 		t.Fatalf("result %+v, want seat 0 on more cards", in.Result)
+	}
+}
+
+// TestNoCardBeforeTheStart checks that nobody sees a turned card before the
+// start instant: not the first player to join while waiting, not either
+// player in the countdown, not a spectator; and that both get it at the
+// start.
+func TestNoCardBeforeTheStart(t *testing.T) {
+	f := newRace(t, race.Options{DealNamed: true, Deal: 7})
+	watcher := &recorder{}
+	defer f.race.Watch(watcher)()
+	f.seatBoth(t)
+	sawStart := [2]bool{}
+	check := func(who string, v *engine.View, state race.State) {
+		t.Helper()
+		if (state == race.Waiting || state == race.Countdown) && len(v.Turned) > 0 {
+			t.Errorf("%s saw %v while the race was %s", who, v.Turned, state)
+		}
+	}
+	for s := range 2 {
+		for _, ev := range f.subs[s].events() {
+			st, ok := ev.(*race.StateEvent)
+			if !ok || st.You == nil {
+				continue
+			}
+			check("a player", st.You, st.State)
+			if st.State == race.Running && len(st.You.Turned) == 1 {
+				sawStart[s] = true
+			}
+		}
+	}
+	if !sawStart[0] || !sawStart[1] {
+		t.Errorf("the players were not shown their first card at the start: %v", sawStart)
+	}
+	for _, ev := range watcher.events() {
+		if st, ok := ev.(*race.StateEvent); ok && st.Boards != nil {
+			for i := range st.Boards {
+				check("a spectator", &st.Boards[i], st.State)
+			}
+		}
 	}
 }
