@@ -397,13 +397,24 @@ func (r *Race) resignLocked(s int, id string) error {
 	st := &r.seats[s]
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds()}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
-		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
-		return &Error{Code: CodeInternal, Message: "the resignation could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+		return r.appendFailedLocked(s, "resignation", err)
 	}
 	st.game.Resign()
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
 	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
 	return nil
+}
+
+// appendFailedLocked is the refusal of a move or resignation (what) that
+// the event log did not take: "unavailable" when the store cannot be
+// reached, "internal" otherwise. The race is unchanged.
+func (r *Race) appendFailedLocked(s int, what string, err error) error {
+	r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
+	wrapped := fmt.Errorf("race %s: append: %w", r.id, err)
+	if errors.Is(err, ErrUnavailable) {
+		return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage is unavailable; try again shortly", Err: wrapped}
+	}
+	return &Error{Code: CodeInternal, Message: "the " + what + " could not be recorded; try again", Err: wrapped}
 }
 
 func (r *Race) playableLocked() error {
@@ -434,8 +445,7 @@ func (r *Race) moveLocked(s int, m engine.Move, id string) error {
 	}
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: m.String(), AtMs: r.sinceStartLocked().Milliseconds()}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
-		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
-		return &Error{Code: CodeInternal, Message: "the move could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+		return r.appendFailedLocked(s, "move", err)
 	}
 	st.game = next
 	st.moves = append(st.moves, m)
@@ -660,6 +670,11 @@ func (r *Race) endLocked(res *Result, state State) {
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
 	close(r.done)
+	if ret, ok := r.store.(Retainer); ok {
+		if err := ret.Finished(context.Background(), r.id); err != nil {
+			r.log.Warn().Err(err).Msg("event log retention not set")
+		}
+	}
 	r.afterEndLocked()
 }
 

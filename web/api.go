@@ -200,7 +200,7 @@ func writeRaceError(w http.ResponseWriter, err error) {
 		status = http.StatusNotFound
 	case race.CodeBadOptions:
 		status = http.StatusBadRequest
-	case race.CodeDraining:
+	case race.CodeDraining, race.CodeUnavailable:
 		status = http.StatusServiceUnavailable
 	case race.CodeRaceFull, race.CodeRaceOver:
 		status = http.StatusConflict

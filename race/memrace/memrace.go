@@ -4,6 +4,7 @@ package memrace
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"sirtommy/race"
@@ -20,11 +21,27 @@ var _ race.Store = (*Store)(nil)
 // NewStore makes an empty Store.
 func NewStore() *Store { return &Store{moves: make(map[string][]race.MoveRecord)} }
 
-// Append adds a move to a race's log.
+// Append adds a move to a race's log; a record already there (same seat,
+// seq and move) is not added twice, and one that contradicts the log is
+// refused with race.ErrConflict.
 func (s *Store) Append(_ context.Context, raceID string, m race.MoveRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.moves[raceID] = append(s.moves[raceID], m)
+	log := s.moves[raceID]
+	behind := false // the seat has a seq at or above m's
+	for _, old := range log {
+		if old.Seat != m.Seat || old.Seq < m.Seq {
+			continue
+		}
+		if old.Seq == m.Seq && old.Move == m.Move {
+			return nil // already stored
+		}
+		behind = true
+	}
+	if behind {
+		return fmt.Errorf("race %s seat %d seq %d: %w", raceID, m.Seat, m.Seq, race.ErrConflict)
+	}
+	s.moves[raceID] = append(log, m)
 	return nil
 }
 
