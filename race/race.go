@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -112,6 +113,9 @@ type Deps struct {
 	Log   zerolog.Logger
 	Store Store
 	Bus   Bus
+	// Cluster keeps races' records and decides results once across
+	// instances (Redis mode); nil in memory mode.
+	Cluster Cluster
 }
 
 // Player is a computer player: given what it may know of its game (the
@@ -162,7 +166,9 @@ type Race struct {
 	log   zerolog.Logger
 	store Store
 	bus   Bus
-	done  chan struct{}
+	// cluster is nil in memory mode.
+	cluster Cluster
+	done    chan struct{}
 
 	mu        sync.Mutex
 	state     State
@@ -173,6 +179,9 @@ type Race struct {
 	countT    Timer
 	limitT    Timer
 	firstT    Timer
+	decideT   Timer // retries a result Redis could not store
+	// released is set once the Service gave up the finished race's lease.
+	released atomic.Bool
 	// The spectators' delayed feed (public races): events waiting for their
 	// time, the timer releasing the head, and the boards as last released.
 	specQ      []delayed
@@ -201,7 +210,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus,
+		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -262,6 +271,7 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
 	st.connected = true
 	r.maybeCountdownLocked()
+	r.saveLocked()
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	r.publishStateLocked(s)
@@ -284,6 +294,7 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
 	r.log.Info().Int("seat", s).Str("name", st.name).Dur("pace", pace).Msg("computer seated")
 	r.maybeCountdownLocked()
+	r.saveLocked()
 	r.publishStateLocked(-1)
 	return s, nil
 }
@@ -315,6 +326,9 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 	wasConnected, before := st.connected, r.state
 	st.connected = true
 	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
+	if !wasConnected || r.state != before {
+		r.saveLocked()
+	}
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
@@ -342,11 +356,13 @@ func (r *Race) Leave(s int, sub Subscriber) {
 	if r.state.Over() || st.game.Status().Over() {
 		// A player whose game is over (stuck, resigned) has nothing left to
 		// do: leaving then forfeits nothing.
+		r.saveLocked()
 		r.presenceLocked(s, nil)
 		return
 	}
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
+	r.saveLocked()
 	r.log.Info().Int("seat", s).Time("graceUntil", st.graceEnd).Msg("player disconnected")
 	end := st.graceEnd
 	r.presenceLocked(s, &end)
@@ -538,6 +554,7 @@ func (r *Race) start() {
 	r.state = Running
 	r.limitT = r.clock.AfterFunc(r.opts.TimeLimit, r.timeUp)
 	r.firstT = r.clock.AfterFunc(r.opts.FirstMoveTimeout, r.firstMoveCheck)
+	r.saveLocked()
 	r.log.Info().Msg("race started")
 	r.publishStateLocked(-1)
 	for s := range 2 {
@@ -620,6 +637,18 @@ func (r *Race) botMove(s int) {
 	}
 }
 
+// Stop stops the race's timers without ending it: another instance runs
+// it now (Redis mode), and this copy must decide nothing.
+func (r *Race) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
 // Abort ends the race without a rated result, for the reason given (for
 // instance "shutdown"). It does nothing to a race that is over.
 func (r *Race) Abort(reason string) {
@@ -644,12 +673,6 @@ func (r *Race) finishLocked(winner int, reason string) {
 }
 
 func (r *Race) endLocked(res *Result, state State) {
-	r.state = state
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
-		if t != nil {
-			t.Stop()
-		}
-	}
 	for s := range 2 {
 		g := &r.seats[s].game
 		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
@@ -659,7 +682,19 @@ func (r *Race) endLocked(res *Result, state State) {
 	if !r.opts.DealNamed {
 		res.Salt, res.Commitment = r.salt, Commitment(r.deal, r.salt)
 	}
-	r.settleMatchLocked(res)
+	if res.Match == nil {
+		r.settleMatchLocked(res)
+	}
+	res, state, ok := r.decideLocked(res, state)
+	if !ok {
+		return // the result could not be stored; decideLocked tries again
+	}
+	r.state = state
+	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
 	r.result = res
 	// The race is over: the spectators' delay protects nothing any more.
 	for _, d := range r.specQ {
@@ -676,6 +711,7 @@ func (r *Race) endLocked(res *Result, state State) {
 		}
 	}
 	r.afterEndLocked()
+	r.saveLocked()
 }
 
 // publishStateLocked sends each audience but seat except (-1: none) its

@@ -2,7 +2,9 @@ package race
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // Service keeps the races of one server: it makes them, finds them by id,
@@ -13,11 +15,24 @@ type Service struct {
 	mu       sync.Mutex
 	races    map[string]*Race
 	draining bool
+
+	// Redis mode: one takeover at a time, the connections of other
+	// instances attached to races here, and topic numbers for this
+	// instance's connections to races elsewhere.
+	adoptMu  sync.Mutex
+	remoteMu sync.Mutex
+	remotes  map[string]*remoteConn
+	nextConn atomic.Uint64
 }
 
-// NewService makes an empty Service whose races share deps.
+// NewService makes an empty Service whose races share deps. With a
+// Cluster it answers the requests other instances forward to it.
 func NewService(deps Deps) *Service {
-	return &Service{deps: deps, races: make(map[string]*Race)}
+	s := &Service{deps: deps, races: make(map[string]*Race), remotes: make(map[string]*remoteConn)}
+	if deps.Cluster != nil {
+		deps.Cluster.Serve(s.serveRequest)
+	}
+	return s
 }
 
 // Create makes a new race waiting for its players.
@@ -36,6 +51,21 @@ func (s *Service) createLocked(opts Options) (*Race, error) {
 		return nil, err
 	}
 	r.spawn = s.Create
+	if c := s.deps.Cluster; c != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+		defer cancel()
+		ok, err := c.Claim(ctx, r.id, "")
+		if err == nil && !ok {
+			err = errors.New("a new race id is already owned")
+		}
+		if err != nil {
+			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
+		}
+		if err := c.Save(ctx, r.recordLocked()); err != nil {
+			_ = c.Release(ctx, r.id)
+			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
+		}
+	}
 	s.races[r.ID()] = r
 	return r, nil
 }

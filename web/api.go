@@ -162,7 +162,7 @@ func httpScheme(r *http.Request) string {
 
 func handleGetRace(log zerolog.Logger, races *race.Service) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rc, err := races.Get(r.PathValue("id"))
+		rc, err := races.Open(r.Context(), r.PathValue("id"))
 		if err != nil {
 			writeRaceError(w, err)
 			return

@@ -116,11 +116,9 @@ func (b *Bus) Close() error {
 // for the others.
 func (b *Bus) Publish(topic string, ev race.Event) {
 	ch := b.keys.Channel(topic)
-	b.mu.RLock()
-	for e := range b.subs[ch] {
-		e.s.Deliver(ev)
+	for _, s := range b.local(ch) {
+		s.Deliver(ev)
 	}
-	b.mu.RUnlock()
 	payload, err := encode(b.origin, ev)
 	if err != nil {
 		b.log.Error().Err(err).Str("topic", topic).Msg("event not published")
@@ -301,9 +299,24 @@ func (b *Bus) receive(msg *redis.Message) {
 		b.log.Warn().Err(err).Str("channel", msg.Channel).Msg("message is not an event")
 		return
 	}
+	for _, s := range b.local(msg.Channel) {
+		s.Deliver(ev)
+	}
+}
+
+// local is a copy of channel's subscribers here: they are called without
+// the bus's lock, since a subscriber may publish in turn (a connection of
+// another instance, whose events go on to its own topic).
+func (b *Bus) local(channel string) []race.Subscriber {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	for e := range b.subs[msg.Channel] {
-		e.s.Deliver(ev)
+	m := b.subs[channel]
+	if len(m) == 0 {
+		return nil
 	}
+	out := make([]race.Subscriber, 0, len(m))
+	for e := range m {
+		out = append(out, e.s)
+	}
+	return out
 }

@@ -52,6 +52,23 @@ func (k Keys) Log(id string) string { return k.Race(id) + ":log" }
 // stored move by "SEAT:SEQ", which makes appends idempotent.
 func (k Keys) Seqs(id string) string { return k.Race(id) + ":seq" }
 
+// Meta is race id's record (race.Record as JSON).
+func (k Keys) Meta(id string) string { return k.Race(id) + ":meta" }
+
+// Result is race id's result, set once (race.Result and state as JSON).
+func (k Keys) Result(id string) string { return k.Race(id) + ":result" }
+
+// Owner is race id's lease: the instance that runs it, with an expiry.
+func (k Keys) Owner(id string) string { return k.Race(id) + ":owner" }
+
+// Live is the sorted set of live races, scored by the Unix time in
+// milliseconds when their owner's lease runs out.
+func (k Keys) Live() string { return k.prefix() + "live" }
+
+// Inbox is the pub/sub channel where instance id takes forwarded requests
+// and replies.
+func (k Keys) Inbox(id string) string { return k.prefix() + "instance:" + id }
+
 // Channel is the pub/sub channel of a bus topic. Topics of a race
 // ("ID/seat/0", "ID/watch") share the race's hash tag.
 func (k Keys) Channel(topic string) string {

@@ -1,0 +1,174 @@
+package redisrace_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
+
+	"sirtommy/engine"
+	"sirtommy/race"
+	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace"
+	"sirtommy/race/redisrace/redistest"
+)
+
+// instance is one server's race side on a shared Redis.
+type instance struct {
+	name    string
+	cluster *redisrace.Cluster
+	bus     *redisrace.Bus
+	svc     *race.Service
+}
+
+func newInstance(t *testing.T, rdb *redis.Client, name string, clock race.Clock) *instance {
+	t.Helper()
+	keys := redisrace.Keys{Prefix: "test:"}
+	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Keys: keys, Instance: name, Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := redisrace.NewBus(rdb, keys, name, zerolog.Nop())
+	var once sync.Once
+	in := &instance{name: name, cluster: c, bus: bus}
+	in.svc = race.NewService(race.Deps{
+		Clock: clock, Log: zerolog.Nop(), Bus: bus, Cluster: c,
+		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys}),
+	})
+	t.Cleanup(func() { once.Do(in.kill) })
+	return in
+}
+
+// kill stops the instance as a crash would: it stops listening, and its
+// leases stay until they expire.
+func (in *instance) kill() {
+	_ = in.cluster.Close()
+	_ = in.bus.Close()
+}
+
+// recorder keeps the events a subscriber got.
+type recorder struct {
+	mu  sync.Mutex
+	evs []race.Event
+}
+
+func (r *recorder) Deliver(ev race.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, ev)
+}
+
+// waitFor waits until the recorder got an event ok accepts.
+func (r *recorder) waitFor(t *testing.T, what string, ok func(race.Event) bool) race.Event {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		for _, ev := range r.evs {
+			if ok(ev) {
+				r.mu.Unlock()
+				return ev
+			}
+		}
+		r.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no %s event arrived", what)
+	return nil
+}
+
+// play makes n first-legal moves for seat s on h, following the game g.
+func play(t *testing.T, h race.Handle, g *engine.Game, s, n int) {
+	t.Helper()
+	for range n {
+		if g.Status().Over() {
+			return
+		}
+		legal := g.AppendMoves(nil)
+		m := legal[0]
+		if err := h.Move(s, m.String(), ""); err != nil {
+			t.Fatalf("seat %d move %s: %v", s, m, err)
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const testDeal = 7
+
+func TestRaceRebuiltOnSecondInstance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a := newInstance(t, rdb, "a", clock)
+	b := newInstance(t, rdb, "b", clock)
+
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var toks [2]string
+	for s := range 2 {
+		tk, err := r.Join(fmt.Sprint("p", s), "", &subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
+	play(t, r, &games[0], 0, 5)
+	play(t, r, &games[1], 1, 3)
+
+	// Instance a dies; seat 1 resumes on b, which finds a gone, takes the
+	// race over and rebuilds it from the log.
+	a.kill()
+	h, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again recorder
+	if s, err := h.Resume(toks[1], "r1", &again); err != nil || s != 1 {
+		t.Fatalf("resume on b: seat %d, %v", s, err)
+	}
+	st := again.waitFor(t, "state", func(ev race.Event) bool { _, ok := ev.(*race.StateEvent); return ok }).(*race.StateEvent)
+	if st.State != race.Running || st.You.Moves != games[1].Plies() || st.Opponent.Moves != games[0].Plies() {
+		t.Fatalf("rebuilt state %s, you %d moves, opponent %d; want running, %d and %d",
+			st.State, st.You.Moves, st.Opponent.Moves, games[1].Plies(), games[0].Plies())
+	}
+	if got, want := fmt.Sprint(*st.You), fmt.Sprint(games[1].View()); got != want {
+		t.Errorf("rebuilt view\n%s\nwant\n%s", got, want)
+	}
+	// The race goes on on b.
+	play(t, h, &games[1], 1, 2)
+	if local, err := b.svc.Get(r.ID()); err != nil || local.State() != race.Running {
+		t.Fatalf("b does not run the race: %v", err)
+	}
+}
+
+func TestResultDecidedOnce(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "x", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w0, w1 := 0, 1
+	first := &race.Result{Outcome: "win", Winner: &w0, Reason: "won-deal"}
+	got, st, err := c.Decide(t.Context(), "R", first, race.Finished)
+	if err != nil || got.Reason != "won-deal" || st != race.Finished {
+		t.Fatalf("first decision: %+v %s %v", got, st, err)
+	}
+	got, st, err = c.Decide(t.Context(), "R", &race.Result{Outcome: "win", Winner: &w1, Reason: "forfeit"}, race.Finished)
+	if err != nil || got.Reason != "won-deal" || *got.Winner != 0 {
+		t.Fatalf("second decision replaced the first: %+v %s %v", got, st, err)
+	}
+}
