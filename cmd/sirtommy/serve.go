@@ -16,7 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/race"
-	"sirtommy/race/memrace"
+	"sirtommy/race/redisrace"
 	"sirtommy/web"
 )
 
@@ -41,6 +41,10 @@ type serveConfig struct {
 	spectatorDelay time.Duration
 	grace          time.Duration
 	allowedOrigins string
+	// Redis mode: empty redisURL keeps everything in memory.
+	redisURL       string
+	redisPrefix    string
+	redisRetention time.Duration
 }
 
 // envFlag names the environment variable that backs a flag.
@@ -76,8 +80,11 @@ func parseServe(e env) (serveConfig, error) {
 	dur(&c.spectatorDelay, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
 	str(&c.allowedOrigins, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
+	str(&c.redisURL, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
+	str(&c.redisPrefix, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
+	dur(&c.redisRetention, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server in memory on one port.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(e.args); err != nil {
@@ -124,12 +131,18 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
-	races := race.NewService(race.Deps{
-		Clock: race.SystemClock{},
-		Log:   log,
-		Store: memrace.NewStore(),
-		Bus:   memrace.NewBus(),
-	})
+	be := memoryBackend(log)
+	if cfg.redisURL != "" {
+		if be, err = redisBackend(ctx, cfg, log); err != nil {
+			return err
+		}
+	}
+	defer be.close()
+	races := race.NewService(be.deps)
+	runCtx, stopRun := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { be.run(runCtx, races); close(ran) }()
+	defer func() { stopRun(); <-ran }()
 	var origins []string
 	for _, o := range strings.Split(cfg.allowedOrigins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -142,6 +155,7 @@ func runServe(ctx context.Context, e env) error {
 		AllowedOrigins: origins,
 		SpectatorDelay: cfg.spectatorDelay,
 		Grace:          cfg.grace,
+		Check:          be.check,
 	})
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -222,7 +222,8 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	cmds := make([]*redis.Cmd, len(ids))
 	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
-			cmds[i] = renewScript.Run(ctx, p, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, LeaseTTL.Milliseconds(), id, now)
+			// EVAL, not EVALSHA: a pipeline cannot load a missing script.
+			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, LeaseTTL.Milliseconds(), id, now)
 		}
 		return nil
 	})
