@@ -182,6 +182,9 @@ type Race struct {
 	decideT   Timer // retries a result Redis could not store
 	// released is set once the Service gave up the finished race's lease.
 	released atomic.Bool
+	// stopped is set when another instance runs the race now: this copy
+	// refuses everything.
+	stopped bool
 	// The spectators' delayed feed (public races): events waiting for their
 	// time, the timer releasing the head, and the boards as last released.
 	specQ      []delayed
@@ -433,7 +436,16 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	return &Error{Code: CodeInternal, Message: "the " + what + " could not be recorded; try again", Err: wrapped}
 }
 
+func (r *Race) isStopped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
 func (r *Race) playableLocked() error {
+	if r.stopped {
+		return Errorf(CodeUnavailable, "the race moved to another server; resume it")
+	}
 	if r.state == Running && !r.clock.Now().Before(r.startAt.Add(r.opts.TimeLimit)) {
 		r.timeUpLocked() // the time-limit timer has not run yet
 	}
@@ -642,6 +654,7 @@ func (r *Race) botMove(s int) {
 func (r *Race) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stopped = true
 	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
 		if t != nil {
 			t.Stop()

@@ -109,14 +109,20 @@ type remoteConn struct {
 	unwatch func()
 }
 
-// Open finds a race for a connection: the race itself when this instance
-// runs it, or (Redis mode) the race rebuilt here when nobody owns it, or a
-// proxy to the instance that owns it.
+// Open finds a race for a connection. In memory mode it is the race
+// itself. In Redis mode it is a proxy that takes each request to wherever
+// the race runs (here, or forwarded to its owner, or here again after
+// taking it over from a dead owner); a finished race is rebuilt here for
+// its record.
 func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
-	if r, err := s.Get(id); err == nil {
-		return r, nil
-	} else if s.deps.Cluster == nil {
+	r, err := s.Get(id)
+	switch {
+	case s.deps.Cluster == nil && err != nil:
 		return nil, err
+	case s.deps.Cluster == nil || err == nil && r.State().Over():
+		return r, nil
+	case err == nil:
+		return &proxy{svc: s, id: id, topic: s.connTopic(id)}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()
@@ -129,12 +135,6 @@ func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
 	}
 	if rec.State.Over() {
 		return s.restoreOver(ctx, rec)
-	}
-	if r, err := s.takeOver(ctx, id, ""); err != nil || r != nil {
-		if err != nil {
-			return nil, &Error{Code: CodeUnavailable, Message: "the race cannot be reached now; try again shortly", Err: err}
-		}
-		return r, nil
 	}
 	return &proxy{svc: s, id: id, topic: s.connTopic(id)}, nil
 }
@@ -287,36 +287,64 @@ func (s *Service) dropRemote(topic string) {
 // race (it lost it, or never had it): the caller looks again.
 const codeNotOwner = "not-owner"
 
-// proxy is a Handle for a race another instance owns. When that instance
-// dies, the proxy's next request takes the race over here, and from then
-// on it is a thin wrapper of the local race.
+// proxy is the Handle of every connection in Redis mode. Each request
+// goes to the race where it runs now: here (the connection attached to it
+// as a resume or a watch would) or, forwarded, on the instance that owns
+// it. When that instance dies, the next request takes the race over here;
+// when this instance loses a race, the next request follows it.
 type proxy struct {
 	svc   *Service
 	id    string
 	topic string
 
-	mu      sync.Mutex
-	local   *Race
-	sub     Subscriber // the connection
-	unsub   func()
-	token   string
-	seat    int
-	player  bool
-	watched bool
-	cancelW func() // the local race's Watch cancel
+	mu       sync.Mutex
+	sub      Subscriber // the connection
+	unsub    func()     // its topic's subscription, while the race is elsewhere
+	attached *Race      // the local race the connection is attached to
+	cancelW  func()     // attached's Watch cancel
+	token    string
+	seat     int
+	player   bool
+	watched  bool
 }
 
 // ID is the race's id.
 func (p *proxy) ID() string { return p.id }
 
+// here returns the race when this instance runs it, attaching the
+// connection to it first when it was attached elsewhere.
+func (p *proxy) here() *Race {
+	r, err := p.svc.Get(p.id)
+	if err != nil || r.isStopped() {
+		p.attached, p.cancelW = nil, nil
+		return nil
+	}
+	if r == p.attached {
+		return r
+	}
+	p.attached, p.cancelW = r, nil
+	if p.unsub != nil {
+		p.unsub()
+		p.unsub = nil
+	}
+	switch {
+	case p.player && p.sub != nil:
+		if _, err := r.Resume(p.token, "", p.sub); err != nil {
+			p.svc.deps.Log.Debug().Err(err).Str("race", p.id).Msg("reattach")
+		}
+	case p.watched && p.sub != nil:
+		p.cancelW = r.Watch(p.sub)
+	}
+	return r
+}
+
 // listen subscribes the connection to its topic and waits until the
 // subscription is live, so that the owner's first event reaches it.
-func (p *proxy) listen(sub Subscriber) {
-	if p.unsub != nil {
+func (p *proxy) listen() {
+	if p.unsub != nil || p.sub == nil {
 		return
 	}
-	p.sub = sub
-	p.unsub = p.svc.deps.Bus.Subscribe(p.topic, sub)
+	p.unsub = p.svc.deps.Bus.Subscribe(p.topic, p.sub)
 	if sy, ok := p.svc.deps.Bus.(Syncer); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
@@ -324,8 +352,8 @@ func (p *proxy) listen(sub Subscriber) {
 	}
 }
 
-// call forwards req, taking the race over when its owner is gone; with the
-// race local it returns (nil, local, nil).
+// call forwards req to the race's owner, taking the race over when the
+// owner is gone; when the race runs here it returns (nil, race, nil).
 func (p *proxy) call(req *Request) (*Reply, *Race, error) {
 	req.Race, req.Topic = p.id, p.topic
 	if p.player {
@@ -333,9 +361,10 @@ func (p *proxy) call(req *Request) (*Reply, *Race, error) {
 	}
 	req.Watching = p.watched
 	for range 3 {
-		if p.local != nil {
-			return nil, p.local, nil
+		if r := p.here(); r != nil {
+			return nil, r, nil
 		}
+		p.listen()
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		rep, _, err := p.svc.deps.Cluster.Call(ctx, req)
 		cancel()
@@ -351,34 +380,13 @@ func (p *proxy) call(req *Request) (*Reply, *Race, error) {
 			return nil, nil, &Error{Code: CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
 		}
 		ctx, cancel = context.WithTimeout(context.Background(), clusterTimeout)
-		r, err := p.svc.takeOver(ctx, p.id, gone)
+		_, err = p.svc.takeOver(ctx, p.id, gone)
 		cancel()
 		if err != nil {
 			return nil, nil, &Error{Code: CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
 		}
-		if r != nil {
-			p.adopt(r)
-		}
 	}
 	return nil, nil, Errorf(CodeUnavailable, "the race's owner keeps changing; try again shortly")
-}
-
-// adopt switches the proxy to the race now run here, attaching the
-// connection to it as a resume (or a watch) would.
-func (p *proxy) adopt(r *Race) {
-	p.local = r
-	if p.unsub != nil {
-		p.unsub()
-		p.unsub = nil
-	}
-	switch {
-	case p.player && p.sub != nil:
-		if _, err := r.Resume(p.token, "", p.sub); err != nil {
-			p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("resume after takeover")
-		}
-	case p.watched && p.sub != nil:
-		p.cancelW = r.Watch(p.sub)
-	}
 }
 
 // State is where the race stands.
@@ -395,63 +403,53 @@ func (p *proxy) State() State {
 	return rep.State
 }
 
-// Join takes a free seat through the owner.
+// Join takes a free seat.
 func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.listen(sub)
+	p.sub = sub
 	rep, r, err := p.call(&Request{Op: "join", Name: name, ID: id})
-	if r != nil {
-		t, err := r.Join(name, id, sub)
-		if err == nil {
-			p.player, p.token, p.seat = true, t.Token, t.Seat
-		}
-		return t, err
-	}
-	if err == nil {
+	var t Ticket
+	switch {
+	case r != nil:
+		t, err = r.Join(name, id, sub)
+	case err == nil:
 		err = rep.Err.err()
+		t = Ticket{Seat: rep.Seat, Token: rep.Token}
 	}
 	if err != nil {
 		return Ticket{}, err
 	}
-	p.player, p.token, p.seat = true, rep.Token, rep.Seat
-	return Ticket{Seat: rep.Seat, Token: rep.Token}, nil
+	p.player, p.token, p.seat = true, t.Token, t.Seat
+	return t, nil
 }
 
-// Resume takes a seat back through the owner.
+// Resume takes a seat back.
 func (p *proxy) Resume(token, id string, sub Subscriber) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.listen(sub)
+	p.sub = sub
 	rep, r, err := p.call(&Request{Op: "resume", Token: token, ID: id})
-	if r != nil {
-		s, err := r.Resume(token, id, sub)
-		if err == nil {
-			p.player, p.token, p.seat = true, token, s
-		}
-		return s, err
-	}
-	if err == nil {
-		err = rep.Err.err()
+	seat := 0
+	switch {
+	case r != nil:
+		seat, err = r.Resume(token, id, sub)
+	case err == nil:
+		seat, err = rep.Seat, rep.Err.err()
 	}
 	if err != nil {
 		return 0, err
 	}
-	p.player, p.token, p.seat = true, token, rep.Seat
-	return rep.Seat, nil
+	p.player, p.token, p.seat = true, token, seat
+	return seat, nil
 }
 
-// Leave gives the seat up (the grace period starts on the owner).
+// Leave gives the seat up (the grace period starts where the race runs).
 func (p *proxy) Leave(s int, sub Subscriber) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.local != nil {
-		p.local.Leave(s, sub)
-	} else {
-		_, r, _ := p.call(&Request{Op: "leave", Seat: s})
-		if r != nil {
-			r.Leave(s, sub)
-		}
+	if _, r, _ := p.call(&Request{Op: "leave", Seat: s}); r != nil {
+		r.Leave(s, sub)
 	}
 	p.player = false
 	if p.unsub != nil {
@@ -460,19 +458,19 @@ func (p *proxy) Leave(s int, sub Subscriber) {
 	}
 }
 
-// Watch subscribes a spectator through the owner.
+// Watch subscribes a spectator.
 func (p *proxy) Watch(sub Subscriber) (cancel func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.listen(sub)
-	p.watched = true
+	p.sub = sub
 	_, r, err := p.call(&Request{Op: "watch"})
 	if r != nil && p.cancelW == nil {
 		p.cancelW = r.Watch(sub)
 	}
 	if err != nil {
-		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("remote watch")
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
+	p.watched = true
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -481,7 +479,8 @@ func (p *proxy) Watch(sub Subscriber) (cancel func()) {
 			p.watched = false
 			if p.cancelW != nil {
 				p.cancelW()
-			} else if p.local == nil {
+				p.cancelW = nil
+			} else if p.unsub != nil {
 				_, _, _ = p.call(&Request{Op: "unwatch"})
 			}
 			if p.unsub != nil {
@@ -492,7 +491,7 @@ func (p *proxy) Watch(sub Subscriber) (cancel func()) {
 	}
 }
 
-// Move plays a move through the owner.
+// Move plays a move.
 func (p *proxy) Move(s int, text, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -506,7 +505,7 @@ func (p *proxy) Move(s int, text, id string) error {
 	return rep.Err.err()
 }
 
-// Resign resigns through the owner.
+// Resign resigns.
 func (p *proxy) Resign(s int, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -520,7 +519,7 @@ func (p *proxy) Resign(s int, id string) error {
 	return rep.Err.err()
 }
 
-// Rematch asks for a rematch through the owner.
+// Rematch asks for a rematch.
 func (p *proxy) Rematch(s int) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -534,7 +533,7 @@ func (p *proxy) Rematch(s int) (string, error) {
 	return rep.Next, rep.Err.err()
 }
 
-// Info is the race's public record, from the owner.
+// Info is the race's public record.
 func (p *proxy) Info(ctx context.Context) (Info, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -595,6 +594,9 @@ func (s *Service) maintain(ctx context.Context) {
 		return
 	}
 	for _, id := range lost {
+		if ok, err := c.Claim(cctx, id, ""); err == nil && ok {
+			continue // the lease had only expired (Redis was away): kept
+		}
 		s.deps.Log.Warn().Str("race", id).Msg("lease lost: another instance runs the race now")
 		s.mu.Lock()
 		r := s.races[id]
