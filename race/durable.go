@@ -138,6 +138,11 @@ func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 	defer cancel()
 	stored, st, err := r.cluster.Decide(ctx, r.id, res, state)
+	if errors.Is(err, ErrNotOwner) {
+		r.log.Warn().Err(err).Msg("another instance runs the race now; this copy stops")
+		r.stopLocked()
+		return nil, "", false
+	}
 	if err != nil {
 		r.log.Error().Err(err).Str("reason", res.Reason).Msg("result not stored; trying again")
 		if r.decideT != nil {

@@ -42,6 +42,11 @@ type Store interface {
 	Moves(ctx context.Context, raceID string) ([]MoveRecord, error)
 }
 
+// ErrNotOwner is what a Redis-mode store returns (wrapped, with
+// ErrUnavailable) when another instance has taken the race over: this
+// instance's copy must stop, and the request go to the new owner.
+var ErrNotOwner = errors.New("another instance owns the race now")
+
 // Retainer is implemented by stores that keep a race's records only for a
 // while after it ends (redisrace.Store: the retention period). The race
 // calls Finished once, when it ends.

@@ -430,6 +430,9 @@ func (r *Race) resignLocked(s int, id string) error {
 func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
 	wrapped := fmt.Errorf("race %s: append: %w", r.id, err)
+	if errors.Is(err, ErrNotOwner) {
+		r.stopLocked() // the new owner has the race; requests go there now
+	}
 	if errors.Is(err, ErrUnavailable) {
 		return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage is unavailable; try again shortly", Err: wrapped}
 	}
@@ -654,6 +657,10 @@ func (r *Race) botMove(s int) {
 func (r *Race) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stopLocked()
+}
+
+func (r *Race) stopLocked() {
 	r.stopped = true
 	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
 		if t != nil {

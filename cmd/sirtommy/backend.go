@@ -72,7 +72,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	return &backend{
 		deps: race.Deps{
 			Clock: clock, Log: log, Bus: bus, Cluster: cluster,
-			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention}),
+			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention, Instance: instance}),
 		},
 		check: func(ctx context.Context) error {
 			if err := rdb.Ping(ctx).Err(); err != nil {

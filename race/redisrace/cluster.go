@@ -56,9 +56,23 @@ redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 `)
 
+// saveScript writes record KEYS[1] = ARGV[1] with expiry ARGV[2] seconds
+// unless another instance than ARGV[3] owns the race (lease KEYS[2]).
+var saveScript = redis.NewScript(`
+local o = redis.call('GET', KEYS[2])
+if o and o ~= ARGV[3] then return redis.error_reply('NOTOWNER ' .. o) end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+`)
+
 // decideScript stores KEYS[1]'s result ARGV[1] unless one is there, and
-// returns the stored one; ARGV[2] is the retention in seconds.
+// returns the stored one; ARGV[2] is the retention in seconds. An instance
+// (ARGV[3]) that no longer owns the race (lease KEYS[2]) decides nothing.
 var decideScript = redis.NewScript(`
+local o = redis.call('GET', KEYS[2])
+if o and o ~= ARGV[3] and redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('NOTOWNER ' .. o)
+end
 redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
 return redis.call('GET', KEYS[1])
 `)
@@ -156,7 +170,8 @@ func (c *Cluster) Save(ctx context.Context, rec *race.Record) error {
 	if rec.State.Over() {
 		ttl = c.o.Retention
 	}
-	if err := c.rdb.Set(ctx, c.o.Keys.Meta(rec.ID), b, ttl).Err(); err != nil {
+	keys := []string{c.o.Keys.Meta(rec.ID), c.o.Keys.Owner(rec.ID)}
+	if err := saveScript.Run(ctx, c.rdb, keys, b, int64(ttl/time.Second), c.o.Instance).Err(); err != nil {
 		return fmt.Errorf("race %s: save record: %w", rec.ID, classify(err))
 	}
 	return nil
@@ -189,7 +204,7 @@ func (c *Cluster) Decide(ctx context.Context, id string, res *race.Result, state
 	if err != nil {
 		return nil, "", fmt.Errorf("race %s: encode result: %w", id, err)
 	}
-	got, err := decideScript.Run(ctx, c.rdb, []string{c.o.Keys.Result(id)}, b, int64(c.o.Retention/time.Second)).Text()
+	got, err := decideScript.Run(ctx, c.rdb, []string{c.o.Keys.Result(id), c.o.Keys.Owner(id)}, b, int64(c.o.Retention/time.Second), c.o.Instance).Text()
 	if err != nil {
 		return nil, "", fmt.Errorf("race %s: decide: %w", id, classify(err))
 	}

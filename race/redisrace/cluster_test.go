@@ -1,6 +1,7 @@
 package redisrace_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ func newInstance(t *testing.T, rdb *redis.Client, name string, clock race.Clock)
 	in := &instance{name: name, cluster: c, bus: bus}
 	in.svc = race.NewService(race.Deps{
 		Clock: clock, Log: zerolog.Nop(), Bus: bus, Cluster: c,
-		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys}),
+		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Instance: name}),
 	})
 	t.Cleanup(func() { once.Do(in.kill) })
 	return in
@@ -170,5 +171,45 @@ func TestResultDecidedOnce(t *testing.T) {
 	got, st, err = c.Decide(t.Context(), "R", &race.Result{Outcome: "win", Winner: &w1, Reason: "forfeit"}, race.Finished)
 	if err != nil || got.Reason != "won-deal" || *got.Winner != 0 {
 		t.Fatalf("second decision replaced the first: %+v %s %v", got, st, err)
+	}
+}
+
+func TestAppendFencedByTheLease(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storeA := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "a"})
+	if ok, err := a.Claim(t.Context(), "R", ""); !ok || err != nil {
+		t.Fatalf("a claims: %v %v", ok, err)
+	}
+	if ok, _ := b.Claim(t.Context(), "R", ""); ok {
+		t.Fatal("b claimed a race a holds")
+	}
+	if err := storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	// b finds a gone and takes the race: a's writes are refused from then on.
+	if ok, err := b.Claim(t.Context(), "R", "a"); !ok || err != nil {
+		t.Fatalf("b takes over: %v %v", ok, err)
+	}
+	err = storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 2, Move: "2S>W1"})
+	if !errors.Is(err, race.ErrNotOwner) || !errors.Is(err, race.ErrUnavailable) {
+		t.Errorf("append by the old owner: %v, want ErrNotOwner", err)
+	}
+	if lost, err := a.Renew(t.Context(), []string{"R"}); err != nil || len(lost) != 1 {
+		t.Errorf("a renews: lost %v, %v", lost, err)
+	}
+	if _, _, err := a.Decide(t.Context(), "R", &race.Result{Outcome: "aborted"}, race.Aborted); !errors.Is(err, race.ErrNotOwner) {
+		t.Errorf("decision by the old owner: %v", err)
 	}
 }

@@ -19,12 +19,18 @@ import (
 const opTimeout = 2 * time.Second
 
 // appendScript appends one move to a race's stream unless the seat's log
-// already has it. KEYS: log, seqs. ARGV: seat, seq, move, atMs, ttl
-// seconds. It returns 1 when appended, 0 when the same move was already
-// there, and an error starting "CONFLICT" when the seat's log contradicts
-// it. Redis runs it atomically, so two instances cannot both append a
-// seat's next move.
+// already has it. KEYS: log, seqs, owner. ARGV: seat, seq, move, atMs, ttl
+// seconds, this instance ("" for no fencing). It returns 1 when appended,
+// 0 when the same move was already there, an error starting "CONFLICT"
+// when the seat's log contradicts it, and one starting "NOTOWNER" when
+// another instance has taken the race over (the fence: an instance that
+// lost a race cannot write behind the new owner's back). Redis runs it
+// atomically, so two instances cannot both append a seat's next move.
 var appendScript = redis.NewScript(`
+if ARGV[6] ~= '' then
+  local o = redis.call('GET', KEYS[3])
+  if o and o ~= ARGV[6] then return redis.error_reply('NOTOWNER ' .. o) end
+end
 local f = ARGV[1] .. ':' .. ARGV[2]
 local old = redis.call('HGET', KEYS[2], f)
 if old then
@@ -48,6 +54,7 @@ type Store struct {
 	rdb       redis.UniversalClient
 	keys      Keys
 	retention time.Duration
+	instance  string
 }
 
 var (
@@ -61,6 +68,9 @@ type StoreOptions struct {
 	// Retention is how long a finished race's log is kept; zero means
 	// DefaultRetention.
 	Retention time.Duration
+	// Instance, when set, fences appends: they fail with race.ErrNotOwner
+	// once another instance owns the race (Cluster leases).
+	Instance string
 }
 
 // NewStore makes a Store on rdb.
@@ -68,7 +78,7 @@ func NewStore(rdb redis.UniversalClient, o StoreOptions) *Store {
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
-	return &Store{rdb: rdb, keys: o.Keys, retention: o.Retention}
+	return &Store{rdb: rdb, keys: o.Keys, retention: o.Retention, instance: o.Instance}
 }
 
 // Append adds a move to the race's stream, atomically checking the seat's
@@ -78,8 +88,8 @@ func NewStore(rdb redis.UniversalClient, o StoreOptions) *Store {
 func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID)}
-	err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second)).Err()
+	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID), s.keys.Owner(raceID)}
+	err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance).Err()
 	if err != nil {
 		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, classify(err))
 	}
@@ -138,6 +148,9 @@ func classify(err error) error {
 	if errors.As(err, &re) {
 		if strings.HasPrefix(re.Error(), "CONFLICT") {
 			return fmt.Errorf("%w: %s", race.ErrConflict, re.Error())
+		}
+		if strings.HasPrefix(re.Error(), "NOTOWNER") {
+			return fmt.Errorf("%w (%w): %s", race.ErrNotOwner, race.ErrUnavailable, re.Error())
 		}
 		return err
 	}

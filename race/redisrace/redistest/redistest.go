@@ -142,6 +142,12 @@ func (s *Server) Restart() {
 	s.start()
 }
 
+// StartAgain starts a stopped server again on the same port and directory.
+func (s *Server) StartAgain() {
+	s.t.Helper()
+	s.start()
+}
+
 // ping sends PING in RESP and waits for +PONG.
 func ping(addr string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
