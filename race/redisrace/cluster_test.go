@@ -25,7 +25,7 @@ type instance struct {
 	svc     *race.Service
 }
 
-func newInstance(t *testing.T, rdb *redis.Client, name string, clock race.Clock) *instance {
+func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock) *instance {
 	t.Helper()
 	keys := redisrace.Keys{Prefix: "test:"}
 	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Keys: keys, Instance: name, Clock: clock, Log: zerolog.Nop()})

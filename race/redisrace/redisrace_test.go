@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const settleWait = 5 * time.Second
 
 // client opens a go-redis client on srv, closed at cleanup.
-func client(t *testing.T, srv *redistest.Server) *redis.Client {
+func client(t testing.TB, srv *redistest.Server) *redis.Client {
 	t.Helper()
 	opt, err := redis.ParseURL(srv.URL())
 	if err != nil {
