@@ -133,6 +133,7 @@ func TestRedisInstanceKilledMidRace(t *testing.T) {
 }
 
 func TestRedisRestartedMidRace(t *testing.T) {
+	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{AppendOnly: true})
 	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--drain-timeout", "100ms")
 	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--drain-timeout", "100ms")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"go.uber.org/goleak"
 
 	"sirtommy/engine"
 	"sirtommy/race/redisrace/redistest"
@@ -17,6 +18,19 @@ import (
 // testDeal is the named deal of the multi-instance races: the test plays
 // both games itself and so knows the legal moves.
 const testDeal = 7
+
+// noLeaks checks, after every cleanup of the test (the servers' included),
+// that the goroutines the test started are gone.
+func noLeaks(t *testing.T) {
+	t.Helper()
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() {
+		http.DefaultClient.CloseIdleConnections()
+		if err := goleak.Find(before); err != nil {
+			t.Error(err)
+		}
+	})
+}
 
 // msg is a server message, loosely.
 type msg map[string]any
@@ -157,6 +171,7 @@ func (c *client) result() string {
 }
 
 func TestRedisTwoInstancesOneRace(t *testing.T) {
+	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
 	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--drain-timeout", "100ms")
 	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--drain-timeout", "100ms")
