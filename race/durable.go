@@ -71,6 +71,9 @@ type Cluster interface {
 	Orphans(ctx context.Context) ([]string, error)
 	// Release gives up ownership of a race that is over.
 	Release(ctx context.Context, id string) error
+	// Handover gives up ownership of a live race so that another instance
+	// takes it over at once (this one is shutting down).
+	Handover(ctx context.Context, id string) error
 	// Call sends req to the owner of race req.Race and waits for its
 	// reply. It fails with ErrNoOwner (wrapped) when the race has no
 	// owner, or its owner is not listening (its instance died: gone then
@@ -191,13 +194,22 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		st.taken, st.name, st.token = sr.Taken, sr.Name, sr.Token
 		st.game = engine.New(rules, r.deal)
 	}
+	// Spectators of a public race see the games as they were the
+	// spectator delay ago: the replay stops there for their boards.
+	delayed := r.opts.SpectatorDelay > 0 && !r.state.Over() && !r.startAt.IsZero()
+	cutMs := r.clock.Now().Sub(r.startAt.Add(r.opts.SpectatorDelay)).Milliseconds()
+	spec := [2]engine.Game{r.seats[0].game, r.seats[1].game}
 	for _, m := range moves {
 		if m.Seat < 0 || m.Seat > 1 {
 			return nil, fmt.Errorf("race %s: restore: move %+v: no such seat", rec.ID, m)
 		}
 		st := &r.seats[m.Seat]
+		seen := delayed && m.AtMs <= cutMs
 		if m.Move == "resign" {
 			st.game.Resign()
+			if seen {
+				spec[m.Seat].Resign()
+			}
 			continue
 		}
 		mv, err := engine.ParseMove(m.Move)
@@ -207,11 +219,19 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		if err != nil {
 			return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
 		}
+		if seen {
+			_ = spec[m.Seat].Apply(mv) // legal: the same move on the same game
+		}
 		st.moves = append(st.moves, mv)
 	}
 	for s := range 2 {
 		r.specBoards[s] = r.seats[s].game.View()
 		r.specCounts[s] = r.countsLocked(s)
+		if delayed {
+			g := &spec[s]
+			r.specBoards[s] = g.View()
+			r.specCounts[s] = Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies()}
+		}
 	}
 	if r.state.Over() {
 		close(r.done)

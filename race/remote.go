@@ -210,7 +210,7 @@ func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) 
 // serveRequest answers a request forwarded by another instance.
 func (s *Service) serveRequest(req *Request) *Reply {
 	r, err := s.Get(req.Race)
-	if err != nil {
+	if err != nil || r.isStopped() {
 		return &Reply{Err: &WireError{Code: codeNotOwner, Message: "this instance does not run the race"}}
 	}
 	s.remoteMu.Lock()

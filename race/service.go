@@ -106,11 +106,29 @@ func (s *Service) snapshot() []*Race {
 // waits for the others to end until ctx is done; it then aborts what is
 // left with reason "shutdown". It returns the number of races aborted that
 // way.
+//
+// In Redis mode it aborts nothing: it stops its copies of the live races
+// and hands them over to the other instances, whose players resume them
+// there.
 func (s *Service) Drain(ctx context.Context) int {
 	s.mu.Lock()
 	s.draining = true
 	s.mu.Unlock()
 	races := s.snapshot()
+	if c := s.deps.Cluster; c != nil {
+		for _, r := range races {
+			if r.State().Over() {
+				continue
+			}
+			r.Stop()
+			hctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+			if err := c.Handover(hctx, r.id); err != nil {
+				s.deps.Log.Warn().Err(err).Str("race", r.id).Msg("race not handed over; another instance takes it when its lease runs out")
+			}
+			cancel()
+		}
+		return 0
+	}
 	for _, r := range races {
 		if r.State() == Waiting {
 			r.Abort("shutdown")

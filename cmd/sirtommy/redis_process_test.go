@@ -132,6 +132,45 @@ func TestRedisInstanceKilledMidRace(t *testing.T) {
 	}
 }
 
+func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	a, _, stopA, doneA := startServe(t, "--redis", rds.URL(), "--drain-timeout", "5s")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--drain-timeout", "100ms")
+	id := createRace(t, a)
+	p0 := join(t, a, id, "on-a")
+	p1 := join(t, b, id, "on-b")
+	for _, p := range []*player{p0, p1} {
+		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+	}
+	for range 5 {
+		p0.move()
+		p1.move()
+	}
+	stopA() // SIGTERM: a hands the race over instead of aborting it
+	if err := <-doneA; err != nil {
+		t.Fatalf("a stopped with %v", err)
+	}
+	p0.c = dial(t, b)
+	for {
+		p0.c.send(map[string]any{"type": "resume", "race": id, "token": p0.token, "id": "back"})
+		r := p0.c.next("resume answer", func(m msg) bool { return m.str("id") == "back" })
+		if r.str("type") == "joined" {
+			break
+		}
+		if r.str("code") != "unavailable" {
+			t.Fatalf("resume on b: %v", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for p0.move() || p1.move() {
+	}
+	r0, r1 := p0.c.result(), p1.c.result()
+	if r0 != r1 || strings.Contains(r0, "shutdown") {
+		t.Errorf("results:\n%s\n%s", r0, r1)
+	}
+}
+
 func TestRedisRestartedMidRace(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{AppendOnly: true})

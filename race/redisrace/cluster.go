@@ -65,6 +65,14 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return 1
 `)
 
+// handoverScript drops ARGV[1]'s lease KEYS[1] and scores race ARGV[2]
+// 0 in the live set, so that the next instance to look adopts it.
+var handoverScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
+return 1
+`)
+
 // decideScript stores KEYS[1]'s result ARGV[1] unless one is there, and
 // returns the stored one; ARGV[2] is the retention in seconds. An instance
 // (ARGV[3]) that no longer owns the race (lease KEYS[2]) decides nothing.
@@ -267,6 +275,14 @@ func (c *Cluster) Orphans(ctx context.Context) ([]string, error) {
 func (c *Cluster) Release(ctx context.Context, id string) error {
 	if err := releaseScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, id).Err(); err != nil {
 		return fmt.Errorf("race %s: release: %w", id, classify(err))
+	}
+	return nil
+}
+
+// Handover gives up a live race's lease and marks it orphaned at once.
+func (c *Cluster) Handover(ctx context.Context, id string) error {
+	if err := handoverScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, id).Err(); err != nil {
+		return fmt.Errorf("race %s: hand over: %w", id, classify(err))
 	}
 	return nil
 }
