@@ -1,6 +1,7 @@
 package redisrace_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -211,5 +212,63 @@ func TestAppendFencedByTheLease(t *testing.T) {
 	}
 	if _, _, err := a.Decide(t.Context(), "R", &race.Result{Outcome: "aborted"}, race.Aborted); !errors.Is(err, race.ErrNotOwner) {
 		t.Errorf("decision by the old owner: %v", err)
+	}
+}
+
+// TestTimersSurviveTheirInstance: nobody asks for the race after its
+// instance dies, yet another instance adopts it once the lease runs out,
+// and the grace period of the player who had left still ends it.
+func TestTimersSurviveTheirInstance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	start := time.Now()
+	clockA, clockB := racetest.NewClock(start), racetest.NewClock(start)
+	a := newInstance(t, rdb, "a", clockA)
+	b := newInstance(t, rdb, "b", clockB)
+
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	for s := range 2 {
+		if _, err := r.Join("p", "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clockA.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
+	play(t, r, &games[0], 0, 2)
+	play(t, r, &games[1], 1, 2)
+	r.Leave(1, &subs[1]) // seat 1's grace period starts on a
+	a.kill()             // and a dies: its clock never moves again
+
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan struct{})
+	go func() { b.svc.Run(ctx, 20*time.Millisecond); close(ran) }()
+	defer func() { cancel(); <-ran }()
+	clockB.Advance(race.DefaultCountdown + time.Second) // past a's lease, on b's clock
+	var adopted *race.Race
+	deadline := time.Now().Add(2 * redisrace.LeaseTTL)
+	for adopted == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		adopted, _ = b.svc.Get(r.ID())
+	}
+	if adopted == nil {
+		t.Fatal("no instance adopted the orphaned race")
+	}
+	// Seat 1's grace ends (from a's record) before seat 0's (b gives the
+	// player who was on a a full grace period from the takeover).
+	clockB.Advance(race.DefaultGrace - time.Second + 500*time.Millisecond)
+	if st := adopted.State(); st != race.Finished {
+		t.Fatalf("after seat 1's grace the race is %s", st)
+	}
+	info, err := adopted.Info(t.Context())
+	if err != nil || info.Result.Reason != "forfeit" || *info.Result.Winner != 0 {
+		t.Fatalf("result %+v, %v", info.Result, err)
+	}
+	if n := len(info.Moves); n != 4 {
+		t.Errorf("%d moves logged, want 4", n)
 	}
 }
