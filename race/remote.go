@@ -270,7 +270,26 @@ func (s *Service) serveRequest(req *Request) *Reply {
 	default:
 		rep.Err = &WireError{Code: CodeInternal, Message: "unknown request " + req.Op}
 	}
+	if !rc.player && rc.unwatch == nil {
+		s.dropRemote(req.Topic) // a one-off request (info, state): nothing to keep
+	}
 	return rep
+}
+
+// pruneRemotes forgets the connections of other instances to races that
+// are over (their instance may have died without saying goodbye).
+func (s *Service) pruneRemotes() {
+	s.remoteMu.Lock()
+	var done []string
+	for topic, rc := range s.remotes {
+		if rc.race.State().Over() {
+			done = append(done, topic)
+		}
+	}
+	s.remoteMu.Unlock()
+	for _, topic := range done {
+		s.dropRemote(topic)
+	}
 }
 
 func (s *Service) dropRemote(topic string) {
@@ -573,6 +592,7 @@ func (s *Service) Run(ctx context.Context, every time.Duration) {
 
 func (s *Service) maintain(ctx context.Context) {
 	c := s.deps.Cluster
+	s.pruneRemotes()
 	var live, over []string
 	for _, r := range s.snapshot() {
 		if r.State().Over() {
