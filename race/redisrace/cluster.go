@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,16 @@ redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
 return redis.call('GET', KEYS[1])
 `)
 
+// Request workers: forwarded requests run on this many goroutines, each
+// connection's on the same one (by a hash of its topic), so that one
+// connection's moves are applied in order while different races proceed
+// in parallel; each worker queues this many requests before the inbox
+// waits for it.
+const (
+	requestWorkers = 16
+	workerQueue    = 256
+)
+
 // ClusterOptions configure a Cluster.
 type ClusterOptions struct {
 	Keys Keys
@@ -111,6 +122,8 @@ type Cluster struct {
 	mu      sync.Mutex
 	pending map[uint64]chan *race.Reply
 	handler func(*race.Request) *race.Reply
+
+	work [requestWorkers]chan *envelope
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -142,8 +155,12 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 		_ = c.ps.Close()
 		return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
 	}
-	c.wg.Add(1)
+	c.wg.Add(1 + requestWorkers)
 	go c.receiveLoop()
+	for i := range c.work {
+		c.work[i] = make(chan *envelope, workerQueue)
+		go c.worker(c.work[i])
+	}
 	return c, nil
 }
 
@@ -345,8 +362,8 @@ func (c *Cluster) receiveLoop() {
 	}
 }
 
-// receive handles one inbox message: requests in the order they came (a
-// connection's moves must be applied in order), replies to their caller.
+// receive handles one inbox message: a reply goes to its caller, a
+// request to its connection's worker.
 func (c *Cluster) receive(payload string) {
 	var e envelope
 	if err := json.Unmarshal([]byte(payload), &e); err != nil {
@@ -365,6 +382,28 @@ func (c *Cluster) receive(payload string) {
 	if e.Request == nil {
 		return
 	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(e.Request.Topic))
+	select {
+	case c.work[h.Sum32()%requestWorkers] <- &e:
+	case <-c.ctx.Done():
+	}
+}
+
+func (c *Cluster) worker(in <-chan *envelope) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case e := <-in:
+			c.serve(e)
+		}
+	}
+}
+
+// serve answers one forwarded request.
+func (c *Cluster) serve(e *envelope) {
 	c.mu.Lock()
 	h := c.handler
 	c.mu.Unlock()
