@@ -98,6 +98,7 @@ type remoteSub struct {
 	topic string
 }
 
+// Deliver publishes ev on the connection's topic.
 func (s *remoteSub) Deliver(ev Event) { s.bus.Publish(s.topic, ev) }
 
 // remoteConn is the owner's bookkeeping of one remote connection.
