@@ -272,3 +272,53 @@ func TestTimersSurviveTheirInstance(t *testing.T) {
 		t.Errorf("%d moves logged, want 4", n)
 	}
 }
+
+// TestDecisionWaitsForRedis: a race whose time runs out while Redis is
+// away is decided once Redis is back, not before, and not twice.
+func TestDecisionWaitsForRedis(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a := newInstance(t, rdb, "a", clock)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true, TimeLimit: time.Minute, FirstMoveTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	for s := range 2 {
+		if _, err := r.Join("p", "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	play(t, r, &g, 0, 3)
+	srv.Stop()
+	fresh := engine.New(rules, testDeal)
+	if err := r.Move(1, fresh.AppendMoves(nil)[0].String(), ""); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Errorf("a move with Redis down: %v, want unavailable", err)
+	}
+	clock.Advance(time.Minute) // time is up, but the result cannot be stored
+	if st := r.State(); st != race.Running {
+		t.Fatalf("decided without Redis: %s", st)
+	}
+	srv.StartAgain()
+	// go-redis dials again about once a second after failed dials: wait
+	// (in real time) until the client is back, then let the retry run.
+	deadline := time.Now().Add(5 * time.Second)
+	for rdb.Ping(t.Context()).Err() != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	clock.Advance(2 * time.Second) // the retry
+	if st := r.State(); st != race.Finished {
+		t.Fatalf("after Redis came back the race is %s", st)
+	}
+	info, _ := r.Info(t.Context())
+	if info.Result.Reason != "equal-cards" || info.Result.Outcome != "draw" { // 0 cards each on the foundations
+		t.Errorf("result %+v", info.Result)
+	}
+	if n := len(info.Moves); n != 3 {
+		t.Errorf("%d moves logged, want the 3 acknowledged", n)
+	}
+}
