@@ -70,3 +70,25 @@ func TestKeysShareTheRaceSlot(t *testing.T) {
 		t.Errorf("prefixed log key %q", got)
 	}
 }
+
+func TestFinishedRaceExpiresAfterRetention(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	const retention = time.Hour
+	keys := redisrace.Keys{}
+	s := redisrace.NewStore(rdb, redisrace.StoreOptions{Retention: retention})
+	if err := s.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.TTL(t.Context(), keys.Log("R")).Val(); ttl <= retention {
+		t.Errorf("a live race's log expires in %v: sooner than any race lasts", ttl)
+	}
+	if err := s.Finished(t.Context(), "R"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{keys.Log("R"), keys.Seqs("R")} {
+		if ttl := rdb.TTL(t.Context(), k).Val(); ttl <= 0 || ttl > retention {
+			t.Errorf("%s expires in %v, want the retention %v", k, ttl, retention)
+		}
+	}
+}
