@@ -39,12 +39,12 @@ func (m msg) str(k string) string { s, _ := m[k].(string); return s }
 
 // client is one websocket with its messages read in the background.
 type client struct {
-	t  *testing.T
+	t  testing.TB
 	ws *websocket.Conn
 	in chan msg
 }
 
-func dial(t *testing.T, base string) *client {
+func dial(t testing.TB, base string) *client {
 	t.Helper()
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
 	if err != nil {
@@ -109,7 +109,7 @@ type player struct {
 }
 
 // join takes a seat on race id.
-func join(t *testing.T, base, id, name string) *player {
+func join(t testing.TB, base, id, name string) *player {
 	t.Helper()
 	c := dial(t, base)
 	c.send(map[string]any{"type": "join", "race": id, "name": name})
@@ -148,7 +148,7 @@ func (p *player) move() bool {
 }
 
 // createRace makes a private race on deal testDeal over the API of base.
-func createRace(t *testing.T, base string) string {
+func createRace(t testing.TB, base string) string {
 	t.Helper()
 	res, err := http.Post(base+"/api/races", "application/json", strings.NewReader(fmt.Sprintf(`{"deal":%d}`, testDeal)))
 	if err != nil {

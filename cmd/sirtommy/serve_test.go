@@ -37,7 +37,7 @@ func (s *syncBuffer) String() string {
 
 // startServe runs the real program on port 0 and returns its base URL, the
 // cancel that stops it, and a channel with run's error.
-func startServe(t *testing.T, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
+func startServe(t testing.TB, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
