@@ -172,6 +172,12 @@ func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) 
 	if r, err := s.Get(id); err == nil {
 		return r, nil
 	}
+	s.mu.Lock()
+	draining := s.draining
+	s.mu.Unlock()
+	if draining {
+		return nil, nil // shutting down: the other instances take it
+	}
 	c := s.deps.Cluster
 	ok, err := c.Claim(ctx, id, gone)
 	if err != nil || !ok {
@@ -570,9 +576,10 @@ func (p *proxy) Info(ctx context.Context) (Info, error) {
 	return *rep.Info, nil
 }
 
-// Run keeps this instance's races owned (Redis mode): it renews their
-// leases, lets go of races it lost, and takes over live races whose owner
-// died, so that their timers run somewhere. It returns when ctx is done;
+// Run keeps this instance's races owned (Redis mode): every period it
+// renews their leases, lets go of races it lost, and takes over live races
+// whose owner died, so that their timers run somewhere. The period is real
+// time, like the leases' expiry in Redis. It returns when ctx is done;
 // without a Cluster it returns at once.
 func (s *Service) Run(ctx context.Context, every time.Duration) {
 	c := s.deps.Cluster

@@ -82,7 +82,9 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		},
 		run: func(ctx context.Context, svc *race.Service) { svc.Run(ctx, redisrace.RenewEvery) },
 		close: func() {
-			_ = errors.Join(cluster.Close(), bus.Close(), rdb.Close())
+			if err := errors.Join(cluster.Close(), bus.Close(), rdb.Close()); err != nil {
+				log.Warn().Err(err).Msg("redis connections closed with an error")
+			}
 		},
 	}, nil
 }

@@ -173,6 +173,8 @@ func runServe(ctx context.Context, e env) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	stopRun() // no more adopting races: this instance hands its own over
+	<-ran
 	log.Info().Dur("drainTimeout", cfg.drainTimeout).Int("live", races.Live()).Msg("draining")
 	srv.SetReady(false)
 	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)
