@@ -371,6 +371,21 @@ func (r *Race) Leave(s int, sub Subscriber) {
 	r.presenceLocked(s, &end)
 }
 
+// detach unsubscribes sub from seat s without starting a grace period:
+// the race runs elsewhere now, and the connection follows it there.
+func (r *Race) detach(s int, sub Subscriber) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := &r.seats[s]
+	if st.sub != sub {
+		return
+	}
+	if st.unsub != nil {
+		st.unsub()
+	}
+	st.sub, st.unsub = nil, nil
+}
+
 // Watch subscribes a spectator; sub first receives a StateEvent. Call
 // cancel when the spectator leaves.
 func (r *Race) Watch(sub Subscriber) (cancel func()) {

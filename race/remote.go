@@ -342,13 +342,14 @@ func (p *proxy) ID() string { return p.id }
 func (p *proxy) here() *Race {
 	r, err := p.svc.Get(p.id)
 	if err != nil || r.isStopped() {
-		p.attached, p.cancelW = nil, nil
+		p.detach()
 		return nil
 	}
 	if r == p.attached {
 		return r
 	}
-	p.attached, p.cancelW = r, nil
+	p.detach()
+	p.attached = r
 	if p.unsub != nil {
 		p.unsub()
 		p.unsub = nil
@@ -362,6 +363,18 @@ func (p *proxy) here() *Race {
 		p.cancelW = r.Watch(p.sub)
 	}
 	return r
+}
+
+// detach takes the connection off a local race that no longer runs here,
+// so that it gets the race's events only from where the race runs now.
+func (p *proxy) detach() {
+	if p.cancelW != nil {
+		p.cancelW()
+	}
+	if p.attached != nil && p.player && p.sub != nil {
+		p.attached.detach(p.seat, p.sub)
+	}
+	p.attached, p.cancelW = nil, nil
 }
 
 // listen subscribes the connection to its topic and waits until the
