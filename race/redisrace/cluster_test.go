@@ -322,3 +322,73 @@ func TestDecisionWaitsForRedis(t *testing.T) {
 		t.Errorf("%d moves logged, want the 3 acknowledged", n)
 	}
 }
+
+// TestConnectionFollowsItsRace: instance b takes a race over while a
+// still thinks it runs it. a's next append is fenced off, the player's
+// connection on a follows the race to b, and each event reaches it once.
+func TestConnectionFollowsItsRace(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a := newInstance(t, rdb, "a", clock)
+	b := newInstance(t, rdb, "b", clock)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var hs [2]race.Handle
+	var toks [2]string
+	for s := range 2 {
+		if hs[s], err = a.svc.Open(t.Context(), r.ID()); err != nil {
+			t.Fatal(err)
+		}
+		tk, err := hs[s].Join("p", "", &subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	play(t, hs[0], &g, 0, 2)
+
+	// b takes the race as though a were gone; seat 1 resumes there.
+	if ok, err := b.cluster.Claim(t.Context(), r.ID(), "a"); !ok || err != nil {
+		t.Fatalf("b claims: %v %v", ok, err)
+	}
+	h1, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again recorder
+	if _, err := h1.Resume(toks[1], "", &again); err != nil {
+		t.Fatal(err)
+	}
+	// Seat 0 plays on through a: the first try meets the fence.
+	m := g.AppendMoves(nil)[0]
+	if err := hs[0].Move(0, m.String(), "fenced"); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Fatalf("a move through the stale copy: %v, want unavailable", err)
+	}
+	if err := hs[0].Move(0, m.String(), "followed"); err != nil {
+		t.Fatalf("the move again: %v", err)
+	}
+	subs[0].waitFor(t, "moved", func(ev race.Event) bool { mv, ok := ev.(*race.MovedEvent); return ok && mv.ID == "followed" })
+	again.waitFor(t, "opponent", func(ev race.Event) bool { op, ok := ev.(*race.OpponentEvent); return ok && op.Counts.Moves == 3 })
+	time.Sleep(100 * time.Millisecond) // a duplicate would arrive by now
+	n := 0
+	subs[0].mu.Lock()
+	for _, ev := range subs[0].evs {
+		if mv, ok := ev.(*race.MovedEvent); ok && mv.ID == "followed" {
+			n++
+		}
+	}
+	subs[0].mu.Unlock()
+	if n != 1 {
+		t.Errorf("the connection got the move's acknowledgement %d times", n)
+	}
+	if info, _ := h1.Info(t.Context()); info.Counts[0].Moves != 3 {
+		t.Errorf("b has %d moves for seat 0, want 3", info.Counts[0].Moves)
+	}
+}
