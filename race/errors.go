@@ -17,6 +17,7 @@ const (
 	CodeDraining    = "draining"     // the server is shutting down and starts no race
 	CodeNotOver     = "not-over"     // a rematch asked for before the end, or during a match
 	CodeInternal    = "internal"     // the server failed; nothing changed
+	CodeUnavailable = "unavailable"  // the event log (Redis) cannot be reached; nothing changed, try again
 )
 
 // Error is a refusal with a stable code for the protocol and a sentence for

@@ -62,6 +62,7 @@ func (r *Race) Rematch(s int) (string, error) {
 	}
 	if !r.rematch[s] {
 		r.rematch[s] = true
+		r.saveLocked()
 		ev := &RematchEvent{Race: r.id, Seat: s}
 		r.bus.Publish(SeatTopic(r.id, 1-s), ev)
 		r.publishWatchLocked(ev)
@@ -148,6 +149,7 @@ func (r *Race) nextLocked(m Match) error {
 			to.graceT = next.clock.AfterFunc(next.opts.Grace, func() { next.graceOver(s) })
 		}
 	}
+	next.saveLocked()
 	next.mu.Unlock()
 	r.next = next
 	r.log.Info().Str("next", next.ID()).Int("round", m.Round).Msg("next race")

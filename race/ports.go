@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -17,14 +18,40 @@ type MoveRecord struct {
 // At is the move's offset from the start of the race.
 func (m MoveRecord) At() time.Duration { return time.Duration(m.AtMs) * time.Millisecond }
 
+// ErrConflict is what Store.Append returns (wrapped) when the seat's log
+// already holds a different move under that seq: another instance wrote
+// the seat's log first. Nothing was appended.
+var ErrConflict = errors.New("the seat's log already has another move with that seq")
+
+// ErrUnavailable marks a store or bus that cannot be reached (Redis down):
+// nothing was stored, and trying again later may work.
+var ErrUnavailable = errors.New("storage unavailable")
+
 // Store is the race's event log: every accepted move, in order. The
-// in-memory one is memrace.Store; a Redis stream will implement it later.
-// A move is accepted only once Append has returned nil.
+// in-memory one is memrace.Store; redisrace.Store keeps a Redis stream per
+// race. A move is accepted only once Append has returned nil.
 type Store interface {
-	// Append adds one accepted move to race raceID's log.
+	// Append adds one accepted move to race raceID's log. It is idempotent
+	// per seat and seq: appending a record whose seat and seq are already
+	// in the log with the same move does nothing and returns nil; with
+	// another move it returns an error wrapping ErrConflict. A seat's seqs
+	// must grow: a seq not above the seat's last one that is not in the log
+	// is a conflict too.
 	Append(ctx context.Context, raceID string, m MoveRecord) error
 	// Moves returns race raceID's moves in the order they were appended.
 	Moves(ctx context.Context, raceID string) ([]MoveRecord, error)
+}
+
+// ErrNotOwner is what a Redis-mode store returns (wrapped, with
+// ErrUnavailable) when another instance has taken the race over: this
+// instance's copy must stop, and the request go to the new owner.
+var ErrNotOwner = errors.New("another instance owns the race now")
+
+// Retainer is implemented by stores that keep a race's records only for a
+// while after it ends (redisrace.Store: the retention period). The race
+// calls Finished once, when it ends.
+type Retainer interface {
+	Finished(ctx context.Context, raceID string) error
 }
 
 // Subscriber receives the events published on a topic. Deliver is called
@@ -35,7 +62,8 @@ type Subscriber interface {
 }
 
 // Bus fans events out to subscribers by topic. The in-memory one is
-// memrace.Bus; Redis pub/sub will implement it later. Events published on
+// memrace.Bus; redisrace.Bus carries them between instances over Redis
+// pub/sub. Events published on
 // one topic reach each subscriber in the order they were published.
 type Bus interface {
 	// Publish delivers ev to every current subscriber of topic.

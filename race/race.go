@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -90,7 +91,7 @@ type Options struct {
 	// result; the next rounds and rematches made from this race inherit it.
 	// It runs with the race's lock held: it must not block and must not
 	// call back into the race.
-	OnEnd func(raceID string, res Result)
+	OnEnd func(raceID string, res Result) `json:"-"`
 }
 
 func (o *Options) fill() {
@@ -120,6 +121,9 @@ type Deps struct {
 	Log   zerolog.Logger
 	Store Store
 	Bus   Bus
+	// Cluster keeps races' records and decides results once across
+	// instances (Redis mode); nil in memory mode.
+	Cluster Cluster
 }
 
 // Player is a computer player: given what it may know of its game (the
@@ -170,7 +174,9 @@ type Race struct {
 	log   zerolog.Logger
 	store Store
 	bus   Bus
-	done  chan struct{}
+	// cluster is nil in memory mode.
+	cluster Cluster
+	done    chan struct{}
 
 	mu        sync.Mutex
 	state     State
@@ -181,6 +187,12 @@ type Race struct {
 	countT    Timer
 	limitT    Timer
 	firstT    Timer
+	decideT   Timer // retries a result Redis could not store
+	// released is set once the Service gave up the finished race's lease.
+	released atomic.Bool
+	// stopped is set when another instance runs the race now: this copy
+	// refuses everything.
+	stopped bool
 	// The spectators' delayed feed (public races): events waiting for their
 	// time, the timer releasing the head, and the boards as last released.
 	specQ      []delayed
@@ -211,7 +223,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus,
+		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -272,6 +284,7 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
 	st.connected = true
 	r.maybeCountdownLocked()
+	r.saveLocked()
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	r.publishStateLocked(s)
@@ -294,6 +307,7 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
 	r.log.Info().Int("seat", s).Str("name", st.name).Dur("pace", pace).Msg("computer seated")
 	r.maybeCountdownLocked()
+	r.saveLocked()
 	r.publishStateLocked(-1)
 	return s, nil
 }
@@ -349,6 +363,9 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 	wasConnected, before := st.connected, r.state
 	st.connected = true
 	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
+	if !wasConnected || r.state != before {
+		r.saveLocked()
+	}
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
@@ -376,14 +393,31 @@ func (r *Race) Leave(s int, sub Subscriber) {
 	if r.state.Over() || st.game.Status().Over() {
 		// A player whose game is over (stuck, resigned) has nothing left to
 		// do: leaving then forfeits nothing.
+		r.saveLocked()
 		r.presenceLocked(s, nil)
 		return
 	}
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
+	r.saveLocked()
 	r.log.Info().Int("seat", s).Time("graceUntil", st.graceEnd).Msg("player disconnected")
 	end := st.graceEnd
 	r.presenceLocked(s, &end)
+}
+
+// detach unsubscribes sub from seat s without starting a grace period:
+// the race runs elsewhere now, and the connection follows it there.
+func (r *Race) detach(s int, sub Subscriber) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := &r.seats[s]
+	if st.sub != sub {
+		return
+	}
+	if st.unsub != nil {
+		st.unsub()
+	}
+	st.sub, st.unsub = nil, nil
 }
 
 // Watch subscribes a spectator; sub first receives a StateEvent. Call
@@ -452,8 +486,7 @@ func (r *Race) resignLocked(s int, id string) error {
 	st := &r.seats[s]
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds()}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
-		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
-		return &Error{Code: CodeInternal, Message: "the resignation could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+		return r.appendFailedLocked(s, "resignation", err)
 	}
 	st.game.Resign()
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
@@ -461,7 +494,31 @@ func (r *Race) resignLocked(s int, id string) error {
 	return nil
 }
 
+// appendFailedLocked is the refusal of a move or resignation (what) that
+// the event log did not take: "unavailable" when the store cannot be
+// reached, "internal" otherwise. The race is unchanged.
+func (r *Race) appendFailedLocked(s int, what string, err error) error {
+	r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
+	wrapped := fmt.Errorf("race %s: append: %w", r.id, err)
+	if errors.Is(err, ErrNotOwner) {
+		r.stopLocked() // the new owner has the race; requests go there now
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage is unavailable; try again shortly", Err: wrapped}
+	}
+	return &Error{Code: CodeInternal, Message: "the " + what + " could not be recorded; try again", Err: wrapped}
+}
+
+func (r *Race) isStopped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}
+
 func (r *Race) playableLocked() error {
+	if r.stopped {
+		return Errorf(CodeUnavailable, "the race moved to another server; resume it")
+	}
 	if r.state == Running && !r.clock.Now().Before(r.startAt.Add(r.opts.TimeLimit)) {
 		r.timeUpLocked() // the time-limit timer has not run yet
 	}
@@ -489,8 +546,7 @@ func (r *Race) moveLocked(s int, m engine.Move, id string) error {
 	}
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: m.String(), AtMs: r.sinceStartLocked().Milliseconds()}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
-		r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
-		return &Error{Code: CodeInternal, Message: "the move could not be recorded; try again", Err: fmt.Errorf("race %s: append: %w", r.id, err)}
+		return r.appendFailedLocked(s, "move", err)
 	}
 	st.game = next
 	st.moves = append(st.moves, m)
@@ -583,6 +639,7 @@ func (r *Race) start() {
 	r.state = Running
 	r.limitT = r.clock.AfterFunc(r.opts.TimeLimit, r.timeUp)
 	r.firstT = r.clock.AfterFunc(r.opts.FirstMoveTimeout, r.firstMoveCheck)
+	r.saveLocked()
 	r.log.Info().Msg("race started")
 	r.publishStateLocked(-1)
 	for s := range 2 {
@@ -665,6 +722,23 @@ func (r *Race) botMove(s int) {
 	}
 }
 
+// Stop stops the race's timers without ending it: another instance runs
+// it now (Redis mode), and this copy must decide nothing.
+func (r *Race) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopLocked()
+}
+
+func (r *Race) stopLocked() {
+	r.stopped = true
+	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
 // Abort ends the race without a rated result, for the reason given (for
 // instance "shutdown"). It does nothing to a race that is over.
 func (r *Race) Abort(reason string) {
@@ -689,12 +763,6 @@ func (r *Race) finishLocked(winner int, reason string) {
 }
 
 func (r *Race) endLocked(res *Result, state State) {
-	r.state = state
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
-		if t != nil {
-			t.Stop()
-		}
-	}
 	for s := range 2 {
 		g := &r.seats[s].game
 		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
@@ -704,7 +772,19 @@ func (r *Race) endLocked(res *Result, state State) {
 	if !r.opts.DealNamed {
 		res.Salt, res.Commitment = r.salt, Commitment(r.deal, r.salt)
 	}
-	r.settleMatchLocked(res)
+	if res.Match == nil {
+		r.settleMatchLocked(res)
+	}
+	res, state, ok := r.decideLocked(res, state)
+	if !ok {
+		return // the result could not be stored; decideLocked tries again
+	}
+	r.state = state
+	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
 	r.result = res
 	// The race is over: the spectators' delay protects nothing any more.
 	for _, d := range r.specQ {
@@ -718,7 +798,13 @@ func (r *Race) endLocked(res *Result, state State) {
 		r.opts.OnEnd(r.id, *res)
 	}
 	close(r.done)
+	if ret, ok := r.store.(Retainer); ok {
+		if err := ret.Finished(context.Background(), r.id); err != nil {
+			r.log.Warn().Err(err).Msg("event log retention not set")
+		}
+	}
 	r.afterEndLocked()
+	r.saveLocked()
 }
 
 // publishStateLocked sends each audience but seat except (-1: none) its

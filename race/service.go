@@ -2,7 +2,9 @@ package race
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // Service keeps the races of one server: it makes them, finds them by id,
@@ -13,11 +15,24 @@ type Service struct {
 	mu       sync.Mutex
 	races    map[string]*Race
 	draining bool
+
+	// Redis mode: one takeover at a time, the connections of other
+	// instances attached to races here, and topic numbers for this
+	// instance's connections to races elsewhere.
+	adoptMu  sync.Mutex
+	remoteMu sync.Mutex
+	remotes  map[string]*remoteConn
+	nextConn atomic.Uint64
 }
 
-// NewService makes an empty Service whose races share deps.
+// NewService makes an empty Service whose races share deps. With a
+// Cluster it answers the requests other instances forward to it.
 func NewService(deps Deps) *Service {
-	return &Service{deps: deps, races: make(map[string]*Race)}
+	s := &Service{deps: deps, races: make(map[string]*Race), remotes: make(map[string]*remoteConn)}
+	if deps.Cluster != nil {
+		deps.Cluster.Serve(s.serveRequest)
+	}
+	return s
 }
 
 // Create makes a new race waiting for its players.
@@ -36,6 +51,21 @@ func (s *Service) createLocked(opts Options) (*Race, error) {
 		return nil, err
 	}
 	r.spawn = s.Create
+	if c := s.deps.Cluster; c != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+		defer cancel()
+		ok, err := c.Claim(ctx, r.id, "")
+		if err == nil && !ok {
+			err = errors.New("a new race id is already owned")
+		}
+		if err != nil {
+			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
+		}
+		if err := c.Save(ctx, r.recordLocked()); err != nil {
+			_ = c.Release(ctx, r.id)
+			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
+		}
+	}
 	s.races[r.ID()] = r
 	return r, nil
 }
@@ -79,11 +109,29 @@ func (s *Service) snapshot() []*Race {
 // waits for the others to end until ctx is done; it then aborts what is
 // left with reason "shutdown". It returns the number of races aborted that
 // way.
+//
+// In Redis mode it aborts nothing: it stops its copies of the live races
+// and hands them over to the other instances, whose players resume them
+// there.
 func (s *Service) Drain(ctx context.Context) int {
 	s.mu.Lock()
 	s.draining = true
 	s.mu.Unlock()
 	races := s.snapshot()
+	if c := s.deps.Cluster; c != nil {
+		for _, r := range races {
+			if r.State().Over() {
+				continue
+			}
+			r.Stop()
+			hctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+			if err := c.Handover(hctx, r.id); err != nil {
+				s.deps.Log.Warn().Err(err).Str("race", r.id).Msg("race not handed over; another instance takes it when its lease runs out")
+			}
+			cancel()
+		}
+		return 0
+	}
 	for _, r := range races {
 		if r.State() == Waiting {
 			r.Abort("shutdown")

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,11 +33,23 @@ func handleHealthz() http.HandlerFunc {
 	}
 }
 
-func handleReadyz(ready *atomic.Bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
+// readyCheckTimeout bounds /readyz's check of the backing services: a
+// Redis that takes longer than this is as good as down.
+const readyCheckTimeout = time.Second
+
+func handleReadyz(ready *atomic.Bool, check func(context.Context) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if !ready.Load() {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 			return
+		}
+		if check != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), readyCheckTimeout)
+			defer cancel()
+			if err := check(ctx); err != nil {
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+				return
+			}
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	}
@@ -163,7 +176,7 @@ func httpScheme(r *http.Request) string {
 
 func handleGetRace(log zerolog.Logger, races *race.Service) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rc, err := races.Get(r.PathValue("id"))
+		rc, err := races.Open(r.Context(), r.PathValue("id"))
 		if err != nil {
 			writeRaceError(w, err)
 			return
@@ -201,7 +214,7 @@ func writeRaceError(w http.ResponseWriter, err error) {
 		status = http.StatusNotFound
 	case race.CodeBadOptions:
 		status = http.StatusBadRequest
-	case race.CodeDraining:
+	case race.CodeDraining, race.CodeUnavailable:
 		status = http.StatusServiceUnavailable
 	case race.CodeRaceFull, race.CodeRaceOver:
 		status = http.StatusConflict

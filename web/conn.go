@@ -92,7 +92,7 @@ type conn struct {
 
 	// Owned by the reader goroutine.
 	role    role
-	race    *race.Race
+	race    race.Handle
 	seat    int
 	unwatch func()
 	strikes int
@@ -334,7 +334,7 @@ func (c *conn) playable(m clientMsg) bool {
 }
 
 // lookup finds the race for a join, resume or watch, or replies an error.
-func (c *conn) lookup(m clientMsg) *race.Race {
+func (c *conn) lookup(m clientMsg) race.Handle {
 	if c.role != roleNone {
 		if !c.race.State().Over() {
 			c.enqueue(newError(m.ID, CodeAlreadyJoined, "this connection is already in race %s", c.race.ID()))
@@ -342,7 +342,7 @@ func (c *conn) lookup(m clientMsg) *race.Race {
 		}
 		c.leave() // the race is over: the connection may go on to another
 	}
-	r, err := c.srv.deps.Races.Get(m.Race)
+	r, err := c.srv.deps.Races.Open(c.ctx, m.Race)
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
 		return nil
@@ -395,7 +395,7 @@ func (c *conn) resume(m clientMsg) {
 	c.becomePlayer(r, s)
 }
 
-func (c *conn) becomePlayer(r *race.Race, s int) {
+func (c *conn) becomePlayer(r race.Handle, s int) {
 	c.role, c.race, c.seat = rolePlayer, r, s
 	c.log = c.log.With().Str("race", r.ID()).Int("seat", s).Logger()
 	c.log.Debug().Msg("seated")

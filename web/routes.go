@@ -5,7 +5,7 @@ import "net/http"
 // addRoutes lists every route of the service.
 func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("GET /healthz", handleHealthz())
-	mux.HandleFunc("GET /readyz", handleReadyz(&s.ready))
+	mux.HandleFunc("GET /readyz", handleReadyz(&s.ready, s.deps.Check))
 	mux.HandleFunc("POST /api/races", handleCreateRace(s.log, s.deps))
 	mux.HandleFunc("GET /api/races/{id}", handleGetRace(s.log, s.deps.Races))
 	mux.HandleFunc("GET /api/lobby", handleLobby(s.deps.Lobby))

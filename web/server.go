@@ -89,6 +89,9 @@ type Deps struct {
 	Grace          time.Duration
 	// Limits are per-connection limits; the zero value means DefaultLimits().
 	Limits Limits
+	// Check, when set, is asked by /readyz whether the server's backing
+	// services answer (Redis mode: a PING); an error makes it unready.
+	Check func(ctx context.Context) error
 }
 
 // Stats count what the server did to protect itself.

@@ -19,7 +19,7 @@ import (
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
-	"sirtommy/race/memrace"
+	"sirtommy/race/redisrace"
 	"sirtommy/web"
 )
 
@@ -46,6 +46,10 @@ type serveConfig struct {
 	allowedOrigins string
 	secret         string
 	computerOffer  time.Duration
+	// Redis mode: empty redisURL keeps everything in memory.
+	redisURL       string
+	redisPrefix    string
+	redisRetention time.Duration
 }
 
 // envFlag names the environment variable that backs a flag.
@@ -83,8 +87,11 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.allowedOrigins, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
 	str(&c.secret, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
 	dur(&c.computerOffer, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
+	str(&c.redisURL, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
+	str(&c.redisPrefix, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
+	dur(&c.redisRetention, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server in memory on one port.\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(e.args); err != nil {
@@ -134,12 +141,18 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
-	races := race.NewService(race.Deps{
-		Clock: race.SystemClock{},
-		Log:   log,
-		Store: memrace.NewStore(),
-		Bus:   memrace.NewBus(),
-	})
+	be := memoryBackend(log)
+	if cfg.redisURL != "" {
+		if be, err = redisBackend(ctx, cfg, log); err != nil {
+			return err
+		}
+	}
+	defer be.close()
+	races := race.NewService(be.deps)
+	runCtx, stopRun := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { be.run(runCtx, races); close(ran) }()
+	defer func() { stopRun(); <-ran }()
 	clock := race.SystemClock{}
 	secret := []byte(cfg.secret)
 	if len(secret) == 0 {
@@ -174,6 +187,7 @@ func runServe(ctx context.Context, e env) error {
 		AllowedOrigins: origins,
 		SpectatorDelay: cfg.spectatorDelay,
 		Grace:          cfg.grace,
+		Check:          be.check,
 	})
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -191,6 +205,8 @@ func runServe(ctx context.Context, e env) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	stopRun() // no more adopting races: this instance hands its own over
+	<-ran
 	log.Info().Dur("drainTimeout", cfg.drainTimeout).Int("live", races.Live()).Msg("draining")
 	srv.SetReady(false)
 	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout)

@@ -37,7 +37,7 @@ func (s *syncBuffer) String() string {
 
 // startServe runs the real program on port 0 and returns its base URL, the
 // cancel that stops it, and a channel with run's error.
-func startServe(t *testing.T, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
+func startServe(t testing.TB, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
@@ -165,7 +165,7 @@ func TestServeFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after"} {
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}

@@ -4,6 +4,7 @@ package memrace
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"sirtommy/race"
@@ -12,19 +13,41 @@ import (
 // Store is an in-memory race.Store.
 type Store struct {
 	mu    sync.Mutex
-	moves map[string][]race.MoveRecord
+	moves map[string]*raceLog
+}
+
+// raceLog is one race's moves and each seat's last seq.
+type raceLog struct {
+	moves []race.MoveRecord
+	last  map[int]int
 }
 
 var _ race.Store = (*Store)(nil)
 
 // NewStore makes an empty Store.
-func NewStore() *Store { return &Store{moves: make(map[string][]race.MoveRecord)} }
+func NewStore() *Store { return &Store{moves: make(map[string]*raceLog)} }
 
-// Append adds a move to a race's log.
+// Append adds a move to a race's log; a record already there (same seat,
+// seq and move) is not added twice, and one that contradicts the log is
+// refused with race.ErrConflict.
 func (s *Store) Append(_ context.Context, raceID string, m race.MoveRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.moves[raceID] = append(s.moves[raceID], m)
+	l := s.moves[raceID]
+	if l == nil {
+		l = &raceLog{last: make(map[int]int)}
+		s.moves[raceID] = l
+	}
+	if last, ok := l.last[m.Seat]; ok && m.Seq <= last {
+		for i := len(l.moves) - 1; i >= 0; i-- {
+			if old := l.moves[i]; old.Seat == m.Seat && old.Seq == m.Seq && old.Move == m.Move {
+				return nil // already stored
+			}
+		}
+		return fmt.Errorf("race %s seat %d seq %d: %w", raceID, m.Seat, m.Seq, race.ErrConflict)
+	}
+	l.moves = append(l.moves, m)
+	l.last[m.Seat] = m.Seq
 	return nil
 }
 
@@ -32,7 +55,11 @@ func (s *Store) Append(_ context.Context, raceID string, m race.MoveRecord) erro
 func (s *Store) Moves(_ context.Context, raceID string) ([]race.MoveRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]race.MoveRecord(nil), s.moves[raceID]...), nil
+	l := s.moves[raceID]
+	if l == nil {
+		return nil, nil
+	}
+	return append([]race.MoveRecord(nil), l.moves...), nil
 }
 
 // Bus is an in-memory race.Bus: Publish calls each subscriber's Deliver in

@@ -5,6 +5,7 @@ import (
 
 	"sirtommy/race"
 	"sirtommy/race/memrace"
+	"sirtommy/race/racetest"
 )
 
 type rec struct{ got []string }
@@ -56,4 +57,15 @@ func TestStoreKeepsOrderPerRace(t *testing.T) {
 	if again, _ := s.Moves(ctx, "a"); again[0].Seq != 1 {
 		t.Error("Moves returned the store's own slice")
 	}
+}
+
+func TestStoreConformance(t *testing.T) {
+	racetest.TestStore(t, func(*testing.T) race.Store { return memrace.NewStore() })
+}
+
+func TestBusConformance(t *testing.T) {
+	racetest.TestBus(t, func(*testing.T) (race.Bus, race.Bus) {
+		b := memrace.NewBus()
+		return b, b
+	}, racetest.Settle)
 }

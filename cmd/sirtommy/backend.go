@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
+
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+	"sirtommy/race/redisrace"
+)
+
+// Redis client timeouts: a local or same-zone Redis answers in well under
+// a millisecond, so a second without an answer means it is down, and a
+// player's move should be refused quickly rather than hang.
+const (
+	redisDialTimeout = time.Second
+	redisIOTimeout   = time.Second
+	// redisStartTimeout bounds the PING at start, after which serve exits
+	// saying Redis is unreachable.
+	redisStartTimeout = 3 * time.Second
+)
+
+// backend is what the race service runs on: memory, or a shared Redis.
+type backend struct {
+	deps  race.Deps
+	check func(context.Context) error // nil in memory mode
+	run   func(ctx context.Context, svc *race.Service)
+	close func()
+}
+
+// memoryBackend keeps everything in this process.
+func memoryBackend(log zerolog.Logger) *backend {
+	return &backend{
+		deps:  race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
+		run:   func(context.Context, *race.Service) {},
+		close: func() {},
+	}
+}
+
+// redisBackend connects to the Redis at url, or fails saying why.
+func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*backend, error) {
+	opt, err := redis.ParseURL(cfg.redisURL)
+	if err != nil {
+		return nil, usagef("--redis %q: %v", redactURL(cfg.redisURL), err)
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
+	rdb := redis.NewClient(opt)
+	pctx, cancel := context.WithTimeout(ctx, redisStartTimeout)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		_ = rdb.Close()
+		return nil, fmt.Errorf("redis at %s is unreachable: %w", opt.Addr, err)
+	}
+	instance := race.NewToken()[:16]
+	keys := redisrace.Keys{Prefix: cfg.redisPrefix}
+	clock := race.SystemClock{}
+	cluster, err := redisrace.NewCluster(pctx, rdb, redisrace.ClusterOptions{
+		Keys: keys, Instance: instance, Retention: cfg.redisRetention, Clock: clock,
+		Log: log.With().Str("component", "cluster").Logger(),
+	})
+	if err != nil {
+		_ = rdb.Close()
+		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+	}
+	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
+	log.Info().Str("redis", opt.Addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
+	return &backend{
+		deps: race.Deps{
+			Clock: clock, Log: log, Bus: bus, Cluster: cluster,
+			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention, Instance: instance}),
+		},
+		check: func(ctx context.Context) error {
+			if err := rdb.Ping(ctx).Err(); err != nil {
+				return fmt.Errorf("redis: %w", err)
+			}
+			return nil
+		},
+		run: func(ctx context.Context, svc *race.Service) { svc.Run(ctx, redisrace.RenewEvery) },
+		close: func() {
+			if err := errors.Join(cluster.Close(), bus.Close(), rdb.Close()); err != nil {
+				log.Warn().Err(err).Msg("redis connections closed with an error")
+			}
+		},
+	}, nil
+}
+
+// redactURL hides a password in a Redis URL.
+func redactURL(s string) string {
+	opt, err := redis.ParseURL(s)
+	if err != nil || opt.Password == "" {
+		return s
+	}
+	return "redis://…@" + opt.Addr
+}

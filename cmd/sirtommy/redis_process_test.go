@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"sirtommy/race/redisrace/redistest"
+)
+
+// buildTimeout bounds building the binary for the process tests.
+const buildTimeout = 2 * time.Minute
+
+// buildBinary builds this command into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sirtommy")
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startProcess runs the binary as its own process on port 0 and returns
+// its base URL and the process.
+func startProcess(t *testing.T, bin string, args ...string) (string, *os.Process) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = nil
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+				lines <- l
+			}
+		}
+	}()
+	select {
+	case base := <-lines:
+		return base, cmd.Process
+	case <-time.After(safetyTimeout):
+		t.Fatal("the process did not start")
+		return "", nil
+	}
+}
+
+func TestRedisInstanceKilledMidRace(t *testing.T) {
+	rds := redistest.Start(t, redistest.Options{})
+	bin := buildBinary(t)
+	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret)
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+
+	id := createRace(t, a) // a owns the race
+	p0 := join(t, a, id, "on-a")
+	p1 := join(t, b, id, "on-b")
+	for _, p := range []*player{p0, p1} {
+		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+	}
+	for range 8 {
+		p0.move()
+		p1.move()
+	}
+	acked := p0.game.Plies()
+
+	if err := proc.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Player 0 comes back on b with the token; b finds a gone and takes the
+	// race over from the log.
+	p0.reconnect(t, b)
+	var st msg
+	for {
+		p0.c.send(map[string]any{"type": "resume", "race": id, "token": p0.token, "id": "back"})
+		r := p0.c.next("resume answer", func(m msg) bool { return m.str("id") == "back" })
+		if r.str("type") == "joined" {
+			st = p0.c.next("state", ofType("state"))
+			break
+		}
+		if r.str("code") != "unavailable" {
+			t.Fatalf("resume on b: %v", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	you, _ := st["you"].(map[string]any)
+	if got, _ := you["moves"].(float64); int(got) != acked {
+		t.Fatalf("after the takeover seat 0 has %v moves, want the %d acknowledged", you["moves"], acked)
+	}
+	for p0.move() || p1.move() {
+	}
+	r0, r1 := p0.c.result(), p1.c.result()
+	if r0 != r1 {
+		t.Errorf("results differ:\n%s\n%s", r0, r1)
+	}
+	// Decided once: the result stored in Redis is the one both saw.
+	opt, _ := redis.ParseURL(rds.URL())
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	stored, err := rdb.Get(t.Context(), "sirtommy:{race:"+id+"}:result").Result()
+	var got struct{ Result json.RawMessage }
+	if err == nil {
+		err = json.Unmarshal([]byte(stored), &got)
+	}
+	if err != nil || !sameJSON(got.Result, r0) {
+		t.Errorf("stored result %s (%v), want %s", stored, err, r0)
+	}
+	n, err := rdb.XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
+	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
+		t.Errorf("log holds %d moves (%v), want %d", n, err, want)
+	}
+}
+
+func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	a, _, stopA, doneA := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "5s")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	id := createRace(t, a)
+	p0 := join(t, a, id, "on-a")
+	p1 := join(t, b, id, "on-b")
+	for _, p := range []*player{p0, p1} {
+		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+	}
+	for range 5 {
+		p0.move()
+		p1.move()
+	}
+	stopA() // SIGTERM: a hands the race over instead of aborting it
+	if err := <-doneA; err != nil {
+		t.Fatalf("a stopped with %v", err)
+	}
+	p0.reconnect(t, b)
+	for {
+		p0.c.send(map[string]any{"type": "resume", "race": id, "token": p0.token, "id": "back"})
+		r := p0.c.next("resume answer", func(m msg) bool { return m.str("id") == "back" })
+		if r.str("type") == "joined" {
+			break
+		}
+		if r.str("code") != "unavailable" {
+			t.Fatalf("resume on b: %v", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for p0.move() || p1.move() {
+	}
+	r0, r1 := p0.c.result(), p1.c.result()
+	if r0 != r1 || strings.Contains(r0, "shutdown") {
+		t.Errorf("results:\n%s\n%s", r0, r1)
+	}
+}
+
+func TestRedisRestartedMidRace(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{AppendOnly: true})
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	defer func() {
+		if t.Failed() {
+			t.Logf("a:\n%s\nb:\n%s", logA, logB)
+		}
+	}()
+	id := createRace(t, a)
+	p0 := join(t, a, id, "on-a")
+	p1 := join(t, b, id, "on-b")
+	for _, p := range []*player{p0, p1} {
+		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+	}
+	for range 4 {
+		p0.move()
+		p1.move()
+	}
+	rds.Stop()
+	// While Redis is away a move is refused, never acknowledged.
+	m := p0.game.AppendMoves(nil)[0]
+	p0.c.send(map[string]any{"type": "move", "id": "down", "move": m.String()})
+	r := p0.c.next("refusal", func(x msg) bool { return x.str("id") == "down" })
+	if r.str("type") != "error" || r.str("code") != "unavailable" {
+		t.Fatalf("a move with Redis down: %v", r)
+	}
+	if code := readyz(t, a); code != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with Redis down: %d", code)
+	}
+	rds.StartAgain()
+	if code := readyz(t, a); code != http.StatusOK {
+		t.Errorf("/readyz with Redis back: %d", code)
+	}
+	for p0.move() || p1.move() {
+	}
+	if r0, r1 := p0.c.result(), p1.c.result(); r0 != r1 {
+		t.Errorf("results differ:\n%s\n%s", r0, r1)
+	}
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a json.RawMessage, b string) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func readyz(t *testing.T, base string) int {
+	t.Helper()
+	res, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}

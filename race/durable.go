@@ -1,0 +1,283 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"sirtommy/engine"
+)
+
+// clusterTimeout bounds one call to the Cluster made with the race's lock
+// held: a healthy Redis answers in under a millisecond.
+const clusterTimeout = 2 * time.Second
+
+// decideRetry is how soon a race whose result could not be stored (Redis
+// down) tries again.
+const decideRetry = time.Second
+
+// Record is everything about a race but its moves: enough, with the event
+// log, for any instance to rebuild the race (Restore). Races save it at
+// every change of seats, presence and state when a Cluster is set.
+type Record struct {
+	ID        string       `json:"id"`
+	Options   Options      `json:"options"`
+	Deal      uint64       `json:"deal,string"`
+	Salt      string       `json:"salt,omitempty"`
+	State     State        `json:"state"`
+	CreatedAt time.Time    `json:"createdAt"`
+	StartAt   time.Time    `json:"startAt"`
+	Result    *Result      `json:"result,omitempty"`
+	Match     Match        `json:"match"`
+	Next      string       `json:"next,omitempty"`
+	Rematch   [2]bool      `json:"rematch"`
+	Seats     [2]SeatState `json:"seats"`
+}
+
+// SeatState is a seat in a Record.
+type SeatState struct {
+	Taken     bool      `json:"taken"`
+	Name      string    `json:"name,omitempty"`
+	Token     string    `json:"token,omitempty"`
+	Computer  bool      `json:"computer,omitempty"`
+	Connected bool      `json:"connected"`
+	GraceEnd  time.Time `json:"graceEnd"`
+}
+
+// Cluster is what races need to live on several instances (Redis mode):
+// their records, a result decided once, an owner per live race (a lease
+// that expires when its instance dies) and requests forwarded to that
+// owner. In memory mode Deps.Cluster is nil and none of this happens.
+type Cluster interface {
+	// Instance names this instance.
+	Instance() string
+	// Save writes the race's record.
+	Save(ctx context.Context, rec *Record) error
+	// Load reads a record; ok is false when no race has that id.
+	Load(ctx context.Context, id string) (rec *Record, ok bool, err error)
+	// Decide stores res as the race's result unless one is stored
+	// already, and returns the stored one: the result is decided once
+	// however many instances try.
+	Decide(ctx context.Context, id string, res *Result, state State) (*Result, State, error)
+	// Claim makes this instance the race's owner if it has none (or it is
+	// this one already); it reports whether this instance owns it now.
+	// With gone set, it also takes the race from an owner named gone.
+	Claim(ctx context.Context, id, gone string) (bool, error)
+	// Renew extends this instance's leases on races ids and returns those
+	// it no longer owns.
+	Renew(ctx context.Context, ids []string) (lost []string, err error)
+	// Orphans lists live races whose owner's lease has expired.
+	Orphans(ctx context.Context) ([]string, error)
+	// Release gives up ownership of a race that is over.
+	Release(ctx context.Context, id string) error
+	// Handover gives up ownership of a live race so that another instance
+	// takes it over at once (this one is shutting down).
+	Handover(ctx context.Context, id string) error
+	// Call sends req to the owner of race req.Race and waits for its
+	// reply. It fails with ErrNoOwner (wrapped) when the race has no
+	// owner, or its owner is not listening (its instance died: gone then
+	// names it), and with ErrOwnerIsMe when this instance owns it.
+	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
+	// Serve answers requests forwarded to this instance with h, in order,
+	// until Close.
+	Serve(h func(*Request) *Reply)
+}
+
+// Errors of Cluster.Call.
+var (
+	ErrNoOwner   = errors.New("the race has no live owner")
+	ErrOwnerIsMe = errors.New("this instance owns the race")
+)
+
+// GoneError is ErrNoOwner with the instance that owned the race and no
+// longer listens.
+type GoneError struct{ Owner string }
+
+// Error says which instance is gone.
+func (e *GoneError) Error() string { return "owner " + e.Owner + " is gone" }
+
+// Unwrap is ErrNoOwner.
+func (e *GoneError) Unwrap() error { return ErrNoOwner }
+
+// recordLocked is the race's record now.
+func (r *Race) recordLocked() *Record {
+	rec := &Record{
+		ID: r.id, Options: r.opts, Deal: r.deal, Salt: r.salt, State: r.state,
+		CreatedAt: r.createdAt, StartAt: r.startAt, Result: r.result, Match: r.match,
+		Rematch: r.rematch,
+	}
+	if r.next != nil {
+		rec.Next = r.next.id
+	}
+	for s := range 2 {
+		st := &r.seats[s]
+		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Computer: st.computer != nil, Connected: st.connected, GraceEnd: st.graceEnd}
+	}
+	return rec
+}
+
+// saveLocked writes the record when the race has a Cluster. A failure is
+// logged: the race goes on here, and the next save catches up.
+func (r *Race) saveLocked() {
+	if r.cluster == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	if err := r.cluster.Save(ctx, r.recordLocked()); err != nil {
+		r.log.Warn().Err(err).Msg("race record not saved")
+	}
+}
+
+// decideLocked stores the result once across instances. It returns the
+// result and state to end with (another instance's, if it decided first),
+// or ok false when the result could not be stored: the caller then ends
+// nothing and the race tries again in decideRetry.
+func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
+	if r.cluster == nil {
+		return res, state, true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	stored, st, err := r.cluster.Decide(ctx, r.id, res, state)
+	if errors.Is(err, ErrNotOwner) {
+		r.log.Warn().Err(err).Msg("another instance runs the race now; this copy stops")
+		r.stopLocked()
+		return nil, "", false
+	}
+	if err != nil {
+		r.log.Error().Err(err).Str("reason", res.Reason).Msg("result not stored; trying again")
+		if r.decideT != nil {
+			r.decideT.Stop()
+		}
+		r.decideT = r.clock.AfterFunc(decideRetry, func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if !r.state.Over() {
+				r.endLocked(res, state)
+			}
+		})
+		return nil, "", false
+	}
+	if stored.Reason != res.Reason || st != state {
+		r.log.Info().Str("stored", stored.Reason).Str("mine", res.Reason).Msg("another instance decided the race")
+	}
+	return stored, st, true
+}
+
+// Restore rebuilds a race from its record and its event log: the deal is
+// dealt again and every logged move replayed through the engine. The race
+// has no timers yet: the Service that adopts a live race starts them from
+// the record's deadlines (a seat whose connection was elsewhere gets the
+// grace period to resume).
+func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
+	opts := rec.Options
+	opts.fill()
+	rules, err := engine.Variant(opts.Variant)
+	if err != nil {
+		return nil, fmt.Errorf("race %s: restore: %w", rec.ID, err)
+	}
+	r := &Race{
+		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
+		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster,
+		log:   d.Log.With().Str("race", rec.ID).Logger(),
+		done:  make(chan struct{}),
+		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,
+		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
+	}
+	if r.match.BestOf == 0 {
+		r.match = Match{Round: 1, BestOf: opts.BestOf}
+	}
+	for s := range 2 {
+		st, sr := &r.seats[s], rec.Seats[s]
+		st.taken, st.name, st.token = sr.Taken, sr.Name, sr.Token
+		st.game = engine.New(rules, r.deal)
+	}
+	// Spectators of a public race see the games as they were the
+	// spectator delay ago: the replay stops there for their boards.
+	delayed := r.opts.SpectatorDelay > 0 && !r.state.Over() && !r.startAt.IsZero()
+	cutMs := r.clock.Now().Sub(r.startAt.Add(r.opts.SpectatorDelay)).Milliseconds()
+	spec := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	for _, m := range moves {
+		if m.Seat < 0 || m.Seat > 1 {
+			return nil, fmt.Errorf("race %s: restore: move %+v: no such seat", rec.ID, m)
+		}
+		st := &r.seats[m.Seat]
+		seen := delayed && m.AtMs <= cutMs
+		if m.Move == "resign" {
+			st.game.Resign()
+			if seen {
+				spec[m.Seat].Resign()
+			}
+			continue
+		}
+		mv, err := engine.ParseMove(m.Move)
+		if err == nil {
+			err = st.game.Apply(mv)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
+		}
+		if seen {
+			_ = spec[m.Seat].Apply(mv) // legal: the same move on the same game
+		}
+		st.moves = append(st.moves, mv)
+	}
+	for s := range 2 {
+		r.specBoards[s] = r.seats[s].game.View()
+		r.specCounts[s] = r.countsLocked(s)
+		if delayed {
+			g := &spec[s]
+			r.specBoards[s] = g.View()
+			r.specCounts[s] = Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies()}
+		}
+	}
+	if r.state.Over() {
+		close(r.done)
+	}
+	return r, nil
+}
+
+// rearmLocked starts a restored race's timers from its record, and asks
+// the referee at once: the instance before may have died between a
+// deciding move and its decision.
+func (r *Race) rearmLocked(rec *Record) {
+	now := r.clock.Now()
+	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }
+	for s := range 2 {
+		st := &r.seats[s]
+		if !st.taken || rec.Seats[s].Computer {
+			// A computer seat's player does not survive its instance: it
+			// is out, as though it had left.
+			if rec.Seats[s].Computer {
+				st.connected = false
+				st.graceEnd = now
+				st.graceT = r.clock.AfterFunc(0, func() { r.graceOver(s) })
+			}
+			continue
+		}
+		// Whoever was connected was connected to another instance: they
+		// resume here or forfeit after the grace period.
+		end := rec.Seats[s].GraceEnd
+		if rec.Seats[s].Connected || end.IsZero() {
+			end = now.Add(r.opts.Grace)
+		}
+		st.connected, st.graceEnd = false, end
+		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
+	}
+	switch r.state {
+	case Countdown:
+		r.countT = r.clock.AfterFunc(until(r.startAt), r.start)
+	case Running:
+		r.limitT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.TimeLimit)), r.timeUp)
+		r.firstT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.FirstMoveTimeout)), r.firstMoveCheck)
+		games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+		if w, reason, done := decide(&games); done {
+			r.finishLocked(w, reason)
+			return
+		}
+	}
+	r.saveLocked()
+	r.log.Info().Str("state", string(r.state)).Msg("race restored")
+}

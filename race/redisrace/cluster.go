@@ -1,0 +1,424 @@
+package redisrace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
+
+	"sirtommy/race"
+)
+
+// Lease timing.
+const (
+	// LeaseTTL is how long an instance owns a race without renewing: a
+	// dead instance's races are taken over this long after its last
+	// renewal at the latest (sooner when a player's request finds it
+	// gone).
+	LeaseTTL = 3 * time.Second
+	// RenewEvery is how often an instance renews its leases and looks for
+	// orphans: three renewals per lease, so one slow round loses nothing.
+	RenewEvery = LeaseTTL / 3
+)
+
+// claimScript takes race KEYS[1]'s lease for ARGV[1] when it is free, is
+// ARGV[1]'s already, or is held by ARGV[3] (an instance found gone). ARGV[2]
+// is the lease in ms, ARGV[4] the race id, ARGV[5] now in ms; KEYS[2] is
+// the live set. It returns 1 when ARGV[1] owns the race.
+var claimScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] and cur ~= ARGV[3] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[5]) + tonumber(ARGV[2]), ARGV[4])
+return 1
+`)
+
+// renewScript extends ARGV[1]'s lease KEYS[1] by ARGV[2] ms; it returns 0
+// when another instance owns the race now.
+var renewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[4]) + tonumber(ARGV[2]), ARGV[3])
+return 1
+`)
+
+// releaseScript drops ARGV[1]'s lease and the race from the live set.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+redis.call('ZREM', KEYS[2], ARGV[2])
+return 1
+`)
+
+// saveScript writes record KEYS[1] = ARGV[1] with expiry ARGV[2] seconds
+// unless another instance than ARGV[3] owns the race (lease KEYS[2]).
+var saveScript = redis.NewScript(`
+local o = redis.call('GET', KEYS[2])
+if o and o ~= ARGV[3] then return redis.error_reply('NOTOWNER ' .. o) end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+`)
+
+// handoverScript drops ARGV[1]'s lease KEYS[1] and scores race ARGV[2]
+// 0 in the live set, so that the next instance to look adopts it.
+var handoverScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
+return 1
+`)
+
+// decideScript stores KEYS[1]'s result ARGV[1] unless one is there, and
+// returns the stored one; ARGV[2] is the retention in seconds. An instance
+// (ARGV[3]) that no longer owns the race (lease KEYS[2]) decides nothing.
+var decideScript = redis.NewScript(`
+local o = redis.call('GET', KEYS[2])
+if o and o ~= ARGV[3] and redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('NOTOWNER ' .. o)
+end
+redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
+return redis.call('GET', KEYS[1])
+`)
+
+// Request workers: forwarded requests run on this many goroutines, each
+// connection's on the same one (by a hash of its topic), so that one
+// connection's moves are applied in order while different races proceed
+// in parallel; each worker queues this many requests before the inbox
+// waits for it.
+const (
+	requestWorkers = 16
+	workerQueue    = 256
+)
+
+// ClusterOptions configure a Cluster.
+type ClusterOptions struct {
+	Keys Keys
+	// Instance names this instance; it must be unique (a random token).
+	Instance string
+	// Retention is how long a finished race's record stays; zero means
+	// DefaultRetention.
+	Retention time.Duration
+	Clock     race.Clock
+	Log       zerolog.Logger
+}
+
+// Cluster is a race.Cluster in Redis: records as JSON strings, results
+// set once with SET NX, leases as keys with an expiry plus a sorted set
+// of live races by lease end, and requests forwarded over pub/sub to the
+// owner's inbox channel.
+type Cluster struct {
+	rdb  redis.UniversalClient
+	o    ClusterOptions
+	log  zerolog.Logger
+	ps   *redis.PubSub
+	next atomic.Uint64
+
+	mu      sync.Mutex
+	pending map[uint64]chan *race.Reply
+	handler func(*race.Request) *race.Reply
+
+	work [requestWorkers]chan *envelope
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ race.Cluster = (*Cluster)(nil)
+
+// envelope is one message in an instance's inbox: a request (with where
+// to reply) or a reply.
+type envelope struct {
+	N       uint64        `json:"n"`
+	From    string        `json:"from,omitempty"`
+	Request *race.Request `json:"req,omitempty"`
+	Reply   *race.Reply   `json:"rep,omitempty"`
+}
+
+// NewCluster starts a Cluster: it listens on this instance's inbox until
+// Close.
+func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions) (*Cluster, error) {
+	if o.Retention <= 0 {
+		o.Retention = DefaultRetention
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	c := &Cluster{rdb: rdb, o: o, log: o.Log, pending: make(map[uint64]chan *race.Reply), ctx: cctx, cancel: cancel}
+	c.ps = rdb.Subscribe(ctx, o.Keys.Inbox(o.Instance))
+	if _, err := c.ps.Receive(ctx); err != nil { // the subscription's confirmation
+		cancel()
+		_ = c.ps.Close()
+		return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
+	}
+	c.wg.Add(1 + requestWorkers)
+	go c.receiveLoop()
+	for i := range c.work {
+		c.work[i] = make(chan *envelope, workerQueue)
+		go c.worker(c.work[i])
+	}
+	return c, nil
+}
+
+// Close stops listening.
+func (c *Cluster) Close() error {
+	c.cancel()
+	err := c.ps.Close()
+	c.wg.Wait()
+	return err
+}
+
+// Instance names this instance.
+func (c *Cluster) Instance() string { return c.o.Instance }
+
+// Serve sets the handler of forwarded requests.
+func (c *Cluster) Serve(h func(*race.Request) *race.Reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.handler = h
+}
+
+func (c *Cluster) nowMs() int64 { return c.o.Clock.Now().UnixMilli() }
+
+// Save writes the record; a finished race's record keeps for the
+// retention period, a live one for LiveTTL.
+func (c *Cluster) Save(ctx context.Context, rec *race.Record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("race %s: encode record: %w", rec.ID, err)
+	}
+	ttl := LiveTTL
+	if rec.State.Over() {
+		ttl = c.o.Retention
+	}
+	keys := []string{c.o.Keys.Meta(rec.ID), c.o.Keys.Owner(rec.ID)}
+	if err := saveScript.Run(ctx, c.rdb, keys, b, int64(ttl/time.Second), c.o.Instance).Err(); err != nil {
+		return fmt.Errorf("race %s: save record: %w", rec.ID, classify(err))
+	}
+	return nil
+}
+
+// Load reads a record.
+func (c *Cluster) Load(ctx context.Context, id string) (*race.Record, bool, error) {
+	b, err := c.rdb.Get(ctx, c.o.Keys.Meta(id)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("race %s: load record: %w", id, classify(err))
+	}
+	var rec race.Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, false, fmt.Errorf("race %s: decode record: %w", id, err)
+	}
+	return &rec, true, nil
+}
+
+type decided struct {
+	Result *race.Result `json:"result"`
+	State  race.State   `json:"state"`
+}
+
+// Decide stores the result once.
+func (c *Cluster) Decide(ctx context.Context, id string, res *race.Result, state race.State) (*race.Result, race.State, error) {
+	b, err := json.Marshal(decided{res, state})
+	if err != nil {
+		return nil, "", fmt.Errorf("race %s: encode result: %w", id, err)
+	}
+	got, err := decideScript.Run(ctx, c.rdb, []string{c.o.Keys.Result(id), c.o.Keys.Owner(id)}, b, int64(c.o.Retention/time.Second), c.o.Instance).Text()
+	if err != nil {
+		return nil, "", fmt.Errorf("race %s: decide: %w", id, classify(err))
+	}
+	var d decided
+	if err := json.Unmarshal([]byte(got), &d); err != nil || d.Result == nil {
+		return nil, "", fmt.Errorf("race %s: stored result unreadable: %v", id, err)
+	}
+	return d.Result, d.State, nil
+}
+
+// Claim takes the race's lease when it is free (or held by gone).
+func (c *Cluster) Claim(ctx context.Context, id, gone string) (bool, error) {
+	if gone == "" {
+		gone = "\x00" // matches no instance
+	}
+	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()},
+		c.o.Instance, LeaseTTL.Milliseconds(), gone, id, c.nowMs()).Int()
+	if err != nil {
+		return false, fmt.Errorf("race %s: claim: %w", id, classify(err))
+	}
+	return n == 1, nil
+}
+
+// Renew extends the leases of races ids in one pipeline.
+func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	now := c.nowMs()
+	cmds := make([]*redis.Cmd, len(ids))
+	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			// EVAL, not EVALSHA: a pipeline cannot load a missing script.
+			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, LeaseTTL.Milliseconds(), id, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("renew leases: %w", classify(err))
+	}
+	var lost []string
+	for i, cmd := range cmds {
+		if n, _ := cmd.Int(); n != 1 {
+			lost = append(lost, ids[i])
+		}
+	}
+	return lost, nil
+}
+
+// Orphans lists live races whose lease ran out.
+func (c *Cluster) Orphans(ctx context.Context) ([]string, error) {
+	ids, err := c.rdb.ZRangeByScore(ctx, c.o.Keys.Live(), &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(c.nowMs(), 10), Count: 100}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("orphans: %w", classify(err))
+	}
+	return ids, nil
+}
+
+// Release gives up a finished race's lease.
+func (c *Cluster) Release(ctx context.Context, id string) error {
+	if err := releaseScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, id).Err(); err != nil {
+		return fmt.Errorf("race %s: release: %w", id, classify(err))
+	}
+	return nil
+}
+
+// Handover gives up a live race's lease and marks it orphaned at once.
+func (c *Cluster) Handover(ctx context.Context, id string) error {
+	if err := handoverScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, id).Err(); err != nil {
+		return fmt.Errorf("race %s: hand over: %w", id, classify(err))
+	}
+	return nil
+}
+
+// Call forwards req to the race's owner and waits for the reply.
+func (c *Cluster) Call(ctx context.Context, req *race.Request) (*race.Reply, string, error) {
+	owner, err := c.rdb.Get(ctx, c.o.Keys.Owner(req.Race)).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, "", fmt.Errorf("race %s: %w", req.Race, race.ErrNoOwner)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("race %s: owner: %w", req.Race, classify(err))
+	}
+	if owner == c.o.Instance {
+		return nil, owner, fmt.Errorf("race %s: %w", req.Race, race.ErrOwnerIsMe)
+	}
+	n := c.next.Add(1)
+	ch := make(chan *race.Reply, 1)
+	c.mu.Lock()
+	c.pending[n] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, n)
+		c.mu.Unlock()
+	}()
+	b, err := json.Marshal(envelope{N: n, From: c.o.Instance, Request: req})
+	if err != nil {
+		return nil, owner, fmt.Errorf("encode request: %w", err)
+	}
+	receivers, err := c.rdb.Publish(ctx, c.o.Keys.Inbox(owner), b).Result()
+	if err != nil {
+		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, classify(err))
+	}
+	if receivers == 0 {
+		// Nobody listens on the owner's inbox: its process is gone.
+		return nil, owner, fmt.Errorf("race %s: %w", req.Race, &race.GoneError{Owner: owner})
+	}
+	select {
+	case rep := <-ch:
+		return rep, owner, nil
+	case <-ctx.Done():
+		return nil, owner, fmt.Errorf("race %s: owner %s did not answer: %w", req.Race, owner, race.ErrUnavailable)
+	}
+}
+
+func (c *Cluster) receiveLoop() {
+	defer c.wg.Done()
+	in := c.ps.Channel(redis.WithChannelSize(inQueue))
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case msg, ok := <-in:
+			if !ok {
+				return
+			}
+			c.receive(msg.Payload)
+		}
+	}
+}
+
+// receive handles one inbox message: a reply goes to its caller, a
+// request to its connection's worker.
+func (c *Cluster) receive(payload string) {
+	var e envelope
+	if err := json.Unmarshal([]byte(payload), &e); err != nil {
+		c.log.Warn().Err(err).Msg("inbox message unreadable")
+		return
+	}
+	if e.Reply != nil {
+		c.mu.Lock()
+		ch := c.pending[e.N]
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- e.Reply
+		}
+		return
+	}
+	if e.Request == nil {
+		return
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(e.Request.Topic))
+	select {
+	case c.work[h.Sum32()%requestWorkers] <- &e:
+	case <-c.ctx.Done():
+	}
+}
+
+func (c *Cluster) worker(in <-chan *envelope) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case e := <-in:
+			c.serve(e)
+		}
+	}
+}
+
+// serve answers one forwarded request.
+func (c *Cluster) serve(e *envelope) {
+	c.mu.Lock()
+	h := c.handler
+	c.mu.Unlock()
+	rep := &race.Reply{Err: &race.WireError{Code: "not-owner", Message: "no races here"}}
+	if h != nil {
+		rep = h(e.Request)
+	}
+	b, err := json.Marshal(envelope{N: e.N, Reply: rep})
+	if err != nil {
+		c.log.Error().Err(err).Msg("reply not encoded")
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, opTimeout)
+	defer cancel()
+	if err := c.rdb.Publish(ctx, c.o.Keys.Inbox(e.From), b).Err(); err != nil {
+		c.log.Warn().Err(err).Str("to", e.From).Msg("reply not sent")
+	}
+}

@@ -1,0 +1,394 @@
+package redisrace_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
+
+	"sirtommy/engine"
+	"sirtommy/race"
+	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace"
+	"sirtommy/race/redisrace/redistest"
+)
+
+// instance is one server's race side on a shared Redis.
+type instance struct {
+	name    string
+	cluster *redisrace.Cluster
+	bus     *redisrace.Bus
+	svc     *race.Service
+}
+
+func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock) *instance {
+	t.Helper()
+	keys := redisrace.Keys{Prefix: "test:"}
+	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Keys: keys, Instance: name, Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := redisrace.NewBus(rdb, keys, name, zerolog.Nop())
+	var once sync.Once
+	in := &instance{name: name, cluster: c, bus: bus}
+	in.svc = race.NewService(race.Deps{
+		Clock: clock, Log: zerolog.Nop(), Bus: bus, Cluster: c,
+		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Instance: name}),
+	})
+	t.Cleanup(func() { once.Do(in.kill) })
+	return in
+}
+
+// kill stops the instance as a crash would: it stops listening, and its
+// leases stay until they expire.
+func (in *instance) kill() {
+	_ = in.cluster.Close()
+	_ = in.bus.Close()
+}
+
+// recorder keeps the events a subscriber got.
+type recorder struct {
+	mu  sync.Mutex
+	evs []race.Event
+}
+
+func (r *recorder) Deliver(ev race.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, ev)
+}
+
+// waitFor waits until the recorder got an event ok accepts.
+func (r *recorder) waitFor(t *testing.T, what string, ok func(race.Event) bool) race.Event {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		for _, ev := range r.evs {
+			if ok(ev) {
+				r.mu.Unlock()
+				return ev
+			}
+		}
+		r.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no %s event arrived", what)
+	return nil
+}
+
+// play makes n first-legal moves for seat s on h, following the game g.
+func play(t *testing.T, h race.Handle, g *engine.Game, s, n int) {
+	t.Helper()
+	for range n {
+		if g.Status().Over() {
+			return
+		}
+		legal := g.AppendMoves(nil)
+		m := legal[0]
+		if err := h.Move(s, m.String(), ""); err != nil {
+			t.Fatalf("seat %d move %s: %v", s, m, err)
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const testDeal = 7
+
+func TestRaceRebuiltOnSecondInstance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a := newInstance(t, rdb, "a", clock)
+	b := newInstance(t, rdb, "b", clock)
+
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var toks [2]string
+	for s := range 2 {
+		tk, err := r.Join(fmt.Sprint("p", s), "", &subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
+	play(t, r, &games[0], 0, 5)
+	play(t, r, &games[1], 1, 3)
+
+	// Instance a dies; seat 1 resumes on b, which finds a gone, takes the
+	// race over and rebuilds it from the log.
+	a.kill()
+	h, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again recorder
+	if s, err := h.Resume(toks[1], "r1", &again); err != nil || s != 1 {
+		t.Fatalf("resume on b: seat %d, %v", s, err)
+	}
+	st := again.waitFor(t, "state", func(ev race.Event) bool { _, ok := ev.(*race.StateEvent); return ok }).(*race.StateEvent)
+	if st.State != race.Running || st.You.Moves != games[1].Plies() || st.Opponent.Moves != games[0].Plies() {
+		t.Fatalf("rebuilt state %s, you %d moves, opponent %d; want running, %d and %d",
+			st.State, st.You.Moves, st.Opponent.Moves, games[1].Plies(), games[0].Plies())
+	}
+	if got, want := fmt.Sprint(*st.You), fmt.Sprint(games[1].View()); got != want {
+		t.Errorf("rebuilt view\n%s\nwant\n%s", got, want)
+	}
+	// The race goes on on b.
+	play(t, h, &games[1], 1, 2)
+	if local, err := b.svc.Get(r.ID()); err != nil || local.State() != race.Running {
+		t.Fatalf("b does not run the race: %v", err)
+	}
+}
+
+func TestResultDecidedOnce(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "x", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w0, w1 := 0, 1
+	first := &race.Result{Outcome: "win", Winner: &w0, Reason: "won-deal"}
+	got, st, err := c.Decide(t.Context(), "R", first, race.Finished)
+	if err != nil || got.Reason != "won-deal" || st != race.Finished {
+		t.Fatalf("first decision: %+v %s %v", got, st, err)
+	}
+	got, st, err = c.Decide(t.Context(), "R", &race.Result{Outcome: "win", Winner: &w1, Reason: "forfeit"}, race.Finished)
+	if err != nil || got.Reason != "won-deal" || *got.Winner != 0 {
+		t.Fatalf("second decision replaced the first: %+v %s %v", got, st, err)
+	}
+}
+
+func TestAppendFencedByTheLease(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storeA := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "a"})
+	if ok, err := a.Claim(t.Context(), "R", ""); !ok || err != nil {
+		t.Fatalf("a claims: %v %v", ok, err)
+	}
+	if ok, _ := b.Claim(t.Context(), "R", ""); ok {
+		t.Fatal("b claimed a race a holds")
+	}
+	if err := storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	// b finds a gone and takes the race: a's writes are refused from then on.
+	if ok, err := b.Claim(t.Context(), "R", "a"); !ok || err != nil {
+		t.Fatalf("b takes over: %v %v", ok, err)
+	}
+	err = storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 2, Move: "2S>W1"})
+	if !errors.Is(err, race.ErrNotOwner) || !errors.Is(err, race.ErrUnavailable) {
+		t.Errorf("append by the old owner: %v, want ErrNotOwner", err)
+	}
+	if lost, err := a.Renew(t.Context(), []string{"R"}); err != nil || len(lost) != 1 {
+		t.Errorf("a renews: lost %v, %v", lost, err)
+	}
+	if _, _, err := a.Decide(t.Context(), "R", &race.Result{Outcome: "aborted"}, race.Aborted); !errors.Is(err, race.ErrNotOwner) {
+		t.Errorf("decision by the old owner: %v", err)
+	}
+}
+
+// TestTimersSurviveTheirInstance: nobody asks for the race after its
+// instance dies, yet another instance adopts it once the lease runs out,
+// and the grace period of the player who had left still ends it.
+func TestTimersSurviveTheirInstance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	start := time.Now()
+	clockA, clockB := racetest.NewClock(start), racetest.NewClock(start)
+	a := newInstance(t, rdb, "a", clockA)
+	b := newInstance(t, rdb, "b", clockB)
+
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	for s := range 2 {
+		if _, err := r.Join("p", "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clockA.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
+	play(t, r, &games[0], 0, 2)
+	play(t, r, &games[1], 1, 2)
+	r.Leave(1, &subs[1]) // seat 1's grace period starts on a
+	a.kill()             // and a dies: its clock never moves again
+
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := make(chan struct{})
+	go func() { b.svc.Run(ctx, 20*time.Millisecond); close(ran) }()
+	defer func() { cancel(); <-ran }()
+	clockB.Advance(race.DefaultCountdown + time.Second) // past a's lease, on b's clock
+	var adopted *race.Race
+	deadline := time.Now().Add(2 * redisrace.LeaseTTL)
+	for adopted == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		adopted, _ = b.svc.Get(r.ID())
+	}
+	if adopted == nil {
+		t.Fatal("no instance adopted the orphaned race")
+	}
+	// Seat 1's grace ends (from a's record) before seat 0's (b gives the
+	// player who was on a a full grace period from the takeover).
+	clockB.Advance(race.DefaultGrace - time.Second + 500*time.Millisecond)
+	if st := adopted.State(); st != race.Finished {
+		t.Fatalf("after seat 1's grace the race is %s", st)
+	}
+	info, err := adopted.Info(t.Context())
+	if err != nil || info.Result.Reason != "forfeit" || *info.Result.Winner != 0 {
+		t.Fatalf("result %+v, %v", info.Result, err)
+	}
+	if n := len(info.Moves); n != 4 {
+		t.Errorf("%d moves logged, want 4", n)
+	}
+}
+
+// TestDecisionWaitsForRedis: a race whose time runs out while Redis is
+// away is decided once Redis is back, not before, and not twice.
+func TestDecisionWaitsForRedis(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a := newInstance(t, rdb, "a", clock)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true, TimeLimit: time.Minute, FirstMoveTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	for s := range 2 {
+		if _, err := r.Join("p", "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	play(t, r, &g, 0, 3)
+	srv.Stop()
+	fresh := engine.New(rules, testDeal)
+	if err := r.Move(1, fresh.AppendMoves(nil)[0].String(), ""); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Errorf("a move with Redis down: %v, want unavailable", err)
+	}
+	clock.Advance(time.Minute) // time is up, but the result cannot be stored
+	if st := r.State(); st != race.Running {
+		t.Fatalf("decided without Redis: %s", st)
+	}
+	srv.StartAgain()
+	// go-redis dials again about once a second after failed dials: wait
+	// (in real time) until the client is back, then let the retry run.
+	deadline := time.Now().Add(5 * time.Second)
+	for rdb.Ping(t.Context()).Err() != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	clock.Advance(2 * time.Second) // the retry
+	if st := r.State(); st != race.Finished {
+		t.Fatalf("after Redis came back the race is %s", st)
+	}
+	info, _ := r.Info(t.Context())
+	if info.Result.Reason != "equal-cards" || info.Result.Outcome != "draw" { // 0 cards each on the foundations
+		t.Errorf("result %+v", info.Result)
+	}
+	if n := len(info.Moves); n != 3 {
+		t.Errorf("%d moves logged, want the 3 acknowledged", n)
+	}
+}
+
+// TestConnectionFollowsItsRace: instance b takes a race over while a
+// still thinks it runs it. a's next append is fenced off, the player's
+// connection on a follows the race to b, and each event reaches it once.
+func TestConnectionFollowsItsRace(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	clock := racetest.NewClock(time.Now())
+	a := newInstance(t, rdb, "a", clock)
+	b := newInstance(t, rdb, "b", clock)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var hs [2]race.Handle
+	var toks [2]string
+	for s := range 2 {
+		if hs[s], err = a.svc.Open(t.Context(), r.ID()); err != nil {
+			t.Fatal(err)
+		}
+		tk, err := hs[s].Join("p", "", &subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	play(t, hs[0], &g, 0, 2)
+
+	// b takes the race as though a were gone; seat 1 resumes there.
+	if ok, err := b.cluster.Claim(t.Context(), r.ID(), "a"); !ok || err != nil {
+		t.Fatalf("b claims: %v %v", ok, err)
+	}
+	h1, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again recorder
+	if _, err := h1.Resume(toks[1], "", &again); err != nil {
+		t.Fatal(err)
+	}
+	// Seat 0 plays on through a: the first try meets the fence.
+	m := g.AppendMoves(nil)[0]
+	if err := hs[0].Move(0, m.String(), "fenced"); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Fatalf("a move through the stale copy: %v, want unavailable", err)
+	}
+	if err := hs[0].Move(0, m.String(), "followed"); err != nil {
+		t.Fatalf("the move again: %v", err)
+	}
+	subs[0].waitFor(t, "moved", func(ev race.Event) bool { mv, ok := ev.(*race.MovedEvent); return ok && mv.ID == "followed" })
+	again.waitFor(t, "opponent", func(ev race.Event) bool { op, ok := ev.(*race.OpponentEvent); return ok && op.Counts.Moves == 3 })
+	time.Sleep(100 * time.Millisecond) // a duplicate would arrive by now
+	n := 0
+	subs[0].mu.Lock()
+	for _, ev := range subs[0].evs {
+		if mv, ok := ev.(*race.MovedEvent); ok && mv.ID == "followed" {
+			n++
+		}
+	}
+	subs[0].mu.Unlock()
+	if n != 1 {
+		t.Errorf("the connection got the move's acknowledgement %d times", n)
+	}
+	if info, _ := h1.Info(t.Context()); info.Counts[0].Moves != 3 {
+		t.Errorf("b has %d moves for seat 0, want 3", info.Counts[0].Moves)
+	}
+}

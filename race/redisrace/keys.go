@@ -1,0 +1,80 @@
+// Package redisrace holds the Redis implementations of the race package's
+// Store and Bus, for several instances sharing one Redis: a stream per
+// race for the event log, with a per-seat sequence check that makes
+// appends idempotent, and pub/sub carrying events between instances.
+//
+// Every key carries a prefix (default "sirtommy:") and a hash tag, so that
+// one race's keys share a Redis Cluster slot: "sirtommy:{race:ID}:log".
+package redisrace
+
+import (
+	"strings"
+	"time"
+)
+
+// DefaultPrefix starts every key and channel unless the caller names
+// another (--redis-prefix).
+const DefaultPrefix = "sirtommy:"
+
+// Key lifetimes.
+const (
+	// LiveTTL is the expiry every write sets on a race's keys while it
+	// runs: longer than any race (at most an hour, and a match of nine
+	// rounds each made anew), so that a race nobody finishes still goes
+	// away.
+	LiveTTL = 24 * time.Hour
+	// DefaultRetention is how long a finished race's records stay for
+	// replays and late readers (--redis-retention).
+	DefaultRetention = 7 * 24 * time.Hour
+)
+
+// Keys names the Redis keys and channels of one deployment.
+type Keys struct {
+	// Prefix starts every name; "" means DefaultPrefix.
+	Prefix string
+}
+
+func (k Keys) prefix() string {
+	if k.Prefix == "" {
+		return DefaultPrefix
+	}
+	return k.Prefix
+}
+
+// Race is the common stem of race id's keys: "PREFIX{race:ID}". The hash
+// tag keeps all of them in one cluster slot.
+func (k Keys) Race(id string) string { return k.prefix() + "{race:" + id + "}" }
+
+// Log is race id's stream of accepted moves.
+func (k Keys) Log(id string) string { return k.Race(id) + ":log" }
+
+// Seqs is race id's hash of each seat's last seq ("0", "1") and of every
+// stored move by "SEAT:SEQ", which makes appends idempotent.
+func (k Keys) Seqs(id string) string { return k.Race(id) + ":seq" }
+
+// Meta is race id's record (race.Record as JSON).
+func (k Keys) Meta(id string) string { return k.Race(id) + ":meta" }
+
+// Result is race id's result, set once (race.Result and state as JSON).
+func (k Keys) Result(id string) string { return k.Race(id) + ":result" }
+
+// Owner is race id's lease: the instance that runs it, with an expiry.
+func (k Keys) Owner(id string) string { return k.Race(id) + ":owner" }
+
+// Live is the sorted set of live races, scored by the Unix time in
+// milliseconds when their owner's lease runs out.
+func (k Keys) Live() string { return k.prefix() + "live" }
+
+// Inbox is the pub/sub channel where instance id takes forwarded requests
+// and replies.
+func (k Keys) Inbox(id string) string { return k.prefix() + "instance:" + id }
+
+// Channel is the pub/sub channel of a bus topic. Topics of a race
+// ("ID/seat/0", "ID/watch") share the race's hash tag.
+func (k Keys) Channel(topic string) string {
+	id, rest, ok := strings.Cut(topic, "/")
+	if !ok {
+		return k.prefix() + "bus:" + topic
+	}
+	return k.Race(id) + ":bus:" + rest
+}

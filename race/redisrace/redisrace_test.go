@@ -1,0 +1,94 @@
+package redisrace_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"sirtommy/race"
+	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace"
+	"sirtommy/race/redisrace/redistest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// settleWait bounds a bus's Sync in tests.
+const settleWait = 5 * time.Second
+
+// client opens a go-redis client on srv, closed at cleanup.
+func client(t testing.TB, srv *redistest.Server) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+func TestStoreConformance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	n := 0
+	racetest.TestStore(t, func(t *testing.T) race.Store {
+		n++ // a fresh prefix per subtest: an empty store
+		return redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: redisrace.Keys{Prefix: "t" + string(rune('a'+n)) + ":"}})
+	})
+}
+
+func TestBusConformance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	racetest.TestBus(t, func(t *testing.T) (race.Bus, race.Bus) {
+		a := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-a", zerolog.Nop())
+		b := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-b", zerolog.Nop())
+		t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+		return a, b
+	}, func(t *testing.T, b race.Bus) {
+		ctx, cancel := context.WithTimeout(t.Context(), settleWait)
+		defer cancel()
+		if err := b.(*redisrace.Bus).Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestKeysShareTheRaceSlot(t *testing.T) {
+	k := redisrace.Keys{}
+	for _, got := range []string{k.Log("R"), k.Seqs("R"), k.Channel(race.SeatTopic("R", 1)), k.Channel(race.WatchTopic("R"))} {
+		if len(got) < len("sirtommy:{race:R}") || got[:len("sirtommy:{race:R}")] != "sirtommy:{race:R}" {
+			t.Errorf("%q does not start with the race's hash tag", got)
+		}
+	}
+	if got := (redisrace.Keys{Prefix: "x:"}).Log("R"); got != "x:{race:R}:log" {
+		t.Errorf("prefixed log key %q", got)
+	}
+}
+
+func TestFinishedRaceExpiresAfterRetention(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	const retention = time.Hour
+	keys := redisrace.Keys{}
+	s := redisrace.NewStore(rdb, redisrace.StoreOptions{Retention: retention})
+	if err := s.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	if ttl := rdb.TTL(t.Context(), keys.Log("R")).Val(); ttl <= retention {
+		t.Errorf("a live race's log expires in %v: sooner than any race lasts", ttl)
+	}
+	if err := s.Finished(t.Context(), "R"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{keys.Log("R"), keys.Seqs("R")} {
+		if ttl := rdb.TTL(t.Context(), k).Val(); ttl <= 0 || ttl > retention {
+			t.Errorf("%s expires in %v, want the retention %v", k, ttl, retention)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+// Package redistest starts a real redis-server for tests: on a free port,
+// in a temporary directory, killed at the test's cleanup. Where no
+// redis-server is on the PATH the test is skipped with a message saying so,
+// unless SIRTOMMY_REQUIRE_REDIS=1 is set, when it fails.
+package redistest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// RequireEnv names the environment variable that turns a missing
+// redis-server from a skip into a failure (CI sets it).
+const RequireEnv = "SIRTOMMY_REQUIRE_REDIS"
+
+// Timeouts of the helper; none is asserted on, they only keep a broken
+// redis-server from hanging a test.
+const (
+	// startTimeout bounds the wait for the first PONG.
+	startTimeout = 10 * time.Second
+	// pollInterval is the pause between PINGs while redis-server starts.
+	pollInterval = 10 * time.Millisecond
+	// stopTimeout bounds the wait for redis-server to exit after SIGTERM
+	// before it is killed.
+	stopTimeout = 5 * time.Second
+)
+
+// Options change how the server runs.
+type Options struct {
+	// AppendOnly turns on the append-only file (fsync always), so that
+	// Restart keeps the data.
+	AppendOnly bool
+}
+
+// Server is a running redis-server.
+type Server struct {
+	t    testing.TB
+	dir  string
+	port int
+	opts Options
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+}
+
+// Start runs redis-server on a free port in t.TempDir() and stops it at
+// cleanup. It skips (or fails, with SIRTOMMY_REQUIRE_REDIS=1) when
+// redis-server is not installed.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("redis-server is not on the PATH and %s=1: %v", RequireEnv, err)
+		}
+		t.Skipf("redis-server is not on the PATH: skipping a test that needs a real Redis (set %s=1 to fail instead)", RequireEnv)
+	}
+	s := &Server{t: t, dir: t.TempDir(), opts: opts}
+	s.port = freePort(t)
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Addr is "127.0.0.1:PORT".
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// URL is "redis://127.0.0.1:PORT/0".
+func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
+
+func (s *Server) start() {
+	s.t.Helper()
+	args := []string{
+		"--port", strconv.Itoa(s.port),
+		"--bind", "127.0.0.1",
+		"--dir", s.dir,
+		"--save", "",
+		"--daemonize", "no",
+		"--loglevel", "warning",
+	}
+	if s.opts.AppendOnly {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		args = append(args, "--appendonly", "no")
+	}
+	cmd := exec.Command("redis-server", args...)
+	cmd.Dir = s.dir
+	cmd.Stdout, cmd.Stderr = nil, nil
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start redis-server: %v", err)
+	}
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
+	deadline := time.Now().Add(startTimeout)
+	for {
+		if err := ping(s.Addr()); err == nil {
+			return
+		} else if time.Now().After(deadline) {
+			s.Stop()
+			s.t.Fatalf("redis-server on %s did not answer PING: %v", s.Addr(), err)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// Stop terminates the server (SIGTERM, then SIGKILL) and waits for it. It
+// may be called more than once.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopTimeout):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Restart stops the server and starts it again on the same port and
+// directory (with AppendOnly the data survives).
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.start()
+}
+
+// StartAgain starts a stopped server again on the same port and directory.
+func (s *Server) StartAgain() {
+	s.t.Helper()
+	s.start()
+}
+
+// ping sends PING in RESP and waits for +PONG.
+func ping(addr string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("dial: %w", err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	if !strings.HasPrefix(line, "+PONG") {
+		return errors.New("answer " + strings.TrimSpace(line))
+	}
+	return nil
+}
+
+// freePort asks the kernel for a free TCP port on the loopback.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

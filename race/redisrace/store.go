@@ -1,0 +1,161 @@
+package redisrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"sirtommy/race"
+)
+
+// opTimeout bounds one Redis call of the store: a healthy Redis answers in
+// well under a millisecond, and a player waiting for a move's
+// acknowledgement should hear "unavailable" in seconds, not minutes.
+const opTimeout = 2 * time.Second
+
+// appendScript appends one move to a race's stream unless the seat's log
+// already has it. KEYS: log, seqs, owner. ARGV: seat, seq, move, atMs, ttl
+// seconds, this instance ("" for no fencing). It returns 1 when appended,
+// 0 when the same move was already there, an error starting "CONFLICT"
+// when the seat's log contradicts it, and one starting "NOTOWNER" when
+// another instance has taken the race over (the fence: an instance that
+// lost a race cannot write behind the new owner's back). Redis runs it
+// atomically, so two instances cannot both append a seat's next move.
+var appendScript = redis.NewScript(`
+if ARGV[6] ~= '' then
+  local o = redis.call('GET', KEYS[3])
+  if o and o ~= ARGV[6] then return redis.error_reply('NOTOWNER ' .. o) end
+end
+local f = ARGV[1] .. ':' .. ARGV[2]
+local old = redis.call('HGET', KEYS[2], f)
+if old then
+  if old == ARGV[3] then return 0 end
+  return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' holds ' .. old)
+end
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if tonumber(ARGV[2]) <= last then
+  return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' is not above ' .. last)
+end
+redis.call('XADD', KEYS[1], '*', 'seat', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3], 'at', ARGV[4])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2], f, ARGV[3])
+local ttl = tonumber(ARGV[5])
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+return 1
+`)
+
+// Store is a race.Store in Redis: one stream per race.
+type Store struct {
+	rdb       redis.UniversalClient
+	keys      Keys
+	retention time.Duration
+	instance  string
+}
+
+var (
+	_ race.Store    = (*Store)(nil)
+	_ race.Retainer = (*Store)(nil)
+)
+
+// StoreOptions configure a Store.
+type StoreOptions struct {
+	Keys Keys
+	// Retention is how long a finished race's log is kept; zero means
+	// DefaultRetention.
+	Retention time.Duration
+	// Instance, when set, fences appends: they fail with race.ErrNotOwner
+	// once another instance owns the race (Cluster leases).
+	Instance string
+}
+
+// NewStore makes a Store on rdb.
+func NewStore(rdb redis.UniversalClient, o StoreOptions) *Store {
+	if o.Retention <= 0 {
+		o.Retention = DefaultRetention
+	}
+	return &Store{rdb: rdb, keys: o.Keys, retention: o.Retention, instance: o.Instance}
+}
+
+// Append adds a move to the race's stream, atomically checking the seat's
+// seq: a move already stored is not stored twice, and one contradicting the
+// log is refused with race.ErrConflict. When Redis cannot be reached the
+// error wraps race.ErrUnavailable.
+func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID), s.keys.Owner(raceID)}
+	err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance).Err()
+	if err != nil {
+		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, classify(err))
+	}
+	return nil
+}
+
+// Moves reads the race's whole stream.
+func (s *Store) Moves(ctx context.Context, raceID string) ([]race.MoveRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	msgs, err := s.rdb.XRange(ctx, s.keys.Log(raceID), "-", "+").Result()
+	if err != nil {
+		return nil, fmt.Errorf("race %s: read log: %w", raceID, classify(err))
+	}
+	out := make([]race.MoveRecord, 0, len(msgs))
+	for _, x := range msgs {
+		m, err := parseRecord(x.Values)
+		if err != nil {
+			return nil, fmt.Errorf("race %s: log entry %s: %w", raceID, x.ID, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Finished keeps the race's log for the retention period from now.
+func (s *Store) Finished(ctx context.Context, raceID string) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Expire(ctx, s.keys.Log(raceID), s.retention)
+		p.Expire(ctx, s.keys.Seqs(raceID), s.retention)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("race %s: set retention: %w", raceID, classify(err))
+	}
+	return nil
+}
+
+func parseRecord(v map[string]any) (race.MoveRecord, error) {
+	str := func(k string) string { s, _ := v[k].(string); return s }
+	seat, err1 := strconv.Atoi(str("seat"))
+	seq, err2 := strconv.Atoi(str("seq"))
+	at, err3 := strconv.ParseInt(str("at"), 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return race.MoveRecord{}, fmt.Errorf("malformed: %w", err)
+	}
+	return race.MoveRecord{Seat: seat, Seq: seq, Move: str("move"), AtMs: at}, nil
+}
+
+// classify wraps a Redis error: a reply starting "CONFLICT" as
+// race.ErrConflict, any failure to reach Redis as race.ErrUnavailable.
+func classify(err error) error {
+	var re redis.Error
+	if errors.As(err, &re) {
+		if strings.HasPrefix(re.Error(), "CONFLICT") {
+			return fmt.Errorf("%w: %s", race.ErrConflict, re.Error())
+		}
+		if strings.HasPrefix(re.Error(), "NOTOWNER") {
+			return fmt.Errorf("%w (%w): %s", race.ErrNotOwner, race.ErrUnavailable, re.Error())
+		}
+		return err
+	}
+	if errors.Is(err, redis.Nil) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", race.ErrUnavailable, err)
+}

@@ -1,0 +1,659 @@
+package race
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// callTimeout bounds one request forwarded to a race's owner: it answers
+// in a millisecond or two; past this the owner is taken as gone.
+const callTimeout = 2 * time.Second
+
+// Handle is what a connection holds of a race: the race itself when this
+// instance runs it, or a proxy that forwards every request to the instance
+// that does (Redis mode). Both behave alike; Race documents the methods.
+type Handle interface {
+	ID() string
+	State() State
+	Join(name, id string, sub Subscriber) (Ticket, error)
+	Resume(token, id string, sub Subscriber) (int, error)
+	Leave(s int, sub Subscriber)
+	Watch(sub Subscriber) (cancel func())
+	Move(s int, text, id string) error
+	Resign(s int, id string) error
+	Rematch(s int) (string, error)
+	Info(ctx context.Context) (Info, error)
+}
+
+var (
+	_ Handle = (*Race)(nil)
+	_ Handle = (*proxy)(nil)
+)
+
+// Request is a connection's request forwarded to the instance that owns
+// the race. Topic is the connection's own bus topic: the owner publishes
+// there whatever it would deliver to the connection. Token and Watching
+// let an owner that has never seen the connection (it took the race over)
+// attach it before it serves the request.
+type Request struct {
+	Op       string `json:"op"` // join resume leave watch unwatch move resign rematch state info
+	Race     string `json:"race"`
+	Topic    string `json:"topic"`
+	Name     string `json:"name,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Token    string `json:"token,omitempty"`
+	Seat     int    `json:"seat"`
+	Move     string `json:"move,omitempty"`
+	Watching bool   `json:"watching,omitempty"`
+}
+
+// Reply answers a Request.
+type Reply struct {
+	Err   *WireError `json:"err,omitempty"`
+	Seat  int        `json:"seat"`
+	Token string     `json:"token,omitempty"`
+	Next  string     `json:"next,omitempty"`
+	State State      `json:"state,omitempty"`
+	Info  *Info      `json:"info,omitempty"`
+}
+
+// WireError is an *Error as a Reply carries it.
+type WireError struct {
+	Code    string `json:"code"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message"`
+}
+
+func toWire(err error) *WireError {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return &WireError{Code: e.Code, Reason: e.Reason, Message: e.Message}
+	}
+	return &WireError{Code: CodeInternal, Message: err.Error()}
+}
+
+func (w *WireError) err() error {
+	if w == nil {
+		return nil
+	}
+	return &Error{Code: w.Code, Reason: w.Reason, Message: w.Message}
+}
+
+// Syncer is implemented by buses whose subscriptions take effect later
+// (redisrace.Bus): Sync waits until the ones made so far are live.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
+// remoteSub stands, on the owner, for a connection on another instance:
+// what the race delivers to it goes to the connection's topic.
+type remoteSub struct {
+	bus   Bus
+	topic string
+}
+
+// Deliver publishes ev on the connection's topic.
+func (s *remoteSub) Deliver(ev Event) { s.bus.Publish(s.topic, ev) }
+
+// remoteConn is the owner's bookkeeping of one remote connection.
+type remoteConn struct {
+	sub     *remoteSub
+	race    *Race
+	seat    int
+	player  bool
+	unwatch func()
+}
+
+// Open finds a race for a connection. In memory mode it is the race
+// itself. In Redis mode it is a proxy that takes each request to wherever
+// the race runs (here, or forwarded to its owner, or here again after
+// taking it over from a dead owner); a finished race is rebuilt here for
+// its record.
+func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
+	r, err := s.Get(id)
+	switch {
+	case s.deps.Cluster == nil && err != nil:
+		return nil, err
+	case s.deps.Cluster == nil || err == nil && r.State().Over():
+		return r, nil
+	case err == nil:
+		return &proxy{svc: s, id: id, topic: s.connTopic(id)}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+	defer cancel()
+	rec, ok, err := s.deps.Cluster.Load(ctx, id)
+	if err != nil {
+		return nil, &Error{Code: CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
+	}
+	if !ok {
+		return nil, Errorf(CodeNoSuchRace, "no race has id %q", id)
+	}
+	if rec.State.Over() {
+		return s.restoreOver(ctx, rec)
+	}
+	return &proxy{svc: s, id: id, topic: s.connTopic(id)}, nil
+}
+
+func (s *Service) connTopic(raceID string) string {
+	return raceID + "/conn/" + s.deps.Cluster.Instance() + "/" + strconv.FormatUint(s.nextConn.Add(1), 10)
+}
+
+// restoreOver rebuilds a finished race here for its record and replay.
+func (s *Service) restoreOver(ctx context.Context, rec *Record) (*Race, error) {
+	moves, err := s.deps.Store.Moves(ctx, rec.ID)
+	if err != nil {
+		return nil, &Error{Code: CodeUnavailable, Message: "the race's log cannot be read now", Err: err}
+	}
+	r, err := Restore(rec, moves, s.deps)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "the race could not be rebuilt", Err: err}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.races[rec.ID]; ok {
+		return old, nil
+	}
+	s.races[rec.ID] = r
+	return r, nil
+}
+
+// takeOver makes this instance the owner of live race id when it has none
+// (or its owner, gone, is dead) and rebuilds it here. It returns nil, nil
+// when another instance owns the race.
+func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) {
+	s.adoptMu.Lock()
+	defer s.adoptMu.Unlock()
+	if r, err := s.Get(id); err == nil {
+		return r, nil
+	}
+	s.mu.Lock()
+	draining := s.draining
+	s.mu.Unlock()
+	if draining {
+		return nil, nil // shutting down: the other instances take it
+	}
+	c := s.deps.Cluster
+	ok, err := c.Claim(ctx, id, gone)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rec, found, err := c.Load(ctx, id)
+	if err == nil && !found {
+		err = errors.New("race record vanished")
+	}
+	if err != nil {
+		_ = c.Release(ctx, id)
+		return nil, err
+	}
+	moves, err := s.deps.Store.Moves(ctx, id)
+	if err != nil {
+		_ = c.Release(ctx, id)
+		return nil, err
+	}
+	r, err := Restore(rec, moves, s.deps)
+	if err != nil {
+		_ = c.Release(ctx, id)
+		return nil, err
+	}
+	r.spawn = s.Create
+	s.mu.Lock()
+	s.races[id] = r
+	s.mu.Unlock()
+	if !r.state.Over() {
+		r.mu.Lock()
+		r.rearmLocked(rec)
+		r.mu.Unlock()
+	}
+	s.deps.Log.Info().Str("race", id).Str("from", gone).Int("moves", len(moves)).Msg("race taken over")
+	return r, nil
+}
+
+// serveRequest answers a request forwarded by another instance.
+func (s *Service) serveRequest(req *Request) *Reply {
+	r, err := s.Get(req.Race)
+	if err != nil || r.isStopped() {
+		return &Reply{Err: &WireError{Code: codeNotOwner, Message: "this instance does not run the race"}}
+	}
+	s.remoteMu.Lock()
+	rc := s.remotes[req.Topic]
+	if rc == nil {
+		rc = &remoteConn{sub: &remoteSub{bus: s.deps.Bus, topic: req.Topic}, race: r}
+		s.remotes[req.Topic] = rc
+	}
+	s.remoteMu.Unlock()
+	// An owner that took the race over attaches the connection first.
+	switch {
+	case req.Op == "join" || req.Op == "resume" || req.Op == "watch" || req.Op == "leave" || req.Op == "unwatch":
+	case req.Token != "" && !rc.player:
+		if seat, err := r.Resume(req.Token, "", rc.sub); err == nil {
+			rc.player, rc.seat = true, seat
+		}
+	case req.Watching && rc.unwatch == nil:
+		rc.unwatch = r.Watch(rc.sub)
+	}
+	rep := &Reply{}
+	switch req.Op {
+	case "join":
+		t, err := r.Join(req.Name, req.ID, rc.sub)
+		rep.Err, rep.Seat, rep.Token = toWire(err), t.Seat, t.Token
+		if err == nil {
+			rc.player, rc.seat = true, t.Seat
+		}
+	case "resume":
+		seat, err := r.Resume(req.Token, req.ID, rc.sub)
+		rep.Err, rep.Seat, rep.Token = toWire(err), seat, req.Token
+		if err == nil {
+			rc.player, rc.seat = true, seat
+		}
+	case "leave":
+		if rc.player {
+			r.Leave(rc.seat, rc.sub)
+		}
+		s.dropRemote(req.Topic)
+	case "watch":
+		if rc.unwatch == nil {
+			rc.unwatch = r.Watch(rc.sub)
+		}
+	case "unwatch":
+		s.dropRemote(req.Topic)
+	case "move":
+		rep.Err = toWire(r.Move(req.Seat, req.Move, req.ID))
+	case "resign":
+		rep.Err = toWire(r.Resign(req.Seat, req.ID))
+	case "rematch":
+		next, err := r.Rematch(req.Seat)
+		rep.Err, rep.Next = toWire(err), next
+	case "state":
+		rep.State = r.State()
+	case "info":
+		in, err := r.Info(context.Background())
+		rep.Err, rep.Info = toWire(err), &in
+	default:
+		rep.Err = &WireError{Code: CodeInternal, Message: "unknown request " + req.Op}
+	}
+	if !rc.player && rc.unwatch == nil {
+		s.dropRemote(req.Topic) // a one-off request (info, state): nothing to keep
+	}
+	return rep
+}
+
+// pruneRemotes forgets the connections of other instances to races that
+// are over (their instance may have died without saying goodbye).
+func (s *Service) pruneRemotes() {
+	s.remoteMu.Lock()
+	var done []string
+	for topic, rc := range s.remotes {
+		if rc.race.State().Over() {
+			done = append(done, topic)
+		}
+	}
+	s.remoteMu.Unlock()
+	for _, topic := range done {
+		s.dropRemote(topic)
+	}
+}
+
+func (s *Service) dropRemote(topic string) {
+	s.remoteMu.Lock()
+	rc := s.remotes[topic]
+	delete(s.remotes, topic)
+	s.remoteMu.Unlock()
+	if rc != nil && rc.unwatch != nil {
+		rc.unwatch()
+	}
+}
+
+// codeNotOwner is a Reply's code when the instance asked does not run the
+// race (it lost it, or never had it): the caller looks again.
+const codeNotOwner = "not-owner"
+
+// proxy is the Handle of every connection in Redis mode. Each request
+// goes to the race where it runs now: here (the connection attached to it
+// as a resume or a watch would) or, forwarded, on the instance that owns
+// it. When that instance dies, the next request takes the race over here;
+// when this instance loses a race, the next request follows it.
+type proxy struct {
+	svc   *Service
+	id    string
+	topic string
+
+	mu       sync.Mutex
+	sub      Subscriber // the connection
+	unsub    func()     // its topic's subscription, while the race is elsewhere
+	attached *Race      // the local race the connection is attached to
+	cancelW  func()     // attached's Watch cancel
+	token    string
+	seat     int
+	player   bool
+	watched  bool
+}
+
+// ID is the race's id.
+func (p *proxy) ID() string { return p.id }
+
+// here returns the race when this instance runs it, attaching the
+// connection to it first when it was attached elsewhere.
+func (p *proxy) here() *Race {
+	r, err := p.svc.Get(p.id)
+	if err != nil || r.isStopped() {
+		p.detach()
+		return nil
+	}
+	if r == p.attached {
+		return r
+	}
+	p.detach()
+	p.attached = r
+	if p.unsub != nil {
+		p.unsub()
+		p.unsub = nil
+	}
+	switch {
+	case p.player && p.sub != nil:
+		if _, err := r.Resume(p.token, "", p.sub); err != nil {
+			p.svc.deps.Log.Debug().Err(err).Str("race", p.id).Msg("reattach")
+		}
+	case p.watched && p.sub != nil:
+		p.cancelW = r.Watch(p.sub)
+	}
+	return r
+}
+
+// detach takes the connection off a local race that no longer runs here,
+// so that it gets the race's events only from where the race runs now.
+func (p *proxy) detach() {
+	if p.cancelW != nil {
+		p.cancelW()
+	}
+	if p.attached != nil && p.player && p.sub != nil {
+		p.attached.detach(p.seat, p.sub)
+	}
+	p.attached, p.cancelW = nil, nil
+}
+
+// listen subscribes the connection to its topic and waits until the
+// subscription is live, so that the owner's first event reaches it.
+func (p *proxy) listen() {
+	if p.unsub != nil || p.sub == nil {
+		return
+	}
+	p.unsub = p.svc.deps.Bus.Subscribe(p.topic, p.sub)
+	if sy, ok := p.svc.deps.Bus.(Syncer); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		_ = sy.Sync(ctx)
+	}
+}
+
+// call forwards req to the race's owner, taking the race over when the
+// owner is gone; when the race runs here it returns (nil, race, nil).
+func (p *proxy) call(req *Request) (*Reply, *Race, error) {
+	req.Race, req.Topic = p.id, p.topic
+	if p.player {
+		req.Token = p.token
+	}
+	req.Watching = p.watched
+	for range 3 {
+		if r := p.here(); r != nil {
+			return nil, r, nil
+		}
+		p.listen()
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		rep, _, err := p.svc.deps.Cluster.Call(ctx, req)
+		cancel()
+		if err == nil && (rep.Err == nil || rep.Err.Code != codeNotOwner) {
+			return rep, nil, nil
+		}
+		var gone string
+		var ge *GoneError
+		if errors.As(err, &ge) {
+			gone = ge.Owner
+		}
+		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) {
+			return nil, nil, &Error{Code: CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
+		}
+		ctx, cancel = context.WithTimeout(context.Background(), clusterTimeout)
+		_, err = p.svc.takeOver(ctx, p.id, gone)
+		cancel()
+		if err != nil {
+			return nil, nil, &Error{Code: CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
+		}
+	}
+	return nil, nil, Errorf(CodeUnavailable, "the race's owner keeps changing; try again shortly")
+}
+
+// State is where the race stands.
+func (p *proxy) State() State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep, r, err := p.call(&Request{Op: "state"})
+	switch {
+	case r != nil:
+		return r.State()
+	case err != nil:
+		return Running // unknown: not over, so the connection keeps its role
+	}
+	return rep.State
+}
+
+// Join takes a free seat.
+func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = sub
+	rep, r, err := p.call(&Request{Op: "join", Name: name, ID: id})
+	var t Ticket
+	switch {
+	case r != nil:
+		t, err = r.Join(name, id, sub)
+	case err == nil:
+		err = rep.Err.err()
+		t = Ticket{Seat: rep.Seat, Token: rep.Token}
+	}
+	if err != nil {
+		return Ticket{}, err
+	}
+	p.player, p.token, p.seat = true, t.Token, t.Seat
+	return t, nil
+}
+
+// Resume takes a seat back.
+func (p *proxy) Resume(token, id string, sub Subscriber) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = sub
+	rep, r, err := p.call(&Request{Op: "resume", Token: token, ID: id})
+	seat := 0
+	switch {
+	case r != nil:
+		seat, err = r.Resume(token, id, sub)
+	case err == nil:
+		seat, err = rep.Seat, rep.Err.err()
+	}
+	if err != nil {
+		return 0, err
+	}
+	p.player, p.token, p.seat = true, token, seat
+	return seat, nil
+}
+
+// Leave gives the seat up (the grace period starts where the race runs).
+func (p *proxy) Leave(s int, sub Subscriber) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, r, _ := p.call(&Request{Op: "leave", Seat: s}); r != nil {
+		r.Leave(s, sub)
+	}
+	p.player = false
+	if p.unsub != nil {
+		p.unsub()
+		p.unsub = nil
+	}
+}
+
+// Watch subscribes a spectator.
+func (p *proxy) Watch(sub Subscriber) (cancel func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = sub
+	_, r, err := p.call(&Request{Op: "watch"})
+	if r != nil && p.cancelW == nil {
+		p.cancelW = r.Watch(sub)
+	}
+	if err != nil {
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
+	}
+	p.watched = true
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.watched = false
+			if p.cancelW != nil {
+				p.cancelW()
+				p.cancelW = nil
+			} else if p.unsub != nil {
+				_, _, _ = p.call(&Request{Op: "unwatch"})
+			}
+			if p.unsub != nil {
+				p.unsub()
+				p.unsub = nil
+			}
+		})
+	}
+}
+
+// Move plays a move.
+func (p *proxy) Move(s int, text, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep, r, err := p.call(&Request{Op: "move", Seat: s, Move: text, ID: id})
+	if r != nil {
+		return r.Move(s, text, id)
+	}
+	if err != nil {
+		return err
+	}
+	return rep.Err.err()
+}
+
+// Resign resigns.
+func (p *proxy) Resign(s int, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep, r, err := p.call(&Request{Op: "resign", Seat: s, ID: id})
+	if r != nil {
+		return r.Resign(s, id)
+	}
+	if err != nil {
+		return err
+	}
+	return rep.Err.err()
+}
+
+// Rematch asks for a rematch.
+func (p *proxy) Rematch(s int) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep, r, err := p.call(&Request{Op: "rematch", Seat: s})
+	if r != nil {
+		return r.Rematch(s)
+	}
+	if err != nil {
+		return "", err
+	}
+	return rep.Next, rep.Err.err()
+}
+
+// Info is the race's public record.
+func (p *proxy) Info(ctx context.Context) (Info, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep, r, err := p.call(&Request{Op: "info"})
+	if r != nil {
+		return r.Info(ctx)
+	}
+	if err == nil {
+		err = rep.Err.err()
+	}
+	if err != nil || rep.Info == nil {
+		return Info{}, err
+	}
+	return *rep.Info, nil
+}
+
+// Run keeps this instance's races owned (Redis mode): every period it
+// renews their leases, lets go of races it lost, and takes over live races
+// whose owner died, so that their timers run somewhere. The period is real
+// time, like the leases' expiry in Redis. It returns when ctx is done;
+// without a Cluster it returns at once.
+func (s *Service) Run(ctx context.Context, every time.Duration) {
+	c := s.deps.Cluster
+	if c == nil {
+		return
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		s.maintain(ctx)
+	}
+}
+
+func (s *Service) maintain(ctx context.Context) {
+	c := s.deps.Cluster
+	s.pruneRemotes()
+	var live, over []string
+	for _, r := range s.snapshot() {
+		if r.State().Over() {
+			if r.released.CompareAndSwap(false, true) {
+				over = append(over, r.id)
+			}
+			continue
+		}
+		live = append(live, r.id)
+	}
+	cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+	defer cancel()
+	for _, id := range over {
+		_ = c.Release(cctx, id)
+	}
+	lost, err := c.Renew(cctx, live)
+	if err != nil {
+		s.deps.Log.Warn().Err(err).Msg("leases not renewed")
+		return
+	}
+	for _, id := range lost {
+		if ok, err := c.Claim(cctx, id, ""); err == nil && ok {
+			continue // the lease had only expired (Redis was away): kept
+		}
+		s.deps.Log.Warn().Str("race", id).Msg("lease lost: another instance runs the race now")
+		s.mu.Lock()
+		r := s.races[id]
+		delete(s.races, id)
+		s.mu.Unlock()
+		if r != nil {
+			r.Stop()
+		}
+	}
+	orphans, err := c.Orphans(cctx)
+	if err != nil {
+		return
+	}
+	for _, id := range orphans {
+		if _, err := s.takeOver(cctx, id, ""); err != nil {
+			s.deps.Log.Warn().Err(err).Str("race", id).Msg("orphan not taken over")
+		}
+	}
+}
