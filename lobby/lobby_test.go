@@ -22,22 +22,11 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // recorder is a session's or a seat's connection: it keeps what it gets.
-type recorder struct {
-	mu  sync.Mutex
-	evs []race.Event
-}
-
-func (r *recorder) Deliver(ev race.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
-}
+type recorder struct{ racetest.Recorder }
 
 func (r *recorder) matched() []*lobby.MatchedEvent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []*lobby.MatchedEvent
-	for _, ev := range r.evs {
+	for _, ev := range r.Events() {
 		if m, ok := ev.(*lobby.MatchedEvent); ok {
 			out = append(out, m)
 		}

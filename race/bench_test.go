@@ -5,6 +5,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/racetest"
 )
 
 type discard struct{}
@@ -40,7 +41,7 @@ func BenchmarkMove(b *testing.B) {
 			start()
 			b.StartTimer()
 		}
-		m := greedy(&g)
+		m := racetest.Greedy(&g)
 		_ = g.Apply(m)
 		if err := f.race.Move(0, m.String(), ""); err != nil {
 			b.Fatal(err)

@@ -2,7 +2,6 @@ package race_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,31 +16,8 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// recorder is a Subscriber that keeps every event.
-type recorder struct {
-	mu  sync.Mutex
-	evs []race.Event
-}
-
-func (r *recorder) Deliver(ev race.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
-}
-
-func (r *recorder) events() []race.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]race.Event(nil), r.evs...)
-}
-
-func (r *recorder) last() race.Event {
-	evs := r.events()
-	if len(evs) == 0 {
-		return nil
-	}
-	return evs[len(evs)-1]
-}
+// recorder keeps what a seat or a spectator is sent.
+type recorder = racetest.Recorder
 
 type fixture struct {
 	clock *racetest.Clock
@@ -87,57 +63,15 @@ func (f *fixture) seatBoth(t *testing.T) {
 
 func (f *fixture) result(t *testing.T) *race.Result {
 	t.Helper()
-	st, ok := f.subs[0].last().(*race.StateEvent)
+	st, ok := f.subs[0].Last().(*race.StateEvent)
 	if !ok || st.Result == nil {
-		t.Fatalf("last event %#v is not a final state", f.subs[0].last())
+		t.Fatalf("last event %#v is not a final state", f.subs[0].Last())
 	}
 	return st.Result
 }
 
-// strategy picks a move for a game: a test's scripted player.
-type strategy func(g *engine.Game) engine.Move
-
-// greedy plays any card that fits a foundation, else puts the turned card
-// on the waste pile whose top is highest (or empty), which keeps low cards
-// reachable.
-func greedy(g *engine.Game) engine.Move {
-	ms := g.Moves()
-	for _, m := range ms {
-		if m.To.Kind == engine.Foundation {
-			return m
-		}
-	}
-	v := g.View()
-	best, bestRank := ms[0], -1
-	for _, m := range ms {
-		if m.To.Kind != engine.Waste {
-			continue
-		}
-		w := v.Waste[m.To.Index]
-		r := 14
-		if len(w.Cards) > 0 {
-			r = int(w.Cards[len(w.Cards)-1].Rank())
-		}
-		if r > bestRank {
-			best, bestRank = m, r
-		}
-	}
-	return best
-}
-
-// dumb never plays to a foundation from the waste: every card it cannot
-// place at once goes on W1.
-func dumb(g *engine.Game) engine.Move {
-	for _, m := range g.Moves() {
-		if m.To.Kind == engine.Foundation {
-			return m
-		}
-	}
-	return engine.PlaceMove(g.View().Turned[0], engine.W(0))
-}
-
 // playOut plays seat s's game to its end with st, through the race.
-func (f *fixture) playOut(t *testing.T, s int, g *engine.Game, st strategy, stop func() bool) {
+func (f *fixture) playOut(t *testing.T, s int, g *engine.Game, st racetest.Strategy, stop func() bool) {
 	t.Helper()
 	for g.Status() == engine.Playing && f.race.State() == race.Running && (stop == nil || !stop()) {
 		m := st(g)
@@ -151,7 +85,7 @@ func (f *fixture) playOut(t *testing.T, s int, g *engine.Game, st strategy, stop
 }
 
 // finalScore plays a deal with a strategy locally.
-func finalScore(deal uint64, st strategy) (int, engine.Status) {
+func finalScore(deal uint64, st racetest.Strategy) (int, engine.Status) {
 	rules, _ := engine.Variant("classic")
 	g := engine.New(rules, deal)
 	for g.Status() == engine.Playing {
@@ -170,8 +104,8 @@ func newGame(deal uint64) engine.Game {
 func TestStuckAndOtherWinsByCount(t *testing.T) {
 	var deal uint64
 	for d := uint64(1); d < 500; d++ {
-		a, _ := finalScore(d, dumb)
-		b, _ := finalScore(d, greedy)
+		a, _ := finalScore(d, racetest.Dumb)
+		b, _ := finalScore(d, racetest.Greedy)
 		if b > a && a > 1 {
 			deal = d
 			break
@@ -180,14 +114,14 @@ func TestStuckAndOtherWinsByCount(t *testing.T) {
 	f := newRace(t, named(deal))
 	f.seatBoth(t)
 	g0, g1 := newGame(deal), newGame(deal)
-	f.playOut(t, 0, &g0, dumb, nil)
+	f.playOut(t, 0, &g0, racetest.Dumb, nil)
 	if g0.Status() != engine.Stuck {
 		t.Fatalf("seat 0 is %s, want stuck", g0.Status())
 	}
 	if f.race.State() != race.Running {
 		t.Fatalf("race %s after one player stuck with the other at 0", f.race.State())
 	}
-	f.playOut(t, 1, &g1, greedy, nil)
+	f.playOut(t, 1, &g1, racetest.Greedy, nil)
 	res := f.result(t)
 	if res.Winner == nil || *res.Winner != 1 || res.Reason != "passed" {
 		t.Fatalf("result %+v, want seat 1 winning by passing", res)
@@ -196,7 +130,7 @@ func TestStuckAndOtherWinsByCount(t *testing.T) {
 	if g1.Score() != g0.Score()+1 {
 		t.Errorf("seat 1 ended with %d, seat 0 with %d: not decided at the first card more", g1.Score(), g0.Score())
 	}
-	if err := f.race.Move(1, greedy(&g1).String(), ""); race.ErrorCode(err) != race.CodeRaceOver {
+	if err := f.race.Move(1, racetest.Greedy(&g1).String(), ""); race.ErrorCode(err) != race.CodeRaceOver {
 		t.Errorf("move after the end: %v, want race-over", err)
 	}
 }
@@ -205,8 +139,8 @@ func TestDraw(t *testing.T) {
 	f := newRace(t, named(7))
 	f.seatBoth(t)
 	g0, g1 := newGame(7), newGame(7)
-	f.playOut(t, 0, &g0, greedy, nil)
-	f.playOut(t, 1, &g1, greedy, nil)
+	f.playOut(t, 0, &g0, racetest.Greedy, nil)
+	f.playOut(t, 1, &g1, racetest.Greedy, nil)
 	res := f.result(t)
 	if g0.Status() == engine.Won {
 		if res.Winner == nil || *res.Winner != 0 || res.Reason != "won-deal" {
@@ -225,7 +159,7 @@ func TestTimeLimit(t *testing.T) {
 	g0, g1 := newGame(3), newGame(3)
 	// Seat 0 plays until it has a card on a foundation; seat 1 makes one
 	// move that puts none there, if it can.
-	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Score() > 0 })
+	f.playOut(t, 0, &g0, racetest.Greedy, func() bool { return g0.Score() > 0 })
 	m := engine.PlaceMove(g1.View().Turned[0], engine.W(0))
 	if err := f.race.Move(1, m.String(), ""); err != nil {
 		t.Fatal(err)
@@ -241,7 +175,7 @@ func TestAbortWithoutFirstMove(t *testing.T) {
 	f := newRace(t, named(3))
 	f.seatBoth(t)
 	g0 := newGame(3)
-	if err := f.race.Move(0, greedy(&g0).String(), ""); err != nil {
+	if err := f.race.Move(0, racetest.Greedy(&g0).String(), ""); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(race.DefaultFirstMoveTimeout - time.Millisecond)
@@ -279,8 +213,8 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	f.seatBoth(t)
 	g0 := newGame(5)
 	g1 := newGame(5)
-	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Plies() >= 6 })
-	f.playOut(t, 1, &g1, greedy, func() bool { return g1.Plies() >= 1 })
+	f.playOut(t, 0, &g0, racetest.Greedy, func() bool { return g0.Plies() >= 6 })
+	f.playOut(t, 1, &g1, racetest.Greedy, func() bool { return g1.Plies() >= 1 })
 	f.race.Leave(0, f.subs[0])
 	f.clock.Advance(race.DefaultGrace / 2)
 	sub := &recorder{}
@@ -288,7 +222,7 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	if err != nil || s != 0 {
 		t.Fatalf("resume: seat %d, %v", s, err)
 	}
-	st := sub.events()[1].(*race.StateEvent)
+	st := sub.Events()[1].(*race.StateEvent)
 	want := g0.View()
 	if st.You == nil || st.You.Moves != want.Moves || st.You.Score != want.Score || st.You.Stock != want.Stock ||
 		engine.FormatCards(st.You.Turned) != engine.FormatCards(want.Turned) {
@@ -321,7 +255,7 @@ func TestMoveBeforeStartAndIllegal(t *testing.T) {
 		t.Errorf("third join: %v", err)
 	}
 	f.clock.Advance(race.DefaultCountdown)
-	n := len(f.subs[0].events())
+	n := len(f.subs[0].Events())
 	err := f.race.Move(0, "KS>F1", "")
 	var re *race.Error
 	if e, ok := err.(*race.Error); ok {
@@ -333,7 +267,7 @@ func TestMoveBeforeStartAndIllegal(t *testing.T) {
 	if err := f.race.Move(0, "nonsense", ""); race.ErrorCode(err) != race.CodeIllegalMove {
 		t.Errorf("bad notation: %v", err)
 	}
-	if len(f.subs[0].events()) != n {
+	if len(f.subs[0].Events()) != n {
 		t.Errorf("refused moves published events")
 	}
 }
@@ -344,7 +278,7 @@ func TestSpectatorDelay(t *testing.T) {
 	cancel := f.race.Watch(w)
 	defer cancel()
 	f.seatBoth(t)
-	st := f.subs[0].last().(*race.StateEvent) // the start
+	st := f.subs[0].Last().(*race.StateEvent) // the start
 	if st.You == nil || st.State != race.Running {
 		t.Fatal("no view")
 	}
@@ -354,7 +288,7 @@ func TestSpectatorDelay(t *testing.T) {
 	}
 	boards := func() int {
 		n := 0
-		for _, ev := range w.events() {
+		for _, ev := range w.Events() {
 			if _, ok := ev.(*race.BoardEvent); ok {
 				n++
 			}
@@ -381,7 +315,7 @@ func TestComputerPlayer(t *testing.T) {
 	}
 	f.clock.Advance(race.DefaultCountdown)
 	g0 := newGame(9)
-	f.playOut(t, 0, &g0, greedy, nil)
+	f.playOut(t, 0, &g0, racetest.Greedy, nil)
 	f.clock.Advance(10 * time.Minute)
 	if !f.race.State().Over() {
 		t.Fatalf("race %s", f.race.State())
@@ -411,21 +345,21 @@ func TestResignIsOutNotLost(t *testing.T) {
 	f := newRace(t, named(5))
 	f.seatBoth(t)
 	g0, g1 := newGame(5), newGame(5)
-	f.playOut(t, 0, &g0, greedy, func() bool { return g0.Score() >= 2 })
+	f.playOut(t, 0, &g0, racetest.Greedy, func() bool { return g0.Score() >= 2 })
 	if err := f.race.Resign(0, "r"); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.race.Resign(0, "r"); race.ErrorCode(err) != race.CodeIllegalMove {
 		t.Errorf("second resign: %v", err)
 	}
-	moved := f.subs[0].last().(*race.MovedEvent)
+	moved := f.subs[0].Last().(*race.MovedEvent)
 	if moved.Move != "resign" || moved.Seq != g0.Plies()+1 || moved.ID != "r" {
 		t.Errorf("resign event %+v", moved)
 	}
 	if f.race.State() != race.Running {
 		t.Fatal("a resignation ended the race while the other could still pass")
 	}
-	f.playOut(t, 1, &g1, greedy, nil)
+	f.playOut(t, 1, &g1, racetest.Greedy, nil)
 	res := f.result(t)
 	if res.Winner == nil || *res.Winner != 1 || res.Reason != "passed" || res.Statuses[0] != engine.Resigned {
 		t.Fatalf("result %+v", res)
@@ -463,7 +397,7 @@ func TestBestOfThree(t *testing.T) {
 		// Both move once; then seat 1 leaves and forfeits.
 		for s := range 2 {
 			var st *race.StateEvent
-			for _, ev := range subs[s].events() {
+			for _, ev := range subs[s].Events() {
 				if e, ok := ev.(*race.StateEvent); ok {
 					st = e
 				}
@@ -476,7 +410,7 @@ func TestBestOfThree(t *testing.T) {
 		clock.Advance(race.DefaultGrace)
 		var next *race.NextEvent
 		var final *race.StateEvent
-		for _, ev := range subs[0].events() {
+		for _, ev := range subs[0].Events() {
 			switch e := ev.(type) {
 			case *race.NextEvent:
 				next = e
@@ -531,8 +465,8 @@ func TestRematch(t *testing.T) {
 	if id, err := r.Rematch(0); err != nil || id != "" {
 		t.Fatalf("first ask: %q %v", id, err)
 	}
-	if _, ok := subs[1].last().(*race.RematchEvent); !ok {
-		t.Fatalf("the other player was not asked: %#v", subs[1].last())
+	if _, ok := subs[1].Last().(*race.RematchEvent); !ok {
+		t.Fatalf("the other player was not asked: %#v", subs[1].Last())
 	}
 	id, err := r.Rematch(1)
 	if err != nil || id == "" {
@@ -552,8 +486,8 @@ func TestRematch(t *testing.T) {
 func TestLeavingAfterBeingStuckForfeitsNothing(t *testing.T) {
 	var deal uint64
 	for d := uint64(1); d < 500; d++ {
-		a, _ := finalScore(d, greedy)
-		if b, _ := finalScore(d, dumb); a > b+1 && a < 52 {
+		a, _ := finalScore(d, racetest.Greedy)
+		if b, _ := finalScore(d, racetest.Dumb); a > b+1 && a < 52 {
 			deal = d
 			break
 		}
@@ -561,14 +495,14 @@ func TestLeavingAfterBeingStuckForfeitsNothing(t *testing.T) {
 	f := newRace(t, named(deal))
 	f.seatBoth(t)
 	g0, g1 := newGame(deal), newGame(deal)
-	f.playOut(t, 1, &g1, dumb, func() bool { return g1.Plies() >= 1 })
-	f.playOut(t, 0, &g0, greedy, nil) // stuck, ahead of what seat 1 will reach
+	f.playOut(t, 1, &g1, racetest.Dumb, func() bool { return g1.Plies() >= 1 })
+	f.playOut(t, 0, &g0, racetest.Greedy, nil) // stuck, ahead of what seat 1 will reach
 	f.race.Leave(0, f.subs[0])
 	f.clock.Advance(2 * race.DefaultGrace)
 	if f.race.State() != race.Running {
 		t.Fatalf("race %s: the stuck player forfeited by leaving", f.race.State())
 	}
-	f.playOut(t, 1, &g1, dumb, nil)
+	f.playOut(t, 1, &g1, racetest.Dumb, nil)
 	in, err := f.race.Info(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -595,7 +529,7 @@ func TestNoCardBeforeTheStart(t *testing.T) {
 		}
 	}
 	for s := range 2 {
-		for _, ev := range f.subs[s].events() {
+		for _, ev := range f.subs[s].Events() {
 			st, ok := ev.(*race.StateEvent)
 			if !ok || st.You == nil {
 				continue
@@ -609,7 +543,7 @@ func TestNoCardBeforeTheStart(t *testing.T) {
 	if !sawStart[0] || !sawStart[1] {
 		t.Errorf("the players were not shown their first card at the start: %v", sawStart)
 	}
-	for _, ev := range watcher.events() {
+	for _, ev := range watcher.Events() {
 		if st, ok := ev.(*race.StateEvent); ok && st.Boards != nil {
 			for i := range st.Boards {
 				check("a spectator", &st.Boards[i], st.State)

@@ -6,6 +6,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/racetest"
 )
 
 // BenchmarkMovePath measures one move over a real websocket: the client
@@ -47,7 +48,7 @@ func BenchmarkMovePath(b *testing.B) {
 			newRace()
 			b.StartTimer()
 		}
-		mv := greedy(&g)
+		mv := racetest.Greedy(&g)
 		_ = g.Apply(mv)
 		a.move(mv, "b")
 		a.all = a.all[:0]

@@ -234,7 +234,7 @@ func (c *client) move(mv engine.Move, id string) bool {
 	return true
 }
 
-// play plays a local copy of the game with a strategy, through the server,
+// play plays a local copy of the game with a racetest.Strategy, through the server,
 // until the game or the race is over, or stop says so.
 func (c *client) play(g *engine.Game, st func(*engine.Game) engine.Move, stop func() bool) {
 	c.t.Helper()
@@ -275,43 +275,6 @@ func (c *client) result() *race.Result {
 		}
 	}
 	return nil
-}
-
-// greedy plays any card that fits a foundation, else puts the turned card
-// on the waste pile with the highest top (or an empty one).
-func greedy(g *engine.Game) engine.Move {
-	ms := g.Moves()
-	for _, m := range ms {
-		if m.To.Kind == engine.Foundation {
-			return m
-		}
-	}
-	v := g.View()
-	best, bestRank := ms[0], -1
-	for _, m := range ms {
-		if m.To.Kind != engine.Waste {
-			continue
-		}
-		w := v.Waste[m.To.Index]
-		r := 14
-		if len(w.Cards) > 0 {
-			r = int(w.Cards[len(w.Cards)-1].Rank())
-		}
-		if r > bestRank {
-			best, bestRank = m, r
-		}
-	}
-	return best
-}
-
-// dumb puts every card it cannot place at once on W1.
-func dumb(g *engine.Game) engine.Move {
-	for _, m := range g.Moves() {
-		if m.To.Kind == engine.Foundation {
-			return m
-		}
-	}
-	return engine.PlaceMove(g.View().Turned[0], engine.W(0))
 }
 
 func newGame(deal uint64) engine.Game {

@@ -10,6 +10,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/racetest"
 	"sirtommy/web"
 )
 
@@ -159,7 +160,7 @@ func TestComputerOpponent(t *testing.T) {
 	e.clock.Advance(2 * time.Second) // the computer moves every 0.5 s
 	a.untilType("opponent")
 	g := newGame(13)
-	a.play(&g, greedy, nil)
+	a.play(&g, racetest.Greedy, nil)
 	e.clock.Advance(race.DefaultTimeLimit)
 	if r := a.result(); r.Outcome == "aborted" {
 		t.Fatalf("result %+v", r)

@@ -10,6 +10,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/racetest"
 	"sirtommy/web"
 )
 
@@ -35,7 +36,7 @@ func findDeal(t *testing.T, a, b func(*engine.Game) engine.Move, ok func(sa, sb 
 
 func TestTwoClientsRaceToTheEnd(t *testing.T) {
 	e := newEnv(t, nil)
-	deal := findDeal(t, greedy, dumb, func(sa, sb int) bool { return sa > sb+3 })
+	deal := findDeal(t, racetest.Greedy, racetest.Dumb, func(sa, sb int) bool { return sa > sb+3 })
 	id, a, b := e.startRace(deal)
 	ga, gb := newGame(deal), newGame(deal)
 	// Interleave: each plays one move in turn while both can.
@@ -44,10 +45,10 @@ func TestTwoClientsRaceToTheEnd(t *testing.T) {
 			break
 		}
 		if ga.Status() == engine.Playing {
-			a.play(&ga, greedy, func() bool { return ga.Plies() > gb.Plies() })
+			a.play(&ga, racetest.Greedy, func() bool { return ga.Plies() > gb.Plies() })
 		}
 		if gb.Status() == engine.Playing && !b.finished() {
-			b.play(&gb, dumb, func() bool { return gb.Plies() > ga.Plies() })
+			b.play(&gb, racetest.Dumb, func() bool { return gb.Plies() > ga.Plies() })
 		}
 	}
 	ra, rb := a.result(), b.result()
@@ -89,15 +90,15 @@ func TestTwoClientsRaceToTheEnd(t *testing.T) {
 
 func TestOneStuckOtherWinsByCount(t *testing.T) {
 	e := newEnv(t, nil)
-	deal := findDeal(t, dumb, greedy, func(sa, sb int) bool { return sb > sa+1 && sa > 0 })
+	deal := findDeal(t, racetest.Dumb, racetest.Greedy, func(sa, sb int) bool { return sb > sa+1 && sa > 0 })
 	_, a, b := e.startRace(deal)
 	ga, gb := newGame(deal), newGame(deal)
-	a.play(&ga, dumb, nil)
+	a.play(&ga, racetest.Dumb, nil)
 	if ga.Status() != engine.Stuck {
 		t.Fatalf("ann is %s", ga.Status())
 	}
 	b.untilType("opponent")
-	b.play(&gb, greedy, nil)
+	b.play(&gb, racetest.Greedy, nil)
 	r := b.result()
 	if r.Winner == nil || *r.Winner != b.seat || r.Reason != "passed" || r.Scores[b.seat] != r.Scores[a.seat]+1 {
 		t.Fatalf("result %+v: want bob to win as soon as he passed ann", r)
@@ -109,11 +110,11 @@ func TestOneStuckOtherWinsByCount(t *testing.T) {
 
 func TestDrawOnEqualCards(t *testing.T) {
 	e := newEnv(t, nil)
-	deal := findDeal(t, greedy, greedy, func(sa, sb int) bool { return true })
+	deal := findDeal(t, racetest.Greedy, racetest.Greedy, func(sa, sb int) bool { return true })
 	_, a, b := e.startRace(deal)
 	ga, gb := newGame(deal), newGame(deal)
-	a.play(&ga, greedy, nil)
-	b.play(&gb, greedy, nil)
+	a.play(&ga, racetest.Greedy, nil)
+	b.play(&gb, racetest.Greedy, nil)
 	r := a.result()
 	if r.Outcome != "draw" || r.Winner != nil || r.Reason != "equal-cards" {
 		t.Fatalf("result %+v, want a draw", r)
@@ -125,7 +126,7 @@ func TestTimeoutAbortAndForfeit(t *testing.T) {
 		e := newEnv(t, nil)
 		_, a, b := e.startRace(11)
 		ga, gb := newGame(11), newGame(11)
-		a.play(&ga, greedy, func() bool { return ga.Score() >= 1 })
+		a.play(&ga, racetest.Greedy, func() bool { return ga.Score() >= 1 })
 		b.move(engine.PlaceMove(gb.View().Turned[0], engine.W(0)), "x")
 		e.clock.Advance(race.DefaultTimeLimit)
 		r := b.result()
@@ -137,7 +138,7 @@ func TestTimeoutAbortAndForfeit(t *testing.T) {
 		e := newEnv(t, nil)
 		_, a, b := e.startRace(11)
 		ga := newGame(11)
-		a.move(greedy(&ga), "x")
+		a.move(racetest.Greedy(&ga), "x")
 		e.clock.Advance(race.DefaultFirstMoveTimeout)
 		m := b.untilState(race.Aborted)
 		if m.Result.Reason != "no-first-move" || m.Result.Rated {
@@ -148,8 +149,8 @@ func TestTimeoutAbortAndForfeit(t *testing.T) {
 		e := newEnv(t, nil)
 		_, a, b := e.startRace(11)
 		ga, gb := newGame(11), newGame(11)
-		a.move(greedy(&ga), "x")
-		b.move(greedy(&gb), "y")
+		a.move(racetest.Greedy(&ga), "x")
+		b.move(racetest.Greedy(&gb), "y")
 		b.ws.Close()
 		p := a.untilType("presence")
 		if !strings.Contains(string(p.raw), `"connected":false`) || !strings.Contains(string(p.raw), "graceUntil") {
@@ -167,8 +168,8 @@ func TestDisconnectAndResumeRestoresExactState(t *testing.T) {
 	e := newEnv(t, nil)
 	id, a, b := e.startRace(21)
 	ga, gb := newGame(21), newGame(21)
-	a.play(&ga, greedy, func() bool { return ga.Plies() >= 8 })
-	b.play(&gb, greedy, func() bool { return gb.Plies() >= 3 })
+	a.play(&ga, racetest.Greedy, func() bool { return ga.Plies() >= 8 })
+	b.play(&gb, racetest.Greedy, func() bool { return gb.Plies() >= 3 })
 	a.ws.Close()
 	b.untilType("presence")
 	e.clock.Advance(race.DefaultGrace / 2)
@@ -191,7 +192,7 @@ func TestDisconnectAndResumeRestoresExactState(t *testing.T) {
 	b.until(func(m msg) bool { return m.Type == "presence" && strings.Contains(string(m.raw), `"connected":true`) })
 	// Play on after the grace period would have ended: no forfeit.
 	e.clock.Advance(race.DefaultGrace)
-	a2.play(&ga, greedy, func() bool { return ga.Plies() >= 10 })
+	a2.play(&ga, racetest.Greedy, func() bool { return ga.Plies() >= 10 })
 	if e.info(id).State != race.Running {
 		t.Fatal("race ended though the player resumed in time")
 	}
@@ -222,10 +223,10 @@ func TestSpectatorSeesEveryUpdateInOrder(t *testing.T) {
 	ga, gb := newGame(31), newGame(31)
 	for !a.finished() && !b.finished() && (ga.Status() == engine.Playing || gb.Status() == engine.Playing) {
 		if ga.Status() == engine.Playing {
-			a.play(&ga, greedy, func() bool { return ga.Plies() > gb.Plies() })
+			a.play(&ga, racetest.Greedy, func() bool { return ga.Plies() > gb.Plies() })
 		}
 		if gb.Status() == engine.Playing && !a.finished() && !b.finished() {
-			b.play(&gb, dumb, func() bool { return gb.Plies() > ga.Plies() })
+			b.play(&gb, racetest.Dumb, func() bool { return gb.Plies() > ga.Plies() })
 		}
 	}
 	a.result()
@@ -281,13 +282,13 @@ func TestPlayerSeesNoUnturnedCard(t *testing.T) {
 		}
 	}
 	// Bob plays twenty moves before Ann's first: Ann hears of each.
-	b.play(&gb, greedy, func() bool { return gb.Plies() >= 20 })
+	b.play(&gb, racetest.Greedy, func() bool { return gb.Plies() >= 20 })
 	for range 20 {
 		a.untilType("opponent")
 	}
 	check(0)
 	for ga.Status() == engine.Playing && !a.finished() {
-		mv := greedy(&ga)
+		mv := racetest.Greedy(&ga)
 		if err := ga.Apply(mv); err != nil {
 			t.Fatal(err)
 		}
@@ -337,8 +338,8 @@ func TestRematchOnTheSameConnections(t *testing.T) {
 	id, a, b := e.startRace(11)
 	a.expectError(map[string]any{"type": "rematch"}, race.CodeNotOver)
 	ga, gb := newGame(11), newGame(11)
-	a.move(greedy(&ga), "x")
-	b.move(greedy(&gb), "y")
+	a.move(racetest.Greedy(&ga), "x")
+	b.move(racetest.Greedy(&gb), "y")
 	e.clock.Advance(race.DefaultTimeLimit)
 	a.result()
 	b.result()

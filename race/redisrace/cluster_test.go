@@ -52,30 +52,18 @@ func (in *instance) kill() {
 }
 
 // recorder keeps the events a subscriber got.
-type recorder struct {
-	mu  sync.Mutex
-	evs []race.Event
-}
-
-func (r *recorder) Deliver(ev race.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
-}
+type recorder struct{ racetest.Recorder }
 
 // waitFor waits until the recorder got an event ok accepts.
 func (r *recorder) waitFor(t *testing.T, what string, ok func(race.Event) bool) race.Event {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		r.mu.Lock()
-		for _, ev := range r.evs {
+		for _, ev := range r.Events() {
 			if ok(ev) {
-				r.mu.Unlock()
 				return ev
 			}
 		}
-		r.mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("no %s event arrived", what)
@@ -378,13 +366,11 @@ func TestConnectionFollowsItsRace(t *testing.T) {
 	again.waitFor(t, "opponent", func(ev race.Event) bool { op, ok := ev.(*race.OpponentEvent); return ok && op.Counts.Moves == 3 })
 	time.Sleep(100 * time.Millisecond) // a duplicate would arrive by now
 	n := 0
-	subs[0].mu.Lock()
-	for _, ev := range subs[0].evs {
+	for _, ev := range subs[0].Events() {
 		if mv, ok := ev.(*race.MovedEvent); ok && mv.ID == "followed" {
 			n++
 		}
 	}
-	subs[0].mu.Unlock()
 	if n != 1 {
 		t.Errorf("the connection got the move's acknowledgement %d times", n)
 	}

@@ -1,0 +1,45 @@
+package racetest
+
+import "sirtommy/engine"
+
+// Strategy picks a move for a game: a test's scripted player.
+type Strategy func(g *engine.Game) engine.Move
+
+// Greedy plays any card that fits a foundation, else puts the turned card
+// on the waste pile whose top is highest (or an empty one), which keeps low
+// cards reachable.
+func Greedy(g *engine.Game) engine.Move {
+	ms := g.Moves()
+	for _, m := range ms {
+		if m.To.Kind == engine.Foundation {
+			return m
+		}
+	}
+	v := g.View()
+	best, bestRank := ms[0], -1
+	for _, m := range ms {
+		if m.To.Kind != engine.Waste {
+			continue
+		}
+		w := v.Waste[m.To.Index]
+		r := 14
+		if len(w.Cards) > 0 {
+			r = int(w.Cards[len(w.Cards)-1].Rank())
+		}
+		if r > bestRank {
+			best, bestRank = m, r
+		}
+	}
+	return best
+}
+
+// Dumb plays a card that fits a foundation and puts every other turned card
+// on W1, so it gets stuck early.
+func Dumb(g *engine.Game) engine.Move {
+	for _, m := range g.Moves() {
+		if m.To.Kind == engine.Foundation {
+			return m
+		}
+	}
+	return engine.PlaceMove(g.View().Turned[0], engine.W(0))
+}
