@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSolverMeasure solves a run of classic deals one after another and
+// prints each outcome with its nodes and time, then a summary. It runs only
+// when SIRTOMMY_MEASURE is set, as "FIRST-LAST" or "FIRST-LAST:MAXNODES":
+//
+//	SIRTOMMY_MEASURE=1-200:200000 go test ./engine -run TestSolverMeasure -v
+//
+// SIRTOMMY_MEASURE_VARIANT picks another variant; SIRTOMMY_MEASURE_SCORE=1
+// also runs phase 2 (the best score of a lost deal).
+func TestSolverMeasure(t *testing.T) {
+	spec := os.Getenv("SIRTOMMY_MEASURE")
+	if spec == "" {
+		t.Skip("set SIRTOMMY_MEASURE=FIRST-LAST[:MAXNODES] to measure the solver")
+	}
+	var first, last uint64
+	var maxNodes int64 = 200_000
+	var rng, nodes string
+	rng, nodes, _ = strings.Cut(spec, ":")
+	a, b, _ := strings.Cut(rng, "-")
+	first, _ = strconv.ParseUint(a, 10, 64)
+	last, _ = strconv.ParseUint(b, 10, 64)
+	if nodes != "" {
+		maxNodes, _ = strconv.ParseInt(nodes, 10, 64)
+	}
+	variant := os.Getenv("SIRTOMMY_MEASURE_VARIANT")
+	rules := mustVariant(t, variant)
+	skip := os.Getenv("SIRTOMMY_MEASURE_SCORE") == ""
+	var times []time.Duration
+	counts := map[Outcome]int{}
+	var total int64
+	for n := first; n <= last; n++ {
+		t0 := time.Now()
+		sol := Solve(rules, n, SolveOptions{MaxNodes: maxNodes, SkipBestScore: skip})
+		took := time.Since(t0)
+		times = append(times, took)
+		counts[sol.Outcome]++
+		total += sol.Nodes
+		if sol.Outcome == Winnable {
+			g := New(rules, n)
+			for _, m := range sol.Line {
+				if err := g.Apply(m); err != nil {
+					t.Fatalf("deal %d: line does not replay: %v", n, err)
+				}
+			}
+			if g.Status() != Won {
+				t.Fatalf("deal %d: line ends %v", n, g.Status())
+			}
+		}
+		fmt.Printf("deal %d %s best %d nodes %d time %v\n", n, sol.Outcome, sol.BestScore, sol.Nodes, took.Round(time.Microsecond))
+	}
+	slices.Sort(times)
+	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
+	fmt.Printf("summary deals %d-%d maxnodes %d: won %d lost %d unknown %d; nodes %d; median %v p90 %v p99 %v max %v\n",
+		first, last, maxNodes, counts[Winnable], counts[Lost], counts[Unknown], total,
+		q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond), times[len(times)-1].Round(time.Microsecond))
+}
