@@ -319,27 +319,49 @@ func (s *solver) upperBound(g *Game) int {
 	return chainBound(g)
 }
 
-// chainBound relaxes the game where foundations are chains A, 2, 3, … in
-// any suit and no redeal is left: stock cards may be played at any time and
-// never bury anything, and a card of rank r may be played as soon as any
-// foundation has reached r-1, however many cards of rank r went before. In
-// that relaxation playing a card never stops another, so playing everything
-// playable until nothing changes reaches its best. A card under higher
-// cards still waits for them, which is what makes the bound bite: if every
-// rank-r card left lies under a higher one, no foundation passes r-1.
-// Foundations hold at most as many cards of rank r as of rank r-1, so the
-// bound is the sum over r of the least count at or below r.
+// chainBound is an upper bound on the final score where foundations are
+// chains A, 2, 3, … in any suit (so that the foundations are exactly the
+// counts p(r) of cards of rank r on them, with p(r) <= p(r-1)) and no redeal
+// is left.
+//
+// It computes a set A of cards that contains every card that can ever reach
+// a foundation from g, as the least fixed point of these rules (cnt(r) is
+// the number of rank-r cards in A; the cards on the foundations start in A):
+//
+//   - a stock or turned card x of rank r joins A once cnt(r-1) >= 1;
+//   - a waste card x of rank r joins A once every card above it in its pile
+//     is in A, cnt(r) >= m(x) and cnt(r-1) >= m(x)+1, where m(x) is the
+//     length of the longest non-increasing run (top down, not necessarily
+//     contiguous) among the ranks >= r of the cards now above x.
+//
+// Soundness, by induction along any continuation of the game: let x (rank
+// r) be played at time t, and assume every card played before t is in A.
+// Cards never move between waste piles, so every card now above x was
+// played before t, in top-down order, and is in A. Each of them of rank >= r
+// went onto a foundation then at level >= r-1, which afterwards held a rank-r
+// card (its own, or the one it was put on); one foundation takes cards in
+// strictly increasing rank, so a non-increasing run of length m among them
+// used m different foundations. At time t those m foundations each hold a
+// rank-r card other than x, and x goes onto yet another, at level r-1: so at
+// least m cards of rank r (not x) and m+1 of rank r-1 were played before t,
+// all in A. A stock or turned card needs a foundation at r-1, hence one
+// rank-(r-1) card played. The rules only ask for more as A shrinks, so the
+// least fixed point contains x. (With m = 0 this is the earlier relaxation:
+// a card buried under higher cards waits for them, and a foundation must
+// reach r-1 before a rank-r card plays.)
+//
+// The final foundations then hold p(r) <= cnt(r) cards of each rank with p
+// non-increasing, so the score is at most the sum over r of min(4, the least
+// cnt(s), s <= r).
 func chainBound(g *Game) int {
-	var got [14]int // per rank: cards on the foundations or reachable
-	reach := 0      // highest rank that some foundation has reached or can reach
+	var cnt [15]int // per rank: cards in A
 	for f := range 4 {
-		n := int(g.foundN[f])
-		reach = max(reach, n)
-		for r := 1; r <= n; r++ {
-			got[r]++
+		for r := 1; r <= int(g.foundN[f]); r++ {
+			cnt[r]++
 		}
 	}
-	var free [14]int // cards in the stock or turned, by rank
+	cnt[0] = 4
+	var free [15]int // cards in the stock or turned, by rank, not yet in A
 	for _, c := range g.stock[g.next:g.stockN] {
 		free[c.Rank()]++
 	}
@@ -348,33 +370,47 @@ func chainBound(g *Game) int {
 			free[c.Rank()]++
 		}
 	}
+	// need[p][i]: m(x) for the card at index i of pile p.
+	var need [4][52]uint8
+	for p := range 4 {
+		var run [15]uint8 // run[v]: longest non-increasing run so far ending in rank v
+		for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
+			r := int(g.waste[p][i].Rank())
+			var m uint8
+			for v := r; v <= 13; v++ {
+				m = max(m, run[v])
+			}
+			need[p][i] = m
+			run[r] = m + 1
+		}
+	}
 	depth := g.wasteN
-	for freeUpTo := 0; ; {
-		before := reach
-		for ; freeUpTo < len(free) && freeUpTo <= reach+1; freeUpTo++ {
-			if free[freeUpTo] > 0 {
-				got[freeUpTo] += free[freeUpTo]
-				reach = max(reach, freeUpTo)
+	for changed := true; changed; {
+		changed = false
+		for r := 1; r <= 13; r++ {
+			if free[r] > 0 && cnt[r-1] >= 1 {
+				cnt[r] += free[r]
+				free[r] = 0
+				changed = true
 			}
 		}
 		for p := range 4 {
 			for depth[p] > 0 {
-				r := int(g.waste[p][depth[p]-1].Rank())
-				if r > reach+1 {
+				i := depth[p] - 1
+				r := int(g.waste[p][i].Rank())
+				m := int(need[p][i])
+				if cnt[r-1] < m+1 || cnt[r] < m {
 					break
 				}
-				got[r]++
-				reach = max(reach, r)
+				cnt[r]++
 				depth[p]--
+				changed = true
 			}
-		}
-		if reach == before {
-			break // nothing new is playable
 		}
 	}
 	bound, prev := 0, 4
 	for r := 1; r <= g.rules.Length; r++ {
-		prev = min(prev, got[r])
+		prev = min(prev, cnt[r])
 		bound += prev
 	}
 	return bound
