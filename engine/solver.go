@@ -75,7 +75,7 @@ type solver struct {
 	// which the safe moves and the deadlock bound rely on.
 	chains bool
 
-	seen     map[uint64]struct{}
+	seen     keySet
 	nodes    int64
 	maxNodes int64
 	aborted  bool
@@ -97,7 +97,7 @@ func newSolver(r *Rules, maxNodes int64) *solver {
 }
 
 func (s *solver) reset() {
-	s.seen = make(map[uint64]struct{}, 1<<14)
+	s.seen.reset()
 	s.nodes, s.aborted = 0, false
 	s.path = s.path[:0]
 	s.best = -1
@@ -113,7 +113,14 @@ func (s *solver) dfs(g *Game, depth int) bool {
 		return false
 	}
 	mark := len(s.path)
-	defer func() { s.path = s.path[:mark] }()
+	won := s.expand(g, depth)
+	s.path = s.path[:mark]
+	return won
+}
+
+// expand is dfs after the node count: the safe moves, then the bound, the
+// table and the candidates. dfs takes the moves it appends off the path.
+func (s *solver) expand(g *Game, depth int) bool {
 	for {
 		m, ok := s.safeMove(g)
 		if !ok {
@@ -139,16 +146,18 @@ func (s *solver) dfs(g *Game, depth int) bool {
 	if s.upperBound(g) <= floor {
 		return false
 	}
-	k := s.key(g)
-	if _, ok := s.seen[k]; ok {
+	var pileKey [4]uint64
+	for p := range 4 {
+		pileKey[p] = s.pileHash(g, p)
+	}
+	if !s.seen.add(s.key(g, &pileKey)) {
 		return false
 	}
-	s.seen[k] = struct{}{}
 
 	for len(s.bufs) <= depth {
 		s.bufs = append(s.bufs, make([]Move, 0, 32))
 	}
-	moves := s.candidates(g, s.bufs[depth][:0])
+	moves := s.candidates(g, s.bufs[depth][:0], &pileKey)
 	s.bufs[depth] = moves
 	for _, m := range moves {
 		child := *g
@@ -217,20 +226,16 @@ func (s *solver) safeMove(g *Game) (Move, bool) {
 
 // candidates lists the moves worth trying from g, best first, without
 // moves that lead to the same canonical state as an earlier one.
-func (s *solver) candidates(g *Game, dst []Move) []Move {
+func (s *solver) candidates(g *Game, dst []Move, pileKey *[4]uint64) []Move {
 	all := g.AppendMoves(dst)
 	// Drop moves equivalent to an earlier one: the same card (or an
 	// interchangeable one) onto an equivalent pile.
 	pilesSame := g.rules.Redeals == int(g.redeals) // gathered order no longer matters
-	var pileKey [4]uint64
-	for p := range 4 {
-		pileKey[p] = s.pileHash(g, p)
-	}
 	out := all[:0]
 	for i, m := range all {
 		dup := false
 		for _, o := range all[:i] {
-			if s.equivalent(g, m, o, pilesSame, &pileKey) {
+			if s.equivalent(g, m, o, pilesSame, pileKey) {
 				dup = true
 				break
 			}
@@ -444,7 +449,7 @@ func (s *solver) inSuitBound(g *Game) int {
 // happen from it, with interchangeable piles sorted and, where suits do not
 // matter, cards taken by rank. The stock position stands for the stock,
 // whose order is fixed for the pass.
-func (s *solver) key(g *Game) uint64 {
+func (s *solver) key(g *Game, pileHashes *[4]uint64) uint64 {
 	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16)
 	var hand [4]uint64
 	for i, c := range g.hand {
@@ -460,10 +465,7 @@ func (s *solver) key(g *Game) uint64 {
 		slices.Sort(fk[:])
 	}
 	h = mix(h ^ (fk[0] | fk[1]<<16 | fk[2]<<32 | fk[3]<<48))
-	var pk [4]uint64
-	for p := range 4 {
-		pk[p] = s.pileHash(g, p)
-	}
+	pk := *pileHashes
 	if g.rules.Redeals == int(g.redeals) {
 		slices.Sort(pk[:])
 	}
@@ -494,4 +496,61 @@ func mix(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return z ^ (z >> 31)
+}
+
+// keySet is a set of state keys: open addressing with linear probing in a
+// power-of-two table, grown at half full. The key 0 stands for itself by
+// being stored as 1 (a 64-bit key is already a hash; one more collision
+// among 2^64 changes nothing).
+type keySet struct {
+	slots []uint64
+	n     int
+}
+
+func (t *keySet) reset() {
+	if t.slots == nil || t.n > 0 {
+		if len(t.slots) > 1<<22 || t.slots == nil {
+			t.slots = make([]uint64, 1<<14)
+		} else {
+			clear(t.slots)
+		}
+	}
+	t.n = 0
+}
+
+// add puts k in the set and reports whether it was new.
+func (t *keySet) add(k uint64) bool {
+	if k == 0 {
+		k = 1
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := k & mask; ; i = (i + 1) & mask {
+		switch t.slots[i] {
+		case k:
+			return false
+		case 0:
+			t.slots[i] = k
+			t.n++
+			if 2*t.n > len(t.slots) {
+				t.grow()
+			}
+			return true
+		}
+	}
+}
+
+func (t *keySet) grow() {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := uint64(len(t.slots) - 1)
+	for _, k := range old {
+		if k == 0 {
+			continue
+		}
+		i := k & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = k
+	}
 }

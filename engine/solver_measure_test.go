@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -36,6 +37,7 @@ func TestSolverMeasure(t *testing.T) {
 	variant := os.Getenv("SIRTOMMY_MEASURE_VARIANT")
 	rules := mustVariant(t, variant)
 	skip := os.Getenv("SIRTOMMY_MEASURE_SCORE") == ""
+	cpu0 := cpuTime()
 	var times []time.Duration
 	counts := map[Outcome]int{}
 	var total int64
@@ -61,7 +63,19 @@ func TestSolverMeasure(t *testing.T) {
 	}
 	slices.Sort(times)
 	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
-	fmt.Printf("summary deals %d-%d maxnodes %d: won %d lost %d unknown %d; nodes %d; median %v p90 %v p99 %v max %v\n",
+	cpu := cpuTime() - cpu0
+	fmt.Printf("summary deals %d-%d maxnodes %d: won %d lost %d unknown %d; nodes %d; median %v p90 %v p99 %v max %v; cpu %v (%.0f ns/node)\n",
 		first, last, maxNodes, counts[Winnable], counts[Lost], counts[Unknown], total,
-		q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond), times[len(times)-1].Round(time.Microsecond))
+		q(0.5).Round(time.Microsecond), q(0.9).Round(time.Microsecond), q(0.99).Round(time.Microsecond), times[len(times)-1].Round(time.Microsecond),
+		cpu.Round(time.Millisecond), float64(cpu.Nanoseconds())/float64(max(total, 1)))
+}
+
+// cpuTime is the CPU time this process has used, user and system: unlike
+// wall time, it hardly moves when other work shares the machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
