@@ -325,19 +325,22 @@ func (s *solver) upperBound(g *Game) int {
 }
 
 // chainBound is an upper bound on the final score where foundations are
-// chains A, 2, 3, … in any suit (so that the foundations are exactly the
-// counts p(r) of cards of rank r on them, with p(r) <= p(r-1)) and no redeal
-// is left.
+// chains A, 2, 3, … in any suit and no redeal is left. Such foundations are
+// exactly the counts p(r) of cards of rank r on them, p(r) <= p(r-1), and a
+// rank-r card can be played just when p(r-1) > p(r): a foundation is then
+// at r-1. Let F(r) be p(r) now.
 //
 // It computes a set A of cards that contains every card that can ever reach
 // a foundation from g, as the least fixed point of these rules (cnt(r) is
 // the number of rank-r cards in A; the cards on the foundations start in A):
 //
-//   - a stock or turned card x of rank r joins A once cnt(r-1) >= 1;
+//   - a stock or turned card x of rank r joins A once pm(r-1) >= F(r)+1,
+//     where pm(r) is the least cnt(s), s <= r;
 //   - a waste card x of rank r joins A once every card above it in its pile
-//     is in A, cnt(r) >= m(x) and cnt(r-1) >= m(x)+1, where m(x) is the
-//     length of the longest non-increasing run (top down, not necessarily
-//     contiguous) among the ranks >= r of the cards now above x.
+//     is in A, min(pm(r-1), cnt(r)) >= q and pm(r-1) >= q+1, where
+//     q = max(F(r), m) and
+//     m is the length of the longest non-increasing run (top down, not
+//     necessarily contiguous) among the ranks >= r of the cards now above x.
 //
 // Soundness, by induction along any continuation of the game: let x (rank
 // r) be played at time t, and assume every card played before t is in A.
@@ -346,14 +349,14 @@ func (s *solver) upperBound(g *Game) int {
 // went onto a foundation then at level >= r-1, which afterwards held a rank-r
 // card (its own, or the one it was put on); one foundation takes cards in
 // strictly increasing rank, so a non-increasing run of length m among them
-// used m different foundations. At time t those m foundations each hold a
-// rank-r card other than x, and x goes onto yet another, at level r-1: so at
-// least m cards of rank r (not x) and m+1 of rank r-1 were played before t,
-// all in A. A stock or turned card needs a foundation at r-1, hence one
-// rank-(r-1) card played. The rules only ask for more as A shrinks, so the
-// least fixed point contains x. (With m = 0 this is the earlier relaxation:
-// a card buried under higher cards waits for them, and a foundation must
-// reach r-1 before a rank-r card plays.)
+// used m different foundations. So at time t at least q = max(F(r), m)
+// foundations hold a rank-r card other than x (the F(r) ones already do),
+// and x goes onto yet another, at r-1: at least q rank-r cards (not x) and
+// q+1 rank-(r-1) cards were played before t, all in A. Since p never
+// increases with the rank, p(r-1) <= pm(r-1) and p(r) <= min(pm(r-1),
+// cnt(r)) then, which are the rules (for a stock or turned card, m = 0).
+// The rules only ask for more as A shrinks, so the least fixed point
+// contains x.
 //
 // The final foundations then hold p(r) <= cnt(r) cards of each rank with p
 // non-increasing, so the score is at most the sum over r of min(4, the least
@@ -366,6 +369,7 @@ func chainBound(g *Game) int {
 		}
 	}
 	cnt[0] = 4
+	found := cnt // F(r)
 	var free [15]int // cards in the stock or turned, by rank, not yet in A
 	for _, c := range g.stock[g.next:g.stockN] {
 		free[c.Rank()]++
@@ -390,10 +394,15 @@ func chainBound(g *Game) int {
 		}
 	}
 	depth := g.wasteN
+	var pm [15]int // pm[r]: the least cnt(s), s <= r
 	for changed := true; changed; {
 		changed = false
+		pm[0] = 4
 		for r := 1; r <= 13; r++ {
-			if free[r] > 0 && cnt[r-1] >= 1 {
+			pm[r] = min(pm[r-1], cnt[r])
+		}
+		for r := 1; r <= 13; r++ {
+			if free[r] > 0 && pm[r-1] >= found[r]+1 {
 				cnt[r] += free[r]
 				free[r] = 0
 				changed = true
@@ -403,8 +412,8 @@ func chainBound(g *Game) int {
 			for depth[p] > 0 {
 				i := depth[p] - 1
 				r := int(g.waste[p][i].Rank())
-				m := int(need[p][i])
-				if cnt[r-1] < m+1 || cnt[r] < m {
+				q := max(found[r], int(need[p][i]))
+				if pm[r-1] < q+1 || min(pm[r-1], cnt[r]) < q {
 					break
 				}
 				cnt[r]++
