@@ -369,7 +369,7 @@ func chainBound(g *Game) int {
 		}
 	}
 	cnt[0] = 4
-	found := cnt // F(r)
+	found := cnt     // F(r)
 	var free [15]int // cards in the stock or turned, by rank, not yet in A
 	for _, c := range g.stock[g.next:g.stockN] {
 		free[c.Rank()]++
