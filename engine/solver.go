@@ -35,8 +35,27 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	deck := g.rules.Deck()
 
 	// Phase 1: can the deal be won? Anything whose bound is below a win is cut.
+	// First come searches that follow the move ordering with a few
+	// discrepancies only, which find most wins long before a full search
+	// would leave the subtree of its first bad choice; they get half the
+	// budget. Then the full search, which alone can answer Lost.
 	s.floor = deck - 1
-	won := s.search(start)
+	won := false
+	s.maxNodes = opt.MaxNodes / 2
+	for _, d := range discrepancies {
+		s.narrowed = false
+		if won = s.search(start, d); won || s.aborted {
+			break
+		}
+		if !s.narrowed {
+			break // the search was complete: nothing was left out
+		}
+	}
+	s.maxNodes = opt.MaxNodes
+	if !won && (s.aborted || s.narrowed) {
+		s.aborted = false
+		won = s.search(start, unlimited)
+	}
 	sol := Solution{Nodes: s.nodes}
 	switch {
 	case won:
@@ -58,7 +77,7 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// so the table starts empty.
 	s.reset()
 	s.floor = -1 // use the best score found so far
-	s.search(start)
+	s.search(start, unlimited)
 	sol.Nodes += s.nodes
 	sol.BestScore, sol.ScoreExact, sol.Line = s.best, !s.aborted, s.bestLine
 	return sol
@@ -79,6 +98,9 @@ type solver struct {
 	nodes    int64
 	maxNodes int64
 	aborted  bool
+
+	// narrowed: a move was left out for want of discrepancies.
+	narrowed bool
 
 	floor    int // cut a branch whose bound is <= floor; -1: the best so far
 	best     int
@@ -103,24 +125,33 @@ func (s *solver) reset() {
 	s.best = -1
 }
 
-// search runs the depth-first search from g and reports whether it won.
-func (s *solver) search(g Game) bool { return s.dfs(&g, 0) }
+// unlimited is the discrepancy budget of a full search.
+const unlimited = 127
 
-func (s *solver) dfs(g *Game, depth int) bool {
+// discrepancies are the budgets of the narrow searches tried first.
+var discrepancies = []int{0, 1, 2, 3, 4, 6, 8, 12, 16}
+
+// search runs the depth-first search from g and reports whether it won.
+// Below unlimited, disc is a budget of discrepancies: taking a node's i-th
+// candidate (from 0) spends i of them. Only a search with an unlimited
+// budget that does not win shows that nothing wins.
+func (s *solver) search(g Game, disc int) bool { return s.dfs(&g, 0, disc) }
+
+func (s *solver) dfs(g *Game, depth, disc int) bool {
 	s.nodes++
 	if s.nodes > s.maxNodes {
 		s.aborted = true
 		return false
 	}
 	mark := len(s.path)
-	won := s.expand(g, depth)
+	won := s.expand(g, depth, disc)
 	s.path = s.path[:mark]
 	return won
 }
 
 // expand is dfs after the node count: the safe moves, then the bound, the
 // table and the candidates. dfs takes the moves it appends off the path.
-func (s *solver) expand(g *Game, depth int) bool {
+func (s *solver) expand(g *Game, depth, disc int) bool {
 	for {
 		m, ok := s.safeMove(g)
 		if !ok {
@@ -150,7 +181,9 @@ func (s *solver) expand(g *Game, depth int) bool {
 	for p := range 4 {
 		pileKey[p] = s.pileHash(g, p)
 	}
-	if !s.seen.add(s.key(g, &pileKey)) {
+	// A state seen with at least this budget was searched as far as this
+	// search would (and did not win, or the search would have ended).
+	if !s.seen.visit(s.key(g, &pileKey), int8(disc)) {
 		return false
 	}
 
@@ -159,13 +192,21 @@ func (s *solver) expand(g *Game, depth int) bool {
 	}
 	moves := s.candidates(g, s.bufs[depth][:0], &pileKey)
 	s.bufs[depth] = moves
-	for _, m := range moves {
+	for i, m := range moves {
+		left := disc
+		if disc < unlimited {
+			if i > disc {
+				s.narrowed = true
+				break
+			}
+			left -= i
+		}
 		child := *g
 		if child.Apply(m) != nil {
 			continue
 		}
 		s.path = append(s.path, m)
-		if s.dfs(&child, depth+1) {
+		if s.dfs(&child, depth+1, left) {
 			return true
 		}
 		s.path = s.path[:len(s.path)-1]
@@ -507,28 +548,28 @@ func mix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// keySet is a set of state keys: open addressing with linear probing in a
-// power-of-two table, grown at half full. The key 0 stands for itself by
-// being stored as 1 (a 64-bit key is already a hash; one more collision
-// among 2^64 changes nothing).
+// keySet maps state keys to the discrepancy budget each was searched with:
+// open addressing with linear probing in a power-of-two table, grown at
+// half full. The key 0 stands for itself by being stored as 1 (a 64-bit key
+// is already a hash; one more collision among 2^64 changes nothing).
 type keySet struct {
 	slots []uint64
+	disc  []int8
 	n     int
 }
 
 func (t *keySet) reset() {
-	if t.slots == nil || t.n > 0 {
-		if len(t.slots) > 1<<22 || t.slots == nil {
-			t.slots = make([]uint64, 1<<14)
-		} else {
-			clear(t.slots)
-		}
+	if t.slots == nil || len(t.slots) > 1<<22 {
+		t.slots, t.disc = make([]uint64, 1<<14), make([]int8, 1<<14)
+	} else if t.n > 0 {
+		clear(t.slots)
 	}
 	t.n = 0
 }
 
-// add puts k in the set and reports whether it was new.
-func (t *keySet) add(k uint64) bool {
+// visit records that k is searched with budget disc, and reports whether it
+// must be: it is new, or was searched with a smaller budget.
+func (t *keySet) visit(k uint64, disc int8) bool {
 	if k == 0 {
 		k = 1
 	}
@@ -536,9 +577,13 @@ func (t *keySet) add(k uint64) bool {
 	for i := k & mask; ; i = (i + 1) & mask {
 		switch t.slots[i] {
 		case k:
-			return false
+			if t.disc[i] >= disc {
+				return false
+			}
+			t.disc[i] = disc
+			return true
 		case 0:
-			t.slots[i] = k
+			t.slots[i], t.disc[i] = k, disc
 			t.n++
 			if 2*t.n > len(t.slots) {
 				t.grow()
@@ -549,10 +594,10 @@ func (t *keySet) add(k uint64) bool {
 }
 
 func (t *keySet) grow() {
-	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
+	old, oldDisc := t.slots, t.disc
+	t.slots, t.disc = make([]uint64, 2*len(old)), make([]int8, 2*len(old))
 	mask := uint64(len(t.slots) - 1)
-	for _, k := range old {
+	for j, k := range old {
 		if k == 0 {
 			continue
 		}
@@ -560,6 +605,6 @@ func (t *keySet) grow() {
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = k
+		t.slots[i], t.disc[i] = k, oldDisc[j]
 	}
 }
