@@ -17,6 +17,7 @@ import (
 //
 //	SIRTOMMY_MEASURE=1-200:200000 go test ./engine -run TestSolverMeasure -v
 //
+// SIRTOMMY_MEASURE_LIST="4 5 7" solves those deals instead of the range;
 // SIRTOMMY_MEASURE_VARIANT picks another variant; SIRTOMMY_MEASURE_SCORE=1
 // also runs phase 2 (the best score of a lost deal).
 func TestSolverMeasure(t *testing.T) {
@@ -41,7 +42,21 @@ func TestSolverMeasure(t *testing.T) {
 	var times []time.Duration
 	counts := map[Outcome]int{}
 	var total int64
+	deals := []uint64{}
 	for n := first; n <= last; n++ {
+		deals = append(deals, n)
+	}
+	if list := os.Getenv("SIRTOMMY_MEASURE_LIST"); list != "" {
+		deals = deals[:0]
+		for _, f := range strings.Fields(list) {
+			n, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				t.Fatalf("SIRTOMMY_MEASURE_LIST: %v", err)
+			}
+			deals = append(deals, n)
+		}
+	}
+	for _, n := range deals {
 		t0 := time.Now()
 		sol := Solve(rules, n, SolveOptions{MaxNodes: maxNodes, SkipBestScore: skip})
 		took := time.Since(t0)
