@@ -107,6 +107,7 @@ type solver struct {
 	bestLine []Move
 	path     []Move
 	bufs     [][]Move // candidate moves, one buffer per depth
+	games    []*Game  // the child being searched, one per depth
 }
 
 func newSolver(r *Rules, maxNodes int64) *solver {
@@ -189,6 +190,7 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 
 	for len(s.bufs) <= depth {
 		s.bufs = append(s.bufs, make([]Move, 0, 32))
+		s.games = append(s.games, new(Game))
 	}
 	moves := s.candidates(g, s.bufs[depth][:0], &pileKey)
 	s.bufs[depth] = moves
@@ -201,12 +203,13 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 			}
 			left -= i
 		}
-		child := *g
+		child := s.games[depth] // the children of this node, one at a time
+		*child = *g
 		if child.Apply(m) != nil {
 			continue
 		}
 		s.path = append(s.path, m)
-		if s.dfs(&child, depth+1, left) {
+		if s.dfs(child, depth+1, left) {
 			return true
 		}
 		s.path = s.path[:len(s.path)-1]
@@ -423,15 +426,22 @@ func chainBound(g *Game) int {
 	// need[p][i]: m(x) for the card at index i of pile p.
 	var need [4][52]uint8
 	for p := range 4 {
-		var run [15]uint8 // run[v]: longest non-increasing run so far ending in rank v
+		// tails[k]: the highest last rank of a non-increasing run of k+1
+		// cards so far (patience sorting); tails never increases with k,
+		// so the runs that a rank-r card extends are those with tails >= r.
+		// Runs longer than 4 are counted as 4: m >= 4 already makes a card
+		// unplayable (only three other cards share its rank).
+		var tails [4]uint8
 		for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
-			r := int(g.waste[p][i].Rank())
-			var m uint8
-			for v := r; v <= 13; v++ {
-				m = max(m, run[v])
+			r := uint8(g.waste[p][i].Rank())
+			m := uint8(0)
+			for m < 4 && tails[m] >= r {
+				m++
 			}
 			need[p][i] = m
-			run[r] = m + 1
+			if m < 4 {
+				tails[m] = r
+			}
 		}
 	}
 	depth := g.wasteN
