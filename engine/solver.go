@@ -37,11 +37,12 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// Phase 1: can the deal be won? Anything whose bound is below a win is cut.
 	// First come searches that follow the move ordering with a few
 	// discrepancies only, which find most wins long before a full search
-	// would leave the subtree of its first bad choice; they get half the
-	// budget. Then the full search, which alone can answer Lost.
+	// would leave the subtree of its first bad choice; they get three
+	// quarters of the budget. Then the full search, which alone can answer
+	// Lost.
 	s.floor = deck - 1
 	won := false
-	s.maxNodes = opt.MaxNodes / 2
+	s.maxNodes = opt.MaxNodes / 4 * 3
 	for _, d := range discrepancies {
 		s.narrowed = false
 		if won = s.search(start, d); won || s.aborted {
