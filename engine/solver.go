@@ -41,7 +41,7 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// quarters of the budget. Then the full search, which alone can answer
 	// Lost.
 	s.floor = deck - 1
-	won := false
+	won, complete := false, false
 	s.maxNodes = opt.MaxNodes / 4 * 3
 	for _, d := range discrepancies {
 		s.narrowed = false
@@ -49,11 +49,12 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 			break
 		}
 		if !s.narrowed {
-			break // the search was complete: nothing was left out
+			complete = true // nothing was left out: this was a full search
+			break
 		}
 	}
 	s.maxNodes = opt.MaxNodes
-	if !won && (s.aborted || s.narrowed) {
+	if !won && !complete {
 		s.aborted = false
 		won = s.search(start, unlimited)
 	}
@@ -100,7 +101,8 @@ type solver struct {
 	maxNodes int64
 	aborted  bool
 
-	// narrowed: a move was left out for want of discrepancies.
+	// narrowed: a move was left out for want of discrepancies, or a state
+	// skipped that a search with a limited budget had seen.
 	narrowed bool
 
 	floor    int // cut a branch whose bound is <= floor; -1: the best so far
@@ -184,8 +186,13 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 		pileKey[p] = s.pileHash(g, p)
 	}
 	// A state seen with at least this budget was searched as far as this
-	// search would (and did not win, or the search would have ended).
-	if !s.seen.visit(s.key(g, &pileKey), int8(disc)) {
+	// search would (and did not win, or the search would have ended). If
+	// that budget was limited, moves below it may have been left out, so
+	// this search cannot count as complete.
+	if prev := s.seen.visit(s.key(g, &pileKey), int8(disc)); prev >= int8(disc) {
+		if prev < unlimited {
+			s.narrowed = true
+		}
 		return false
 	}
 
@@ -578,9 +585,10 @@ func (t *keySet) reset() {
 	t.n = 0
 }
 
-// visit records that k is searched with budget disc, and reports whether it
-// must be: it is new, or was searched with a smaller budget.
-func (t *keySet) visit(k uint64, disc int8) bool {
+// visit returns the budget k was searched with before (-1 if none) and
+// records disc if it is larger: the state is to be searched again only if
+// the budget returned is smaller than disc.
+func (t *keySet) visit(k uint64, disc int8) int8 {
 	if k == 0 {
 		k = 1
 	}
@@ -588,18 +596,16 @@ func (t *keySet) visit(k uint64, disc int8) bool {
 	for i := k & mask; ; i = (i + 1) & mask {
 		switch t.slots[i] {
 		case k:
-			if t.disc[i] >= disc {
-				return false
-			}
-			t.disc[i] = disc
-			return true
+			prev := t.disc[i]
+			t.disc[i] = max(prev, disc)
+			return prev
 		case 0:
 			t.slots[i], t.disc[i] = k, disc
 			t.n++
 			if 2*t.n > len(t.slots) {
 				t.grow()
 			}
-			return true
+			return -1
 		}
 	}
 }
