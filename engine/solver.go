@@ -174,25 +174,26 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 	if g.status != Playing {
 		return false
 	}
-	floor := s.floor
-	if floor < 0 {
-		floor = s.best
-	}
-	if s.upperBound(g) <= floor {
-		return false
-	}
 	var pileKey [4]uint64
 	for p := range 4 {
 		pileKey[p] = s.pileHash(g, p)
 	}
 	// A state seen with at least this budget was searched as far as this
-	// search would (and did not win, or the search would have ended). If
-	// that budget was limited, moves below it may have been left out, so
+	// search would (and did not win, or the search would have ended), or cut
+	// by the bound, which would cut it again (the floor never goes down).
+	// If that budget was limited, moves below it may have been left out, so
 	// this search cannot count as complete.
 	if prev := s.seen.visit(s.key(g, &pileKey), int8(disc)); prev >= int8(disc) {
 		if prev < unlimited {
 			s.narrowed = true
 		}
+		return false
+	}
+	floor := s.floor
+	if floor < 0 {
+		floor = s.best
+	}
+	if s.upperBound(g) <= floor {
 		return false
 	}
 
