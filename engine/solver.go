@@ -15,8 +15,13 @@ import (
 //     interchangeable waste piles and foundations are sorted and, where suits
 //     do not matter, cards are reduced to their ranks;
 //   - deadlock pruning: an upper bound on the final score from the cards
-//     buried under higher cards (see upperBound); a branch whose bound cannot
-//     beat what is sought is cut.
+//     buried under higher cards and the foundations they need (see
+//     upperBound and chainBound); a branch whose bound cannot beat what is
+//     sought is cut;
+//   - for the question whether the deal can be won, limited-discrepancy
+//     searches first (most deals are won, and a plain depth-first search
+//     spends its budget under its first bad choice), then a full search,
+//     which alone may answer Lost.
 //
 // A node limit reached is reported as Unknown, never as a loss.
 func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
