@@ -15,8 +15,13 @@ import (
 //     interchangeable waste piles and foundations are sorted and, where suits
 //     do not matter, cards are reduced to their ranks;
 //   - deadlock pruning: an upper bound on the final score from the cards
-//     buried under higher cards (see upperBound); a branch whose bound cannot
-//     beat what is sought is cut.
+//     buried under higher cards and the foundations they need (see
+//     upperBound and chainBound); a branch whose bound cannot beat what is
+//     sought is cut;
+//   - for the question whether the deal can be won, limited-discrepancy
+//     searches first (most deals are won, and a plain depth-first search
+//     spends its budget under its first bad choice), then a full search,
+//     which alone may answer Lost.
 //
 // A node limit reached is reported as Unknown, never as a loss.
 func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
@@ -35,8 +40,29 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	deck := g.rules.Deck()
 
 	// Phase 1: can the deal be won? Anything whose bound is below a win is cut.
+	// First come searches that follow the move ordering with a few
+	// discrepancies only, which find most wins long before a full search
+	// would leave the subtree of its first bad choice; they get three
+	// quarters of the budget. Then the full search, which alone can answer
+	// Lost.
 	s.floor = deck - 1
-	won := s.search(start)
+	won, complete := false, false
+	s.maxNodes = opt.MaxNodes / 4 * 3
+	for _, d := range discrepancies {
+		s.narrowed = false
+		if won = s.search(start, d); won || s.aborted {
+			break
+		}
+		if !s.narrowed {
+			complete = true // nothing was left out: this was a full search
+			break
+		}
+	}
+	s.maxNodes = opt.MaxNodes
+	if !won && !complete {
+		s.aborted = false
+		won = s.search(start, unlimited)
+	}
 	sol := Solution{Nodes: s.nodes}
 	switch {
 	case won:
@@ -58,7 +84,7 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// so the table starts empty.
 	s.reset()
 	s.floor = -1 // use the best score found so far
-	s.search(start)
+	s.search(start, unlimited)
 	sol.Nodes += s.nodes
 	sol.BestScore, sol.ScoreExact, sol.Line = s.best, !s.aborted, s.bestLine
 	return sol
@@ -75,16 +101,21 @@ type solver struct {
 	// which the safe moves and the deadlock bound rely on.
 	chains bool
 
-	seen     map[uint64]struct{}
+	seen     keySet
 	nodes    int64
 	maxNodes int64
 	aborted  bool
+
+	// narrowed: a move was left out for want of discrepancies, or a state
+	// skipped that a search with a limited budget had seen.
+	narrowed bool
 
 	floor    int // cut a branch whose bound is <= floor; -1: the best so far
 	best     int
 	bestLine []Move
 	path     []Move
 	bufs     [][]Move // candidate moves, one buffer per depth
+	games    []*Game  // the child being searched, one per depth
 }
 
 func newSolver(r *Rules, maxNodes int64) *solver {
@@ -97,23 +128,39 @@ func newSolver(r *Rules, maxNodes int64) *solver {
 }
 
 func (s *solver) reset() {
-	s.seen = make(map[uint64]struct{}, 1<<14)
+	s.seen.reset()
 	s.nodes, s.aborted = 0, false
 	s.path = s.path[:0]
 	s.best = -1
 }
 
-// search runs the depth-first search from g and reports whether it won.
-func (s *solver) search(g Game) bool { return s.dfs(&g, 0) }
+// unlimited is the discrepancy budget of a full search.
+const unlimited = 127
 
-func (s *solver) dfs(g *Game, depth int) bool {
+// discrepancies are the budgets of the narrow searches tried first.
+var discrepancies = []int{0, 1, 2, 3, 4, 6, 8, 12, 16}
+
+// search runs the depth-first search from g and reports whether it won.
+// Below unlimited, disc is a budget of discrepancies: taking a node's i-th
+// candidate (from 0) spends i of them. Only a search with an unlimited
+// budget that does not win shows that nothing wins.
+func (s *solver) search(g Game, disc int) bool { return s.dfs(&g, 0, disc) }
+
+func (s *solver) dfs(g *Game, depth, disc int) bool {
 	s.nodes++
 	if s.nodes > s.maxNodes {
 		s.aborted = true
 		return false
 	}
 	mark := len(s.path)
-	defer func() { s.path = s.path[:mark] }()
+	won := s.expand(g, depth, disc)
+	s.path = s.path[:mark]
+	return won
+}
+
+// expand is dfs after the node count: the safe moves, then the bound, the
+// table and the candidates. dfs takes the moves it appends off the path.
+func (s *solver) expand(g *Game, depth, disc int) bool {
 	for {
 		m, ok := s.safeMove(g)
 		if !ok {
@@ -132,6 +179,21 @@ func (s *solver) dfs(g *Game, depth int) bool {
 	if g.status != Playing {
 		return false
 	}
+	var pileKey [4]uint64
+	for p := range 4 {
+		pileKey[p] = s.pileHash(g, p)
+	}
+	// A state seen with at least this budget was searched as far as this
+	// search would (and did not win, or the search would have ended), or cut
+	// by the bound, which would cut it again (the floor never goes down).
+	// If that budget was limited, moves below it may have been left out, so
+	// this search cannot count as complete.
+	if prev := s.seen.visit(s.key(g, &pileKey), int8(disc)); prev >= int8(disc) {
+		if prev < unlimited {
+			s.narrowed = true
+		}
+		return false
+	}
 	floor := s.floor
 	if floor < 0 {
 		floor = s.best
@@ -139,24 +201,29 @@ func (s *solver) dfs(g *Game, depth int) bool {
 	if s.upperBound(g) <= floor {
 		return false
 	}
-	k := s.key(g)
-	if _, ok := s.seen[k]; ok {
-		return false
-	}
-	s.seen[k] = struct{}{}
 
 	for len(s.bufs) <= depth {
 		s.bufs = append(s.bufs, make([]Move, 0, 32))
+		s.games = append(s.games, new(Game))
 	}
-	moves := s.candidates(g, s.bufs[depth][:0])
+	moves := s.candidates(g, s.bufs[depth][:0], &pileKey)
 	s.bufs[depth] = moves
-	for _, m := range moves {
-		child := *g
+	for i, m := range moves {
+		left := disc
+		if disc < unlimited {
+			if i > disc {
+				s.narrowed = true
+				break
+			}
+			left -= i
+		}
+		child := s.games[depth] // the children of this node, one at a time
+		*child = *g
 		if child.Apply(m) != nil {
 			continue
 		}
 		s.path = append(s.path, m)
-		if s.dfs(&child, depth+1) {
+		if s.dfs(child, depth+1, left) {
 			return true
 		}
 		s.path = s.path[:len(s.path)-1]
@@ -217,20 +284,16 @@ func (s *solver) safeMove(g *Game) (Move, bool) {
 
 // candidates lists the moves worth trying from g, best first, without
 // moves that lead to the same canonical state as an earlier one.
-func (s *solver) candidates(g *Game, dst []Move) []Move {
+func (s *solver) candidates(g *Game, dst []Move, pileKey *[4]uint64) []Move {
 	all := g.AppendMoves(dst)
 	// Drop moves equivalent to an earlier one: the same card (or an
 	// interchangeable one) onto an equivalent pile.
 	pilesSame := g.rules.Redeals == int(g.redeals) // gathered order no longer matters
-	var pileKey [4]uint64
-	for p := range 4 {
-		pileKey[p] = s.pileHash(g, p)
-	}
 	out := all[:0]
 	for i, m := range all {
 		dup := false
 		for _, o := range all[:i] {
-			if s.equivalent(g, m, o, pilesSame, &pileKey) {
+			if s.equivalent(g, m, o, pilesSame, pileKey) {
 				dup = true
 				break
 			}
@@ -319,27 +382,53 @@ func (s *solver) upperBound(g *Game) int {
 	return chainBound(g)
 }
 
-// chainBound relaxes the game where foundations are chains A, 2, 3, … in
-// any suit and no redeal is left: stock cards may be played at any time and
-// never bury anything, and a card of rank r may be played as soon as any
-// foundation has reached r-1, however many cards of rank r went before. In
-// that relaxation playing a card never stops another, so playing everything
-// playable until nothing changes reaches its best. A card under higher
-// cards still waits for them, which is what makes the bound bite: if every
-// rank-r card left lies under a higher one, no foundation passes r-1.
-// Foundations hold at most as many cards of rank r as of rank r-1, so the
-// bound is the sum over r of the least count at or below r.
+// chainBound is an upper bound on the final score where foundations are
+// chains A, 2, 3, … in any suit and no redeal is left. Such foundations are
+// exactly the counts p(r) of cards of rank r on them, p(r) <= p(r-1), and a
+// rank-r card can be played just when p(r-1) > p(r): a foundation is then
+// at r-1. Let F(r) be p(r) now.
+//
+// It computes a set A of cards that contains every card that can ever reach
+// a foundation from g, as the least fixed point of these rules (cnt(r) is
+// the number of rank-r cards in A; the cards on the foundations start in A):
+//
+//   - a stock or turned card x of rank r joins A once pm(r-1) >= F(r)+1,
+//     where pm(r) is the least cnt(s), s <= r;
+//   - a waste card x of rank r joins A once every card above it in its pile
+//     is in A, min(pm(r-1), cnt(r)) >= q and pm(r-1) >= q+1, where
+//     q = max(F(r), m) and
+//     m is the length of the longest non-increasing run (top down, not
+//     necessarily contiguous) among the ranks >= r of the cards now above x.
+//
+// Soundness, by induction along any continuation of the game: let x (rank
+// r) be played at time t, and assume every card played before t is in A.
+// Cards never move between waste piles, so every card now above x was
+// played before t, in top-down order, and is in A. Each of them of rank >= r
+// went onto a foundation then at level >= r-1, which afterwards held a rank-r
+// card (its own, or the one it was put on); one foundation takes cards in
+// strictly increasing rank, so a non-increasing run of length m among them
+// used m different foundations. So at time t at least q = max(F(r), m)
+// foundations hold a rank-r card other than x (the F(r) ones already do),
+// and x goes onto yet another, at r-1: at least q rank-r cards (not x) and
+// q+1 rank-(r-1) cards were played before t, all in A. Since p never
+// increases with the rank, p(r-1) <= pm(r-1) and p(r) <= min(pm(r-1),
+// cnt(r)) then, which are the rules (for a stock or turned card, m = 0).
+// The rules only ask for more as A shrinks, so the least fixed point
+// contains x.
+//
+// The final foundations then hold p(r) <= cnt(r) cards of each rank with p
+// non-increasing, so the score is at most the sum over r of min(4, the least
+// cnt(s), s <= r).
 func chainBound(g *Game) int {
-	var got [14]int // per rank: cards on the foundations or reachable
-	reach := 0      // highest rank that some foundation has reached or can reach
+	var cnt [15]int // per rank: cards in A
 	for f := range 4 {
-		n := int(g.foundN[f])
-		reach = max(reach, n)
-		for r := 1; r <= n; r++ {
-			got[r]++
+		for r := 1; r <= int(g.foundN[f]); r++ {
+			cnt[r]++
 		}
 	}
-	var free [14]int // cards in the stock or turned, by rank
+	cnt[0] = 4
+	found := cnt     // F(r)
+	var free [15]int // cards in the stock or turned, by rank, not yet in A
 	for _, c := range g.stock[g.next:g.stockN] {
 		free[c.Rank()]++
 	}
@@ -348,33 +437,59 @@ func chainBound(g *Game) int {
 			free[c.Rank()]++
 		}
 	}
+	// need[p][i]: m(x) for the card at index i of pile p.
+	var need [4][52]uint8
+	for p := range 4 {
+		// tails[k]: the highest last rank of a non-increasing run of k+1
+		// cards so far (patience sorting); tails never increases with k,
+		// so the runs that a rank-r card extends are those with tails >= r.
+		// Runs longer than 4 are counted as 4: m >= 4 already makes a card
+		// unplayable (only three other cards share its rank).
+		var tails [4]uint8
+		for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
+			r := uint8(g.waste[p][i].Rank())
+			m := uint8(0)
+			for m < 4 && tails[m] >= r {
+				m++
+			}
+			need[p][i] = m
+			if m < 4 {
+				tails[m] = r
+			}
+		}
+	}
 	depth := g.wasteN
-	for freeUpTo := 0; ; {
-		before := reach
-		for ; freeUpTo < len(free) && freeUpTo <= reach+1; freeUpTo++ {
-			if free[freeUpTo] > 0 {
-				got[freeUpTo] += free[freeUpTo]
-				reach = max(reach, freeUpTo)
+	var pm [15]int // pm[r]: the least cnt(s), s <= r
+	for changed := true; changed; {
+		changed = false
+		pm[0] = 4
+		for r := 1; r <= 13; r++ {
+			pm[r] = min(pm[r-1], cnt[r])
+		}
+		for r := 1; r <= 13; r++ {
+			if free[r] > 0 && pm[r-1] >= found[r]+1 {
+				cnt[r] += free[r]
+				free[r] = 0
+				changed = true
 			}
 		}
 		for p := range 4 {
 			for depth[p] > 0 {
-				r := int(g.waste[p][depth[p]-1].Rank())
-				if r > reach+1 {
+				i := depth[p] - 1
+				r := int(g.waste[p][i].Rank())
+				q := max(found[r], int(need[p][i]))
+				if pm[r-1] < q+1 || min(pm[r-1], cnt[r]) < q {
 					break
 				}
-				got[r]++
-				reach = max(reach, r)
+				cnt[r]++
 				depth[p]--
+				changed = true
 			}
-		}
-		if reach == before {
-			break // nothing new is playable
 		}
 	}
 	bound, prev := 0, 4
 	for r := 1; r <= g.rules.Length; r++ {
-		prev = min(prev, got[r])
+		prev = min(prev, cnt[r])
 		bound += prev
 	}
 	return bound
@@ -408,7 +523,7 @@ func (s *solver) inSuitBound(g *Game) int {
 // happen from it, with interchangeable piles sorted and, where suits do not
 // matter, cards taken by rank. The stock position stands for the stock,
 // whose order is fixed for the pass.
-func (s *solver) key(g *Game) uint64 {
+func (s *solver) key(g *Game, pileHashes *[4]uint64) uint64 {
 	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16)
 	var hand [4]uint64
 	for i, c := range g.hand {
@@ -424,10 +539,7 @@ func (s *solver) key(g *Game) uint64 {
 		slices.Sort(fk[:])
 	}
 	h = mix(h ^ (fk[0] | fk[1]<<16 | fk[2]<<32 | fk[3]<<48))
-	var pk [4]uint64
-	for p := range 4 {
-		pk[p] = s.pileHash(g, p)
-	}
+	pk := *pileHashes
 	if g.rules.Redeals == int(g.redeals) {
 		slices.Sort(pk[:])
 	}
@@ -458,4 +570,64 @@ func mix(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return z ^ (z >> 31)
+}
+
+// keySet maps state keys to the discrepancy budget each was searched with:
+// open addressing with linear probing in a power-of-two table, grown at
+// half full. The key 0 stands for itself by being stored as 1 (a 64-bit key
+// is already a hash; one more collision among 2^64 changes nothing).
+type keySet struct {
+	slots []uint64
+	disc  []int8
+	n     int
+}
+
+func (t *keySet) reset() {
+	if t.slots == nil || len(t.slots) > 1<<22 {
+		t.slots, t.disc = make([]uint64, 1<<14), make([]int8, 1<<14)
+	} else if t.n > 0 {
+		clear(t.slots)
+	}
+	t.n = 0
+}
+
+// visit returns the budget k was searched with before (-1 if none) and
+// records disc if it is larger: the state is to be searched again only if
+// the budget returned is smaller than disc.
+func (t *keySet) visit(k uint64, disc int8) int8 {
+	if k == 0 {
+		k = 1
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := k & mask; ; i = (i + 1) & mask {
+		switch t.slots[i] {
+		case k:
+			prev := t.disc[i]
+			t.disc[i] = max(prev, disc)
+			return prev
+		case 0:
+			t.slots[i], t.disc[i] = k, disc
+			t.n++
+			if 2*t.n > len(t.slots) {
+				t.grow()
+			}
+			return -1
+		}
+	}
+}
+
+func (t *keySet) grow() {
+	old, oldDisc := t.slots, t.disc
+	t.slots, t.disc = make([]uint64, 2*len(old)), make([]int8, 2*len(old))
+	mask := uint64(len(t.slots) - 1)
+	for j, k := range old {
+		if k == 0 {
+			continue
+		}
+		i := k & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i], t.disc[i] = k, oldDisc[j]
+	}
 }

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// endgame builds a position of the given variant near the end of a game:
+// the foundations at random levels, and the few cards left shuffled into
+// the stock and the waste piles. It sets unexported fields directly, so
+// that a search without any pruning can settle it.
+func endgame(t testing.TB, r *Rules, rng *rand.Rand, left int) Game {
+	t.Helper()
+	for {
+		g := Game{rules: r}
+		var used [14]int // per rank: suits taken
+		total := 0
+		for f := range 4 {
+			n := rng.IntN(14)
+			if rng.IntN(4) == 0 {
+				n = 13
+			}
+			g.foundN[f] = uint8(n)
+			if n > 0 {
+				g.found[f] = NewCard(Rank(n), Suit(used[n]))
+			}
+			for k := 1; k <= n; k++ {
+				used[k]++
+			}
+			total += n
+		}
+		if 52-total > left || 52-total == 0 {
+			continue
+		}
+		g.score = uint8(total)
+		var rest []Card
+		for k := 1; k <= 13; k++ {
+			for s := used[k]; s < 4; s++ {
+				rest = append(rest, NewCard(Rank(k), Suit(s)))
+			}
+		}
+		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+		stock := rng.IntN(min(len(rest), 5) + 1)
+		for _, c := range rest[:stock] {
+			g.stock[g.stockN] = c
+			g.stockN++
+		}
+		for _, c := range rest[stock:] {
+			p := rng.IntN(4)
+			g.waste[p][g.wasteN[p]] = c
+			g.wasteN[p]++
+		}
+		g.turn()
+		g.settle()
+		if g.status != Playing {
+			continue
+		}
+		return g
+	}
+}
+
+// bruteBest is the best final score from g, by trying every legal move
+// with no pruning at all (only a memo of exact positions).
+func bruteBest(g *Game, memo map[Game]int) int {
+	k := *g
+	k.plies = 0 // the move count changes nothing that can happen
+	if v, ok := memo[k]; ok {
+		return v
+	}
+	best := int(g.score)
+	for _, m := range g.Moves() {
+		c := *g
+		if err := c.Apply(m); err != nil {
+			panic(err)
+		}
+		best = max(best, bruteBest(&c, memo))
+	}
+	memo[k] = best
+	return best
+}
+
+// TestSolverAgainstBruteForce checks the solver's answers, and the bound it
+// prunes with at every position reached, against a search with no pruning
+// on small end positions: a pruning rule that cut a winning or better line
+// would show up here as a wrong result or a bound below the true best.
+func TestSolverAgainstBruteForce(t *testing.T) {
+	t.Run("narrow searches first", testAgainstBruteForce)
+	t.Run("full search only", func(t *testing.T) {
+		saved := discrepancies
+		discrepancies = nil
+		defer func() { discrepancies = saved }()
+		testAgainstBruteForce(t)
+	})
+}
+
+func testAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		variant string
+		cases   int
+		left    int // at most this many cards off the foundations
+	}{{"classic", 120, 11}, {"four-at-a-time", 20, 9}} {
+		variant, cases := tc.variant, tc.cases
+		if testing.Short() {
+			cases /= 4
+		}
+		r := mustVariant(t, variant)
+		s := newSolver(r, 1)
+		outcomes := map[Outcome]int{}
+		t0 := time.Now()
+		for i := range cases {
+			g := endgame(t, r, rng, 6+rng.IntN(tc.left-5))
+			memo := map[Game]int{}
+			want := bruteBest(&g, memo)
+			for pos, best := range memo {
+				if pos.status != Playing {
+					continue
+				}
+				if b := s.upperBound(&pos); b < best {
+					t.Fatalf("%s case %d: bound %d below the best %d reachable from %s", variant, i, b, best, pos.String())
+				}
+			}
+			sol := SolveGame(&g, SolveOptions{MaxNodes: 1_000_000})
+			outcomes[sol.Outcome]++
+			wantOutcome := Lost
+			if want == r.Deck() {
+				wantOutcome = Winnable
+			}
+			if sol.Outcome != wantOutcome || sol.BestScore != want || !sol.ScoreExact {
+				t.Fatalf("%s case %d: solver says %v, best %d (exact %v); brute force says %v, best %d\n%s",
+					variant, i, sol.Outcome, sol.BestScore, sol.ScoreExact, wantOutcome, want, g.String())
+			}
+			// The line reaches the score it claims.
+			c := g
+			for _, m := range sol.Line {
+				if err := c.Apply(m); err != nil {
+					t.Fatalf("%s case %d: line does not replay: %v", variant, i, err)
+				}
+			}
+			if int(c.score) != want {
+				t.Fatalf("%s case %d: line reaches %d, not %d", variant, i, c.score, want)
+			}
+		}
+		t.Logf("%s: %v in %v", variant, outcomes, time.Since(t0))
+		if outcomes[Winnable] == 0 || outcomes[Lost] == 0 {
+			t.Errorf("%s: the cases should hold both wins and losses: %v", variant, outcomes)
+		}
+	}
+}
+
+// TestSolverWinsReplay: on classic deals the solver wins, its line replays
+// to a win; and a small budget is answered honestly as unknown.
+func TestSolverWinsReplay(t *testing.T) {
+	r := mustVariant(t, "classic")
+	wins := 0
+	for n := uint64(1); n <= 20; n++ {
+		sol := Solve(r, n, SolveOptions{MaxNodes: 20_000, SkipBestScore: true})
+		if sol.Outcome != Winnable {
+			continue
+		}
+		wins++
+		g := New(r, n)
+		for _, m := range sol.Line {
+			if err := g.Apply(m); err != nil {
+				t.Fatalf("deal %d: %v", n, err)
+			}
+		}
+		if g.Status() != Won {
+			t.Fatalf("deal %d: the winning line ends %v", n, g.Status())
+		}
+	}
+	if wins == 0 {
+		t.Fatal("no classic deal among the first 20 won")
+	}
+}
