@@ -89,6 +89,8 @@ type Deps struct {
 	Grace          time.Duration
 	// Limits are per-connection limits; the zero value means DefaultLimits().
 	Limits Limits
+	// Observer is told about handled moves, for metrics; nil: none.
+	Observer Observer
 }
 
 // Stats count what the server did to protect itself.

@@ -25,15 +25,15 @@ type outMsg struct {
 
 // inMsg is the fields of server messages the load client reads.
 type inMsg struct {
-	Type   string       `json:"type"`
-	ID     string       `json:"id"`
-	Race   string       `json:"race"`
-	Seat   int          `json:"seat"`
-	State  string       `json:"state"`
-	Code   string       `json:"code"`
-	Seq    int          `json:"seq"`
-	You    *engine.View `json:"you"`
-	View   *engine.View `json:"view"`
+	Type  string       `json:"type"`
+	ID    string       `json:"id"`
+	Race  string       `json:"race"`
+	Seat  int          `json:"seat"`
+	State string       `json:"state"`
+	Code  string       `json:"code"`
+	Seq   int          `json:"seq"`
+	You   *engine.View `json:"you"`
+	View  *engine.View `json:"view"`
 	// Counts is an object in "opponent" and "board", an array (both
 	// seats) in a spectator's "state": decoded by type in decode.
 	RawCounts json.RawMessage `json:"counts"`
