@@ -44,6 +44,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration (read the server's /metrics meanwhile)")
 	if _, err := parseInterspersed(fs, e.args); err != nil {
 		return err
 	}
@@ -52,6 +53,18 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 {
 		return usagef("loadtest: --races, --duration and --rate must be positive, --spectators not negative")
+	}
+	if *idle > 0 {
+		if *url == "" {
+			return usagef("loadtest: --idle needs --url")
+		}
+		r := loadtest.RunIdle(ctx, *url, *idle, *duration)
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(r)
+		}
+		fmt.Fprintf(e.stdout, "held %d idle connections to %s for %.1fs; dropped %d, errors %v\n",
+			r.Connections, r.URL, r.Seconds, r.Dropped, r.Errors)
+		return nil
 	}
 	level, err := engine.ParseLevel(*bot)
 	if err != nil {
