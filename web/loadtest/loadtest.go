@@ -290,7 +290,8 @@ func (c *wsConn) close() {
 	_ = c.ws.WriteControl(websocket.CloseMessage,
 		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	_ = c.ws.Close()
-	for range c.inbox { //nolint:revive // drain so the reader can end
+	// Drain what the reader still holds, so it can see the close and end.
+	for range c.inbox {
 	}
 }
 
