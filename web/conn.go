@@ -295,7 +295,10 @@ func (c *conn) handle(data []byte) {
 		c.watch(m)
 	case "move":
 		if c.playable(m) {
-			if err := c.race.Move(c.seat, m.Move, m.ID); err != nil {
+			start := time.Now()
+			err := c.race.Move(c.seat, m.Move, m.ID)
+			c.srv.observeMove(time.Since(start), err)
+			if err != nil {
 				c.enqueue(raceError(m.ID, err))
 			}
 		}

@@ -92,6 +92,8 @@ type Deps struct {
 	// Check, when set, is asked by /readyz whether the server's backing
 	// services answer (Redis mode: a PING); an error makes it unready.
 	Check func(ctx context.Context) error
+	// Observer is told about handled moves, for metrics; nil: none.
+	Observer Observer
 }
 
 // Stats count what the server did to protect itself.

@@ -46,6 +46,8 @@ func subcommands() map[string]subcommand {
 		"solve":       {"say whether deals can be won, with a winning game or the best score", solveCommand},
 		"odds":        {"win rates over many deals, by the solver or a bot", oddsCommand},
 		"serve":       {"run the race server (the default command)", runServe},
+		"loadtest":    {"drive a server with bot races and spectators over websockets; report latency", loadtestCommand},
+		"echo":        {"run a bare websocket echo server, the load test's baseline", echoCommand},
 		"healthcheck": {"exit 0 when a running server answers /healthz (for containers)", healthcheckCommand},
 	}
 }

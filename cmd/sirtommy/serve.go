@@ -21,6 +21,7 @@ import (
 	"sirtommy/race"
 	"sirtommy/race/redisrace"
 	"sirtommy/web"
+	"sirtommy/web/metrics"
 )
 
 // Server timeouts.
@@ -179,7 +180,9 @@ func runServe(ctx context.Context, e env) error {
 			origins = append(origins, o)
 		}
 	}
+	met := metrics.New()
 	srv := web.NewServer(web.Deps{
+		Observer:       met,
 		Log:            log,
 		Races:          races,
 		Lobby:          lob,
@@ -193,7 +196,11 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
+	met.Watch(&srv.Stats, races)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", met.Handler())
+	mux.Handle("/", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()

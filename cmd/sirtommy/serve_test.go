@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -168,6 +169,36 @@ func TestServeFlags(t *testing.T) {
 	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
+		}
+	}
+}
+
+// TestServeMetrics reads /metrics from a running server with one
+// websocket open.
+func TestServeMetrics(t *testing.T) {
+	base, _, _, _ := startServe(t)
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.WriteJSON(map[string]any{"v": 1, "type": "ping", "id": "p"}); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, ws, `"type":"pong"`) // the connection is counted by now
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	for _, want := range []string{
+		"sirtommy_websocket_connections 1", `sirtommy_races{state="running"} 0`,
+		"sirtommy_move_handling_seconds_bucket", "sirtommy_send_queue_drops_total 0",
+		"sirtommy_rate_limited_total 0", "go_goroutines ", "process_resident_memory_bytes ",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %q", want)
 		}
 	}
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"golang.org/x/sync/errgroup"
+
+	"sirtommy/engine"
+	"sirtommy/web/loadtest"
+)
+
+// loadtestReport is the loadtest command's whole result: the race run, the
+// echo run of the same size alongside it, and their p99 ratio.
+type loadtestReport struct {
+	Race *loadtest.Report     `json:"race,omitempty"`
+	Echo *loadtest.EchoReport `json:"echo,omitempty"`
+	// P99Ratio is the race server's move→opponent p99 over the echo
+	// server's round-trip p99, both measured in the same run.
+	P99Ratio float64 `json:"p99Ratio,omitempty"`
+}
+
+// loadtestCommand drives a race server (and, with --echo, an echo server at
+// the same time and load) and reports.
+func loadtestCommand(ctx context.Context, e env) error {
+	fs := newFlagSet(e, "loadtest", "loadtest --url ws://HOST:PORT/ws [--echo ws://HOST:PORT/] [flags]\n\n"+
+		"Plays races of two bot players through the lobby (hello, quick play, join) plus spectators,\n"+
+		"and reports latency percentiles, errors and dropped connections. With --echo it drives an\n"+
+		"echo server (sirtommy echo) with the same connections and message rate in the same run.")
+	url := fs.String("url", "", "the race server's websocket URL")
+	echoURL := fs.String("echo", "", "an echo server's websocket URL to drive alongside, as a baseline")
+	races := fs.Int("races", 10, "races kept running at once (two players each)")
+	spectators := fs.Int("spectators", 0, "spectator connections")
+	duration := fs.Duration("duration", 30*time.Second, "how long to run")
+	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
+	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration (read the server's /metrics meanwhile)")
+	if _, err := parseInterspersed(fs, e.args); err != nil {
+		return err
+	}
+	if *url == "" && *echoURL == "" {
+		return usagef("loadtest: give --url, --echo or both")
+	}
+	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 {
+		return usagef("loadtest: --races, --duration and --rate must be positive, --spectators not negative")
+	}
+	if *idle > 0 {
+		if *url == "" {
+			return usagef("loadtest: --idle needs --url")
+		}
+		r := loadtest.RunIdle(ctx, *url, *idle, *duration)
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(r)
+		}
+		fmt.Fprintf(e.stdout, "held %d idle connections to %s for %.1fs; dropped %d, errors %v\n",
+			r.Connections, r.URL, r.Seconds, r.Dropped, r.Errors)
+		return nil
+	}
+	level, err := engine.ParseLevel(*bot)
+	if err != nil {
+		return usagef("loadtest: --bot: %v", err)
+	}
+	var progress func(loadtest.Progress)
+	if f, ok := e.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) && !*asJSON {
+		progress = func(p loadtest.Progress) {
+			fmt.Fprintf(e.stderr, "\r%4.0fs conns %d races %d/%d moves %d errors %d dropped %d   ",
+				p.Elapsed.Seconds(), p.Connections, p.RacesFinished, p.RacesStarted, p.Moves, p.Errors, p.Dropped)
+		}
+	}
+	var rep loadtestReport
+	g, gctx := errgroup.WithContext(ctx)
+	if *url != "" {
+		g.Go(func() error {
+			r, err := loadtest.Run(gctx, loadtest.Config{
+				URL: *url, Races: *races, Spectators: *spectators, Duration: *duration,
+				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
+			}, progress)
+			if err != nil {
+				return fmt.Errorf("loadtest: %w", err)
+			}
+			rep.Race = &r
+			return nil
+		})
+	}
+	if *echoURL != "" {
+		g.Go(func() error {
+			r, err := loadtest.RunEcho(gctx, loadtest.EchoConfig{
+				URL: *echoURL, Conns: 2**races + *spectators, Senders: 2 * *races,
+				Rate: *rate, Duration: *duration,
+			})
+			if err != nil {
+				return fmt.Errorf("loadtest echo: %w", err)
+			}
+			rep.Echo = &r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if rep.Race != nil && rep.Echo != nil && rep.Echo.RoundTrip.P99 > 0 {
+		rep.P99Ratio = rep.Race.OpponentSeen.P99 / rep.Echo.RoundTrip.P99
+	}
+	if progress != nil {
+		fmt.Fprintln(e.stderr)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printLoadReport(e.stdout, rep)
+	return nil
+}
+
+func printLoadReport(w io.Writer, rep loadtestReport) {
+	q := func(name string, x loadtest.Quantiles) {
+		fmt.Fprintf(w, "  %-24s n=%-8d p50 %8.2f ms  p99 %8.2f ms  p99.9 %8.2f ms  max %8.2f ms\n",
+			name, x.Count, x.P50, x.P99, x.P999, x.Max)
+	}
+	errs := func(m map[string]int64) {
+		codes := make([]string, 0, len(m))
+		for c := range m {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		for _, c := range codes {
+			fmt.Fprintf(w, "    %-22s %d\n", c, m[c])
+		}
+	}
+	if r := rep.Race; r != nil {
+		fmt.Fprintf(w, "race server %s: %d races + %d spectators for %.1fs\n", r.URL, r.Races, r.Spectators, r.Seconds)
+		fmt.Fprintf(w, "  connections %d, races started %d, finished %d, aborted %d\n", r.Connections, r.RacesStarted, r.RacesFinished, r.RacesAborted)
+		fmt.Fprintf(w, "  moves %d (%.1f/s), board updates to spectators %d\n", r.Moves, r.MovesPerSec, r.BoardUpdates)
+		q("move→own reply", r.OwnReply)
+		q("move→opponent update", r.OpponentSeen)
+		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)
+		errs(r.Errors)
+	}
+	if r := rep.Echo; r != nil {
+		fmt.Fprintf(w, "echo server %s: %d connections for %.1fs, %d messages\n", r.URL, r.Connections, r.Seconds, r.Messages)
+		q("echo round trip", r.RoundTrip)
+		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)
+		errs(r.Errors)
+	}
+	if rep.P99Ratio > 0 {
+		fmt.Fprintf(w, "move→opponent p99 / echo p99 = %.2f\n", rep.P99Ratio)
+	}
+}
+
+// echoShutdownTimeout bounds the echo server's shutdown.
+const echoShutdownTimeout = 5 * time.Second
+
+// echoCommand runs a bare websocket echo server (no game logic), the
+// baseline for loadtest --echo.
+func echoCommand(ctx context.Context, e env) error {
+	fs := newFlagSet(e, "echo", "echo [--addr HOST:PORT]\n\nRuns a bare websocket echo server on every path: the load test's baseline.")
+	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on; port 0 picks a free port")
+	if _, err := parseInterspersed(fs, e.args); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("echo: listen on %s: %w", *addr, err)
+	}
+	hs := &http.Server{Handler: loadtest.EchoHandler(), ReadHeaderTimeout: readHeaderTimeout}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(e.stdout, "echo listening on ws://%s/\n", ln.Addr())
+	select {
+	case err := <-served:
+		return fmt.Errorf("echo: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), echoShutdownTimeout)
+	defer cancel()
+	_ = hs.Shutdown(sctx) // hijacked websockets are not waited for
+	_ = hs.Close()
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("echo: %w", err)
+	}
+	return nil
+}

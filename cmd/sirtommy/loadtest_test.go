@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"sirtommy/web/loadtest"
+)
+
+func TestLoadtestBadCommandLines(t *testing.T) {
+	for _, args := range [][]string{
+		{"loadtest"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--races", "0"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--rate", "0"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--bot", "genius"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--duration", "-1s"},
+	} {
+		_, err := runCLI(t, args...)
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("%q: got %v, want a usage error", args, err)
+		}
+	}
+}
+
+// TestLoadtestEchoJSON runs the echo half of the command against the echo
+// handler and reads its JSON report.
+func TestLoadtestEchoJSON(t *testing.T) {
+	ts := httptest.NewServer(loadtest.EchoHandler())
+	defer ts.Close()
+	out, err := runCLI(t, "loadtest", "--echo", "ws"+strings.TrimPrefix(ts.URL, "http"),
+		"--races", "2", "--spectators", "1", "--duration", "1s", "--rate", "20", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep loadtestReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if rep.Echo == nil || rep.Echo.Connections != 5 || rep.Echo.Messages == 0 || rep.Race != nil {
+		t.Errorf("report %s", out)
+	}
+}

@@ -1,0 +1,342 @@
+// Package loadtest drives a race server (PROTOCOL.md) over real websockets
+// with bot players and spectators, and measures it: races started and
+// finished, moves a second, move→own reply and move→opponent update
+// latency, errors by code and dropped connections. It also has a bare
+// websocket echo server and a client for it, so a run can compare the race
+// server's latency with what the machine and the websocket library alone
+// cost.
+//
+// Players come in through the lobby like real clients: hello, then queue
+// for quick play, join the race from matched, and play with the engine's
+// bot, choosing among the moves legal in the View the server sent (see
+// legalFromView). When a race ends they queue again, so N races keep
+// running until the duration is up.
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"sirtommy/engine"
+)
+
+// Client defaults.
+const (
+	// DefaultRate is each player's move rate, moves a second: the design's
+	// target load (DESIGN.md) is 2 moves a second per player.
+	DefaultRate = 2.0
+	// dialConcurrency bounds the handshakes in flight, so a big run ramps
+	// up instead of flooding the listener's accept queue.
+	dialConcurrency = 32
+	// dialTimeout bounds one websocket handshake.
+	dialTimeout = 10 * time.Second
+	// writeTimeout bounds one message write.
+	writeTimeout = 10 * time.Second
+	// inboxSize is how many read messages may wait for a connection's
+	// loop; the reader blocks past it, as a slow client would.
+	inboxSize = 256
+)
+
+// Config is one load run.
+type Config struct {
+	URL        string        // the race server's websocket, ws://host:port/ws
+	Races      int           // races kept running at once (two players each)
+	Spectators int           // spectator connections, spread over the races
+	Duration   time.Duration // how long to run
+	Level      engine.Level  // the players' bot level
+	Rate       float64       // moves a second per player; 0 means DefaultRate
+	Variant    string        // the quick-play variant; "" means classic
+	Seed       uint64        // seeds the bots
+}
+
+// Report is what a run measured.
+type Report struct {
+	URL           string           `json:"url"`
+	Races         int              `json:"races"`
+	Spectators    int              `json:"spectators"`
+	Seconds       float64          `json:"seconds"`
+	Connections   int64            `json:"connections"` // websockets opened
+	RacesStarted  int64            `json:"racesStarted"`
+	RacesFinished int64            `json:"racesFinished"`
+	RacesAborted  int64            `json:"racesAborted"`
+	Moves         int64            `json:"moves"` // accepted moves
+	MovesPerSec   float64          `json:"movesPerSec"`
+	OwnReply      Quantiles        `json:"moveToOwnReply"`
+	OpponentSeen  Quantiles        `json:"moveToOpponentUpdate"`
+	BoardUpdates  int64            `json:"boardUpdates"` // board messages spectators got
+	Errors        map[string]int64 `json:"errorsByCode"` // error codes the server sent, and client-side failures
+	Dropped       int64            `json:"droppedConnections"`
+}
+
+// run is the shared state of one load run.
+type run struct {
+	cfg   Config
+	start time.Time
+
+	own, opp *latency
+	errs     counters
+
+	conns, started, finished, aborted, moves, boards, dropped atomic.Int64
+
+	racesMu sync.Mutex
+	races   map[string]*raceTrack
+	// live feeds race ids to spectators: each new race is offered to
+	// perRace of them.
+	live    chan string
+	perRace int
+}
+
+// raceTrack pairs the two players of one race, so that the move→opponent
+// latency can be measured: the mover notes when it sent its n-th move, the
+// opponent looks it up when the counts say n moves.
+type raceTrack struct {
+	mu   sync.Mutex
+	sent [2]map[int]time.Time
+	refs int
+}
+
+func (r *run) track(id string) *raceTrack {
+	r.racesMu.Lock()
+	defer r.racesMu.Unlock()
+	t := r.races[id]
+	if t == nil {
+		t = &raceTrack{sent: [2]map[int]time.Time{{}, {}}}
+		r.races[id] = t
+	}
+	t.refs++
+	return t
+}
+
+func (r *run) untrack(id string) {
+	r.racesMu.Lock()
+	defer r.racesMu.Unlock()
+	if t := r.races[id]; t != nil {
+		t.refs--
+		if t.refs <= 0 {
+			delete(r.races, id)
+		}
+	}
+}
+
+// pendingWindow is how many of a seat's recent sends are kept for the
+// opponent's lookup: one move is in flight at a time, so a few suffice.
+const pendingWindow = 8
+
+func (t *raceTrack) sentMove(seat, n int, at time.Time) {
+	t.mu.Lock()
+	t.sent[seat][n] = at
+	delete(t.sent[seat], n-pendingWindow)
+	t.mu.Unlock()
+}
+
+func (t *raceTrack) seen(seat, n int) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.sent[seat][n]
+	if ok {
+		delete(t.sent[seat], n)
+	}
+	return at, ok
+}
+
+// Progress is a snapshot for a progress line.
+type Progress struct {
+	Elapsed       time.Duration
+	Connections   int64
+	RacesStarted  int64
+	RacesFinished int64
+	Moves         int64
+	Errors        int64
+	Dropped       int64
+}
+
+// Run runs the load until cfg.Duration is up or ctx is done, calling
+// progress (if not nil) about once a second, and reports.
+func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, error) {
+	if cfg.Races < 1 {
+		return Report{}, errors.New("loadtest: at least one race")
+	}
+	if cfg.Rate <= 0 {
+		cfg.Rate = DefaultRate
+	}
+	if cfg.Variant == "" {
+		cfg.Variant = "classic"
+	}
+	r := &run{
+		cfg: cfg, start: time.Now(), own: newLatency(), opp: newLatency(),
+		races: make(map[string]*raceTrack), live: make(chan string, max(cfg.Spectators, 1)),
+	}
+	r.perRace = (cfg.Spectators + cfg.Races - 1) / cfg.Races
+	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	defer cancel()
+	sem := make(chan struct{}, dialConcurrency)
+	var wg sync.WaitGroup
+	for i := range 2 * cfg.Races {
+		wg.Go(func() { r.player(ctx, sem, cfg.Seed+uint64(i)) })
+	}
+	for range cfg.Spectators {
+		wg.Go(func() { r.spectator(ctx, sem) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-tick.C:
+			if progress != nil {
+				progress(r.progress())
+			}
+		}
+	}
+	elapsed := time.Since(r.start)
+	rep := Report{
+		URL: cfg.URL, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(),
+		Connections: r.conns.Load(), RacesStarted: r.started.Load(), RacesFinished: r.finished.Load(),
+		RacesAborted: r.aborted.Load(), Moves: r.moves.Load(),
+		OwnReply: r.own.quantiles(), OpponentSeen: r.opp.quantiles(),
+		BoardUpdates: r.boards.Load(), Errors: r.errs.snapshot(), Dropped: r.dropped.Load(),
+	}
+	rep.MovesPerSec = float64(rep.Moves) / elapsed.Seconds()
+	if rep.Errors == nil {
+		rep.Errors = map[string]int64{}
+	}
+	return rep, nil
+}
+
+func (r *run) progress() Progress {
+	var errs int64
+	for _, n := range r.errs.snapshot() {
+		errs += n
+	}
+	return Progress{
+		Elapsed: time.Since(r.start), Connections: r.conns.Load(),
+		RacesStarted: r.started.Load(), RacesFinished: r.finished.Load(),
+		Moves: r.moves.Load(), Errors: errs, Dropped: r.dropped.Load(),
+	}
+}
+
+// wsConn is one client websocket: a reader goroutine feeding inbox, and
+// the caller writing.
+type wsConn struct {
+	ws    *websocket.Conn
+	inbox chan inMsg
+	rerr  chan error // the reader's end: nil when we closed it
+}
+
+func (r *run) dial(ctx context.Context, sem chan struct{}, url string) (*wsConn, error) {
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	d := websocket.Dialer{HandshakeTimeout: dialTimeout}
+	ws, _, err := d.DialContext(ctx, url, nil)
+	<-sem
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", url, err)
+	}
+	r.conns.Add(1)
+	c := &wsConn{ws: ws, inbox: make(chan inMsg, inboxSize), rerr: make(chan error, 1)}
+	go c.read(ctx)
+	return c, nil
+}
+
+func (c *wsConn) read(ctx context.Context) {
+	defer close(c.inbox)
+	for {
+		_, b, err := c.ws.ReadMessage()
+		if err != nil {
+			if ctx.Err() != nil {
+				err = nil
+			}
+			c.rerr <- err
+			return
+		}
+		m, err := decode(b)
+		if err != nil {
+			c.rerr <- err
+			return
+		}
+		select {
+		case c.inbox <- m:
+		case <-ctx.Done():
+			c.rerr <- nil
+			return
+		}
+	}
+}
+
+func (c *wsConn) send(m outMsg) error {
+	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if err := c.ws.WriteJSON(m); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// close says goodbye and closes; the reader then ends.
+func (c *wsConn) close() {
+	_ = c.ws.WriteControl(websocket.CloseMessage,
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	_ = c.ws.Close()
+	// Drain what the reader still holds, so it can see the close and end.
+	for range c.inbox {
+	}
+}
+
+// connEnded counts a connection the server or the network ended before the
+// run did, by its close code.
+func (r *run) connEnded(ctx context.Context, c *wsConn) {
+	if ctx.Err() != nil {
+		return
+	}
+	r.dropped.Add(1)
+	if err := <-c.rerr; err != nil {
+		r.errs.add(closeName(err))
+	}
+}
+
+func closeName(err error) string {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("closed-%d", ce.Code)
+	}
+	var de *decodeError
+	if errors.As(err, &de) {
+		return "client-bad-message"
+	}
+	return "read-failed"
+}
+
+// player is one bot player: hello, quick play, join, play; again until
+// the run ends.
+func (r *run) player(ctx context.Context, sem chan struct{}, seed uint64) {
+	c, err := r.dial(ctx, sem, r.cfg.URL)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.errs.add("dial-failed")
+		}
+		return
+	}
+	defer c.close()
+	p := &player{run: r, c: c, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
+	err = p.play(ctx)
+	switch {
+	case ctx.Err() != nil:
+	case errors.Is(err, errConnEnded):
+		r.connEnded(ctx, c)
+	case err != nil:
+		r.errs.add("client-write")
+	}
+}

@@ -1,0 +1,130 @@
+package loadtest
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"sirtommy/engine"
+	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+	"sirtommy/web"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestLegalFromViewMatchesEngine: in classic, the moves read off the View
+// are exactly the engine's legal moves, all through games played at random.
+func TestLegalFromViewMatchesEngine(t *testing.T) {
+	rules, err := engine.Variant("classic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(ms []engine.Move) []string {
+		out := make([]string, len(ms))
+		for i, m := range ms {
+			out[i] = m.String()
+		}
+		slices.Sort(out)
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for deal := range uint64(200) {
+		g := engine.New(rules, deal)
+		for g.Status() == engine.Playing {
+			v := g.View()
+			want, got := key(g.Moves()), key(legalFromView(&v))
+			if !slices.Equal(got, want) {
+				t.Fatalf("deal %d after %d moves: from the view %v, engine %v", deal, v.Moves, got, want)
+			}
+			ms := g.Moves()
+			if err := g.Apply(ms[rng.IntN(len(ms))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// newServer runs the service as serve does (races, lobby, websockets) on
+// a test listener.
+func newServer(t *testing.T) string {
+	t.Helper()
+	clock := race.SystemClock{}
+	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	tokens, err := lobby.NewTokens(lobby.NewSecret(), clock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lob := lobby.New(lobby.Config{}, lobby.Deps{
+		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: memlobby.NewRatings(),
+	})
+	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		now, cancelNow := context.WithCancel(context.Background())
+		cancelNow()
+		races.Drain(now) // abort the races still running at once
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.CloseConns(ctx)
+		ts.Close()
+		lob.Close()
+	})
+	return "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws"
+}
+
+// TestRunPlaysRaces runs a short load through the lobby: both races start,
+// players move and see each other's moves, spectators get boards, and the
+// server refuses nothing and drops nobody. (The countdown is 3 s of real
+// time, so this test takes a few seconds.)
+func TestRunPlaysRaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real countdowns")
+	}
+	url := newServer(t)
+	rep, err := Run(context.Background(), Config{
+		URL: url, Races: 2, Spectators: 2, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RacesStarted < 2 {
+		t.Errorf("races started %d, want 2", rep.RacesStarted)
+	}
+	if rep.Moves == 0 || rep.OwnReply.Count != rep.Moves || rep.OpponentSeen.Count == 0 {
+		t.Errorf("moves %d, own replies %d, opponent updates %d", rep.Moves, rep.OwnReply.Count, rep.OpponentSeen.Count)
+	}
+	if len(rep.Errors) != 0 || rep.Dropped != 0 {
+		t.Errorf("errors %v, dropped %d", rep.Errors, rep.Dropped)
+	}
+	if rep.Connections != 6 {
+		t.Errorf("connections %d, want 6", rep.Connections)
+	}
+}
+
+// TestRunEcho drives the echo server: every message comes back.
+func TestRunEcho(t *testing.T) {
+	ts := httptest.NewServer(EchoHandler())
+	defer ts.Close()
+	rep, err := RunEcho(context.Background(), EchoConfig{
+		URL: "ws" + strings.TrimPrefix(ts.URL, "http"), Conns: 6, Senders: 4, Rate: 20, Duration: 2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Messages == 0 || rep.RoundTrip.Count != rep.Messages || len(rep.Errors) != 0 || rep.Dropped != 0 {
+		t.Errorf("echo report %+v", rep)
+	}
+	if rep.Connections != 6 {
+		t.Errorf("connections %d, want 6", rep.Connections)
+	}
+}

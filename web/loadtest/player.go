@@ -1,0 +1,302 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"sirtommy/engine"
+)
+
+// outMsg is every message the load client sends.
+type outMsg struct {
+	V       int    `json:"v"`
+	Type    string `json:"type"`
+	ID      string `json:"id,omitempty"`
+	Race    string `json:"race,omitempty"`
+	Move    string `json:"move,omitempty"`
+	Variant string `json:"variant,omitempty"`
+	Name    string `json:"name,omitempty"`
+}
+
+// inMsg is the fields of server messages the load client reads.
+type inMsg struct {
+	Type  string       `json:"type"`
+	ID    string       `json:"id"`
+	Race  string       `json:"race"`
+	Seat  int          `json:"seat"`
+	State string       `json:"state"`
+	Code  string       `json:"code"`
+	Seq   int          `json:"seq"`
+	You   *engine.View `json:"you"`
+	View  *engine.View `json:"view"`
+	// Counts is an object in "opponent" and "board", an array (both
+	// seats) in a spectator's "state": decoded by type in decode.
+	RawCounts json.RawMessage `json:"counts"`
+	Counts    *counts         `json:"-"`
+}
+
+// counts is the part of a Counts the load client reads.
+type counts struct {
+	Moves int `json:"moves"`
+}
+
+// decodeError is a server message the client could not read.
+type decodeError struct {
+	msg string
+	err error
+}
+
+func (e *decodeError) Error() string { return fmt.Sprintf("decode %q: %v", e.msg, e.err) }
+func (e *decodeError) Unwrap() error { return e.err }
+
+func decode(b []byte) (inMsg, error) {
+	var m inMsg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, &decodeError{truncate(b), err}
+	}
+	if m.Type == "opponent" && len(m.RawCounts) > 0 {
+		m.Counts = new(counts)
+		if err := json.Unmarshal(m.RawCounts, m.Counts); err != nil {
+			return m, &decodeError{truncate(b), err}
+		}
+	}
+	m.RawCounts = nil
+	return m, nil
+}
+
+func truncate(b []byte) string {
+	const maxShown = 80 // bytes of a bad message worth showing
+	if len(b) > maxShown {
+		return string(b[:maxShown]) + "..."
+	}
+	return string(b)
+}
+
+var errConnEnded = errors.New("connection ended")
+
+// player is one bot player's state; only its own goroutine touches it.
+type player struct {
+	run *run
+	c   *wsConn
+	bot *engine.Bot
+	rng *rand.Rand
+
+	raceID  string
+	seat    int
+	track   *raceTrack
+	view    engine.View
+	running bool
+	// The move in flight: its id and when it was sent ("" when none).
+	inFlight string
+	sentAt   time.Time
+	nextID   int
+}
+
+// next waits for the next message, or ends with the run or connection.
+func (p *player) next(ctx context.Context, tick <-chan time.Time) (inMsg, bool, error) {
+	select {
+	case m, ok := <-p.c.inbox:
+		if !ok {
+			return m, false, errConnEnded
+		}
+		return m, false, nil
+	case <-tick:
+		return inMsg{}, true, nil
+	case <-ctx.Done():
+		return inMsg{}, false, ctx.Err()
+	}
+}
+
+func (p *player) id() string {
+	p.nextID++
+	return strconv.Itoa(p.nextID)
+}
+
+func (p *player) play(ctx context.Context) error {
+	if err := p.c.send(outMsg{V: 1, Type: "hello", ID: "h"}); err != nil {
+		return err
+	}
+	if err := p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant}); err != nil {
+		return err
+	}
+	// Each player moves every 1/rate seconds, starting at a random phase
+	// so that the players do not move in lockstep.
+	period := time.Duration(float64(time.Second) / p.run.cfg.Rate)
+	select {
+	case <-time.After(time.Duration(p.rng.Int64N(int64(period)))):
+	case <-ctx.Done():
+		return nil
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	defer p.leaveRace()
+	for {
+		m, ticked, err := p.next(ctx, tick.C)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if ticked {
+			if err := p.tryMove(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.handle(m); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *player) handle(m inMsg) error {
+	r := p.run
+	switch m.Type {
+	case "matched":
+		p.leaveRace()
+		p.raceID, p.seat, p.running, p.inFlight = m.Race, m.Seat, false, ""
+		p.track = r.track(m.Race)
+		if m.Seat == 0 {
+			r.started.Add(1)
+			for range r.perRace { // offer the race to spectators; none waiting is fine
+				select {
+				case r.live <- m.Race:
+				default:
+				}
+			}
+		}
+		return p.c.send(outMsg{V: 1, Type: "join", ID: "j", Race: m.Race})
+	case "state":
+		if m.Race != p.raceID {
+			return nil
+		}
+		if m.You != nil {
+			p.view = *m.You
+		}
+		switch m.State {
+		case "running":
+			p.running = true
+		case "finished", "aborted":
+			p.running, p.inFlight = false, ""
+			if m.Seat == 0 {
+				if m.State == "finished" {
+					r.finished.Add(1)
+				} else {
+					r.aborted.Add(1)
+				}
+			}
+			p.leaveRace()
+			return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: r.cfg.Variant})
+		}
+	case "moved":
+		if m.ID != p.inFlight || m.ID == "" {
+			return nil
+		}
+		r.own.record(time.Since(p.sentAt))
+		r.moves.Add(1)
+		p.inFlight = ""
+		if m.View != nil {
+			p.view = *m.View
+		}
+	case "opponent":
+		if p.track != nil && m.Counts != nil {
+			if at, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
+				r.opp.record(time.Since(at))
+			}
+		}
+	case "error":
+		r.errs.add(m.Code)
+		if m.ID != "" && m.ID == p.inFlight {
+			p.inFlight = ""
+			if m.Code == "illegal-move" { // our reading of the View was wrong: give up this game
+				p.inFlight = p.id()
+				p.sentAt = time.Now()
+				return p.c.send(outMsg{V: 1, Type: "resign", ID: p.inFlight})
+			}
+		}
+	}
+	return nil
+}
+
+// tryMove sends the bot's next move when the race runs and no move is in
+// flight.
+func (p *player) tryMove() error {
+	if !p.running || p.inFlight != "" || p.view.Status != engine.Playing {
+		return nil
+	}
+	legal := legalFromView(&p.view)
+	if len(legal) == 0 {
+		return nil // the server will say the game is stuck
+	}
+	mv, ok := p.bot.Choose(&p.view, legal)
+	if !ok {
+		mv = legal[0]
+	}
+	p.inFlight = p.id()
+	p.sentAt = time.Now()
+	p.track.sentMove(p.seat, p.view.Moves+1, p.sentAt)
+	return p.c.send(outMsg{V: 1, Type: "move", ID: p.inFlight, Move: mv.String()})
+}
+
+func (p *player) leaveRace() {
+	if p.track != nil {
+		p.run.untrack(p.raceID)
+		p.track = nil
+	}
+}
+
+// spectator watches races the players were matched into, one at a time.
+func (r *run) spectator(ctx context.Context, sem chan struct{}) {
+	c, err := r.dial(ctx, sem, r.cfg.URL)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.errs.add("dial-failed")
+		}
+		return
+	}
+	defer c.close()
+	watching := ""
+	pick := func() error {
+		select {
+		case id := <-r.live:
+			watching = id
+			return c.send(outMsg{V: 1, Type: "watch", ID: "w", Race: id})
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	if err := pick(); err != nil {
+		r.errs.add("client-write")
+		return
+	}
+	for {
+		select {
+		case m, ok := <-c.inbox:
+			if !ok {
+				r.connEnded(ctx, c)
+				return
+			}
+			switch m.Type {
+			case "board":
+				r.boards.Add(1)
+			case "error":
+				r.errs.add(m.Code)
+			case "state":
+				if m.Race == watching && (m.State == "finished" || m.State == "aborted") {
+					if err := pick(); err != nil {
+						r.errs.add("client-write")
+						return
+					}
+				}
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
