@@ -787,9 +787,9 @@ func (r *Race) endLocked(res *Result, state State) {
 	}
 	r.result = res
 	// The race is over: the spectators' delay protects nothing any more.
-	for _, d := range r.specQ {
-		r.releaseLocked(d.ev)
-	}
+	// What it still held back is dropped, not sent in a burst (which would
+	// overflow a spectator's send queue after a fast race): the final state
+	// below carries both boards as they end.
 	r.specQ = nil
 	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
 		Ints("scores", res.Scores[:]).Msg("race over")

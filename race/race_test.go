@@ -551,3 +551,57 @@ func TestNoCardBeforeTheStart(t *testing.T) {
 		}
 	}
 }
+
+// TestDelayedBacklogDroppedAtTheEnd: when a public race ends, what the
+// spectators' delay still holds back is not sent in a burst (a fast race
+// would overflow their send queues); the final state shows both boards.
+func TestDelayedBacklogDroppedAtTheEnd(t *testing.T) {
+	f := newRace(t, race.Options{Public: true, SpectatorDelay: time.Minute})
+	w := &recorder{}
+	defer f.race.Watch(w)()
+	f.seatBoth(t)
+	moves := 0
+	for s := range 2 {
+		for i := range 5 {
+			v := lastView(f.subs[s])
+			m := engine.PlaceMove(v.Turned[0], engine.W(i%4))
+			if err := f.race.Move(s, m.String(), ""); err != nil {
+				t.Fatal(err)
+			}
+			moves++
+		}
+	}
+	for s := range 2 {
+		if err := f.race.Resign(s, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	final, ok := w.Last().(*race.StateEvent)
+	if !ok || !final.State.Over() || final.Boards == nil {
+		t.Fatalf("last spectator event %#v is not a final state with boards", w.Last())
+	}
+	if got := final.Boards[0].Moves + final.Boards[1].Moves; got != moves {
+		t.Errorf("final boards show %d moves, want %d", got, moves)
+	}
+	for _, ev := range w.Events() {
+		if _, ok := ev.(*race.BoardEvent); ok {
+			t.Errorf("a held-back board event was sent after the end: %#v", ev)
+		}
+	}
+}
+
+// lastView is the latest view of their own game a seat was sent.
+func lastView(r *recorder) *engine.View {
+	evs := r.Events()
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch ev := evs[i].(type) {
+		case *race.MovedEvent:
+			return &ev.View
+		case *race.StateEvent:
+			if ev.You != nil {
+				return ev.You
+			}
+		}
+	}
+	return nil
+}
