@@ -133,7 +133,7 @@ class LobbyPage {
   }
 
   onMatched(m) {
-    identity.markRaced();
+    identity.matched(m.race);
     this.leaving = true;
     location.assign(`/?race=${encodeURIComponent(m.race)}&auto=1`);
   }
@@ -307,7 +307,7 @@ class LobbyPage {
     fill(e.chList, list.map((c) => {
       const own = c.player === me;
       return h("li", { "data-challenge": c.id, class: own ? "own" : null },
-        h("span", { class: "who" }, h("strong", {}, c.name), ` (${Math.round(c.rating)})`),
+        h("span", { class: "names" }, h("strong", {}, c.name), ` (${Math.round(c.rating)})`),
         h("span", { class: "what" }, `${c.variant} · ${minutesText(c.timeLimitSeconds)}${c.bestOf > 1 ? ` · best of ${c.bestOf}` : ""} · ${c.rated ? "rated" : "unrated"}`),
         own ? h("span", { class: "muted" }, "yours") : h("button", {
           "data-action": "accept-challenge",
@@ -329,7 +329,7 @@ class LobbyPage {
   renderLive(races) {
     if (!races.length) { fill(this.els.live, h("li", { class: "muted" }, "No races being played right now.")); return; }
     fill(this.els.live, races.map((r) => h("li", { "data-race": r.race, "data-state": r.state },
-      h("span", { class: "who" }, h("strong", {}, r.players[0].name || "?"), " ", h("span", { "data-score": 0 }, r.scores[0]),
+      h("span", { class: "names" }, h("strong", {}, r.players[0].name || "?"), " ", h("span", { "data-score": 0 }, r.scores[0]),
         " – ", h("span", { "data-score": 1 }, r.scores[1]), " ", h("strong", {}, r.players[1].name || "?")),
       h("span", { class: "what" }, `${r.variant} · ${r.state === "countdown" ? "starting" : "running"} · `,
         h("span", { "data-testid": "spectators", "data-count": r.spectators }, `${r.spectators} watching`)),
@@ -392,7 +392,7 @@ class LobbyPage {
         p.standings.length
           ? h("ul", { class: "list" }, p.standings.map((s) => h("li", { "data-variant": s.variant },
             h("strong", {}, s.variant), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
-            h("span", { class: "muted" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} games · ${s.wins}–${s.losses} · streak ${s.streak}`))))
+            h("span", { class: "muted" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} ${s.games === 1 ? "race" : "races"} · ${s.wins}–${s.losses} · streak ${s.streak}`))))
           : h("p", { class: "muted" }, "No rated races yet."),
         h("h3", {}, "Recent races"),
         h("ul", { class: "list history" }, p.history.map((r) => {

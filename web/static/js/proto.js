@@ -70,8 +70,9 @@ export const playerName = {
 /**
  * identity is the player the server knows this browser as (section 7): id,
  * display name and the signed player token, kept in localStorage (one per
- * browser, shared by its tabs). raced marks a player who has been matched
- * at least once, so their profile exists.
+ * browser, shared by its tabs). lobbyRace is the last race the lobby
+ * matched the player in; raced marks a player who has finished one, so
+ * that their profile exists (the server says 404 before).
  */
 export const identity = {
   get() {
@@ -80,15 +81,23 @@ export const identity = {
   /** set keeps a welcome's identity. */
   set(w) {
     const old = this.get() || {};
+    const same = old.player === w.player;
     localStorage.setItem("sirtommy.player", JSON.stringify({
       player: w.player, name: w.name, token: w.token, expiresAt: w.expiresAt,
-      raced: old.player === w.player && !!old.raced,
+      raced: same && !!old.raced, lobbyRace: same ? old.lobbyRace : undefined,
     }));
     playerName.set(w.name);
   },
-  markRaced() {
+  update(fields) {
     const id = this.get();
-    if (id && !id.raced) { id.raced = true; localStorage.setItem("sirtommy.player", JSON.stringify(id)); }
+    if (id) localStorage.setItem("sirtommy.player", JSON.stringify({ ...id, ...fields }));
+  },
+  /** matched notes a race the lobby made for the player. */
+  matched(race) { this.update({ lobbyRace: race }); },
+  /** finished notes that a race ended; a lobby race makes the profile. */
+  finished(race) {
+    const id = this.get();
+    if (id && !id.raced && id.lobbyRace === race) this.update({ raced: true });
   },
   forget() { localStorage.removeItem("sirtommy.player"); },
 };

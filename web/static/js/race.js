@@ -370,6 +370,7 @@ class RacePage {
     el.hidden = false;
     try {
       const info = await getRace(this.id);
+      if (info.result && info.result.outcome !== "aborted") identity.finished(this.id);
       const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated;
       renderResult(el, info, { seat: this.seat, onRematch: canRematch ? () => this.sock.send("rematch") : null });
     } catch (err) {
