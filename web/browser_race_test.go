@@ -11,7 +11,7 @@ import (
 
 // TestBrowserRaceToTheEnd: ann names herself in the lobby, makes a private
 // race and sends the invite link to bob, a first-time visitor who gives his
-// name when he joins; carol watches. Everyone plays with real clicks:
+// name when he joins (the first one refused); carol watches. Everyone plays with real clicks:
 // ann places a card and resigns, bob plays until an Ace reaches a
 // foundation, which wins him the race. All three see the same result, which
 // matches the API's; the commitment checks out in the browser; the replay
@@ -36,7 +36,11 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	carol.do(chromedp.Navigate(srv.url + "/?watch=" + id))
 	carol.waitJS(`document.querySelector("[data-testid=phase]").textContent.startsWith("Waiting")`)
 
-	bob.do(chromedp.Navigate(invite), chromedp.SendKeys(chromedp.CSS("#join-name"), "bob"))
+	// A name the server refuses is asked again, with its reason.
+	bob.do(chromedp.Navigate(invite), chromedp.SendKeys(chromedp.CSS("#join-name"), "<bob>"))
+	bob.click(`[data-action=join]`)
+	bob.waitJS(`(document.querySelector("[data-testid=join-error]")||{textContent:""}).textContent.includes("markup")`)
+	bob.do(chromedp.SetValue(chromedp.CSS("#join-name"), "bob"))
 	bob.click(`[data-action=join]`)
 	bob.waitRaceState("countdown")
 	bob.screenshot("countdown")

@@ -107,7 +107,7 @@ class RacePage {
     this.showJoin();
   }
 
-  showJoin() {
+  showJoin(error = "") {
     const name = h("input", { id: "join-name", name: "name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() || (identity.get() || {}).name || "" });
     const form = h("form", {
       class: "row-form",
@@ -119,7 +119,9 @@ class RacePage {
         this.join(n);
       },
     }, h("label", { for: "join-name" }, "Your name"), name, h("button", { class: "primary", type: "submit", "data-action": "join" }, "Join the race"));
-    fill(this.els.join, h("h2", {}, "You are invited to a race"), form,
+    const err = h("p", { class: "error", role: "alert", "data-testid": "join-error" }, error);
+    if (error) name.setAttribute("aria-invalid", "true");
+    fill(this.els.join, h("h2", {}, "You are invited to a race"), form, err,
       h("p", {}, h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch instead")));
     this.els.join.hidden = false;
     name.focus();
@@ -137,6 +139,8 @@ class RacePage {
       this.seat = j.seat;
       this.seated = true;
     } catch (err) {
+      // A name the server refuses: say why, and ask again.
+      if (err && err.code === "bad-name") { this.showJoin(err.message); return; }
       this.fail(err);
     }
   }
