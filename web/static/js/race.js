@@ -244,6 +244,13 @@ class RacePage {
     const waiting = this.state.state === "waiting" && !this.state.players.every((p) => p.taken);
     this.els.invite.hidden = !waiting;
     if (!waiting || this.els.invite.childElementCount) return;
+    if ((identity.get() || {}).lobbyRace === this.id) {
+      // The lobby paired us: the other seat is kept for the opponent, who
+      // is on the way (no link to send).
+      fill(this.els.invite, h("h2", {}, "Waiting for your opponent"),
+        h("p", {}, "The lobby paired you; the race starts three seconds after they arrive."));
+      return;
+    }
     const link = inviteLink(this.id);
     const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": "Invite link" });
     const status = h("span", { role: "status" });
