@@ -37,7 +37,7 @@ func (p *page) raceID() string {
 // TestBrowserQuickPlay is the lobby's race from start to end: ann and bob
 // press Play now in quick play and are paired; carol sees their race in
 // the live race list with the presence counts and watches it from there
-// (the list then counts her). They race with real clicks: ann places a
+// (the list then counts her, as dave's lobby shows). They race with real clicks: ann places a
 // card and resigns, bob plays until an Ace reaches a foundation. All three
 // see the same result, the API's; afterwards bob's lobby shows his rating,
 // the race in his history and him on top of the leaderboard.
@@ -94,6 +94,10 @@ func TestBrowserQuickPlay(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// dave, arriving in the lobby, sees her counted in the list.
+	dave := b.newPage("dave", 1280, 900)
+	dave.do(chromedp.Navigate(srv.url + "/"))
+	dave.waitJS(fmt.Sprintf(`(document.querySelector(%q)||{textContent:""}).textContent.includes("1 watching")`, row+" [data-testid=spectators]"))
 
 	ann.waitRaceState("running")
 	bob.waitRaceState("running")
@@ -144,7 +148,7 @@ func TestBrowserQuickPlay(t *testing.T) {
 	bob.waitJS(`(document.querySelector("[data-testid=leaderboard] li strong")||{}).textContent === "bob"`)
 	bob.screenshot("lobby-after")
 
-	for _, p := range []*page{ann, bob, carol} {
+	for _, p := range []*page{ann, bob, carol, dave} {
 		p.expectCleanConsole()
 	}
 }
