@@ -205,14 +205,14 @@ func TestBrowserChallenge(t *testing.T) {
 	ann.rename("ann")
 	bob.waitLobby()
 
-	ann.do(chromedp.SetValue(chromedp.CSS("#ch-variant"), "aces-out"))
+	ann.do(chromedp.SetValue(chromedp.CSS("#ch-variant"), "aces-out"), chromedp.SetValue(chromedp.CSS("#ch-bestof"), "3"))
 	ann.click(`[data-action=challenge]`)
 	ann.waitJS(`!!document.querySelector("[data-testid=challenges] li.own") && !!document.querySelector("[data-action=cancel-challenge]")`)
 	if eval[bool](ann, `!!document.querySelector("[data-testid=challenges] [data-action=accept-challenge]")`) {
 		t.Error("ann may accept her own challenge")
 	}
 	bob.waitJS(`!!document.querySelector("[data-testid=challenges] [data-challenge] [data-action=accept-challenge]")`)
-	if row := bob.text("[data-testid=challenges] [data-challenge]"); !strings.Contains(row, "ann") || !strings.Contains(row, "aces-out") {
+	if row := bob.text("[data-testid=challenges] [data-challenge]"); !strings.Contains(row, "ann") || !strings.Contains(row, "aces-out") || !strings.Contains(row, "best of 3") {
 		t.Errorf("bob's challenge row reads %q", row)
 	}
 	bob.screenshot("challenges")

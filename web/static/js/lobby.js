@@ -265,6 +265,7 @@ class LobbyPage {
     const e = this.els;
     e.chVariant = variantSelect("ch-variant");
     e.chMinutes = h("select", { id: "ch-minutes" }, [3, 5, 10].map((m) => h("option", { value: m, selected: m === 5 }, `${m} minutes`)));
+    e.chBestOf = h("select", { id: "ch-bestof" }, [1, 3, 5].map((n) => h("option", { value: n }, n === 1 ? "one race" : `best of ${n}`)));
     e.chRated = h("input", { id: "ch-rated", type: "checkbox", checked: true });
     e.chErr = h("p", { class: "error", role: "alert" });
     e.chMine = h("div", { "data-testid": "my-challenge" });
@@ -278,7 +279,7 @@ class LobbyPage {
           ev.preventDefault();
           e.chErr.textContent = "";
           try {
-            const r = await this.sock.challenge({ variant: e.chVariant.value, timeLimitSeconds: Number(e.chMinutes.value) * 60, rated: e.chRated.checked });
+            const r = await this.sock.challenge({ variant: e.chVariant.value, timeLimitSeconds: Number(e.chMinutes.value) * 60, bestOf: Number(e.chBestOf.value), rated: e.chRated.checked });
             this.myChallenge = r.challenge;
             if (this.lobby) this.renderChallenges(this.lobby.challenges || []);
           } catch (ex) { e.chErr.textContent = ex.message; }
@@ -286,6 +287,7 @@ class LobbyPage {
       },
         h("label", { for: "ch-variant" }, "Variant"), e.chVariant,
         h("label", { for: "ch-minutes" }, "Time limit"), e.chMinutes,
+        h("label", { for: "ch-bestof" }, "Match"), e.chBestOf,
         h("label", { for: "ch-rated" }, "Rated"), e.chRated,
         h("button", { class: "primary", type: "submit", "data-action": "challenge" }, "Post a challenge")),
       e.chMine, e.chErr);
