@@ -223,7 +223,11 @@ func New(cfg Config, deps Deps) *Lobby {
 		busy:       make(map[string]string),
 		listed:     []RaceSummary{},
 	}
+	// Under the lock: a short tick may fire, and reschedule itself, before
+	// AfterFunc returns.
+	l.mu.Lock()
 	l.tick = deps.Clock.AfterFunc(cfg.Tick, l.heartbeat)
+	l.mu.Unlock()
 	return l
 }
 

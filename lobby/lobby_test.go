@@ -226,3 +226,22 @@ func TestRatingsAfterRatedRacesNotAborted(t *testing.T) {
 		t.Errorf("history %+v", h)
 	}
 }
+
+// TestHeartbeatOnRealClock: on a real clock a tick shorter than New takes
+// fires while New is still storing its timer; the two must not race (go
+// test -race), and Close stops the heartbeat.
+func TestHeartbeatOnRealClock(t *testing.T) {
+	clock := race.SystemClock{}
+	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	tokens, err := lobby.NewTokens(lobby.NewSecret(), clock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		l := lobby.New(lobby.Config{Tick: time.Microsecond}, lobby.Deps{
+			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: memlobby.NewRatings(),
+		})
+		time.Sleep(time.Millisecond)
+		l.Close()
+	}
+}

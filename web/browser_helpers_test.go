@@ -20,6 +20,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/rs/zerolog"
 
+	"sirtommy/engine"
+	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/web"
@@ -41,11 +44,32 @@ func chromiumNames() []string {
 	return []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 }
 
-// liveServer is the real server on a real clock, in process.
+// liveServer is the real server on a real clock, in process, with the
+// lobby and the engine's bots as computer players, as cmd/sirtommy serves.
 type liveServer struct {
 	url   string
 	races *race.Service
+	lobby *lobby.Lobby
 	socks *sockets
+}
+
+// liveOptions change the live server's lobby for a test: offerAfter is when
+// a quick-play player is offered the computer (long by default, so that
+// tests pairing two people never see it).
+type liveOptions struct {
+	offerAfter time.Duration
+}
+
+// browserSecret signs the live server's player tokens.
+const browserSecret = "browser-tests-secret-0123456789ab"
+
+// engineComputer makes the engine's bot at a level, as the server does.
+func engineComputer(level string, seed uint64) (race.Player, error) {
+	l, err := engine.ParseLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewBot(l, seed), nil
 }
 
 // sockets records the server's hijacked (websocket) connections, so a test
@@ -86,8 +110,31 @@ func (h hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 func startLiveServer(t *testing.T) *liveServer {
 	t.Helper()
-	races := race.NewService(race.Deps{Clock: race.SystemClock{}, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
-	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races})
+	return startLiveServerWith(t, liveOptions{})
+}
+
+func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
+	t.Helper()
+	if o.offerAfter <= 0 {
+		o.offerAfter = time.Minute
+	}
+	clock := race.SystemClock{}
+	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	tokens, err := lobby.NewTokens([]byte(browserSecret), clock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lob := lobby.New(lobby.Config{
+		ComputerOfferAfter: o.offerAfter,
+		ComputerPace:       300 * time.Millisecond,
+		Tick:               200 * time.Millisecond,
+		SpectatorDelay:     200 * time.Millisecond,
+	}, lobby.Deps{
+		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
+		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
+	})
+	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
+	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer})
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		srv.ServeHTTP(hijackRecorder{w, socks}, r)
@@ -104,7 +151,7 @@ func startLiveServer(t *testing.T) *liveServer {
 		}
 		ts.Close()
 	})
-	return &liveServer{url: ts.URL, races: races, socks: socks}
+	return &liveServer{url: ts.URL, races: races, lobby: lob, socks: socks}
 }
 
 // createRace makes a race over the API and returns its id.
@@ -392,4 +439,19 @@ func (p *page) clickMove(card, pile string) {
 	p.t.Helper()
 	p.click(fmt.Sprintf(`.me [data-src][data-card=%q]`, card))
 	p.click(fmt.Sprintf(`.me [data-pile=%q]`, pile))
+}
+
+// waitLobby waits for the lobby page to have said hello.
+func (p *page) waitLobby() {
+	p.t.Helper()
+	p.waitJS(`(document.querySelector(".lobby-page")||{dataset:{}}).dataset.lobby === "ready"`)
+}
+
+// rename changes the player's name in the lobby's name panel.
+func (p *page) rename(name string) {
+	p.t.Helper()
+	p.waitLobby()
+	p.do(chromedp.SetValue(chromedp.CSS("#lobby-name"), name))
+	p.click(`[data-action=rename]`)
+	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=my-name]").textContent === %q`, name))
 }

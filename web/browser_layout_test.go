@@ -92,7 +92,7 @@ func checkLayout(t *testing.T, p *page, w, h int64) {
 
 // TestBrowserLayout: cards go to the waste piles by click and by drag and
 // drop (mouse and touch); at 360 px and 1280 px, the race and spectate pages
-// show every pile whole, none overlapping, with every fanned waste card's
+// show every pile whole (and the lobby fits 360 px), none overlapping, with every fanned waste card's
 // corner in sight. It also checks the client's deal shuffle against the
 // engine's, which the replays rely on.
 func TestBrowserLayout(t *testing.T) {
@@ -102,6 +102,13 @@ func TestBrowserLayout(t *testing.T) {
 	ann := b.newPage("ann", 360, 740)
 	bob := b.newPage("bob", 1280, 900)
 	carol := b.newPage("carol", 360, 740)
+	// The lobby fits 360 px: nothing wider than the screen.
+	carol.do(chromedp.Navigate(srv.url + "/"))
+	carol.waitLobby()
+	if w := eval[int](carol, `document.documentElement.scrollWidth`); w > 360 {
+		t.Errorf("the lobby is %d px wide at 360 px", w)
+	}
+	carol.screenshot("lobby-360")
 	carol.do(chromedp.Navigate(srv.url + "/?watch=" + id))
 	ann.do(chromedp.Navigate(srv.url+"/?race="+id), chromedp.SendKeys(chromedp.CSS("#join-name"), "ann"))
 	ann.click(`[data-action=join]`)

@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// TestBrowserRaceToTheEnd: ann makes a private race in the lobby (after
-// learning that this server has no computer players) and sends
-// the invite link to bob; carol watches. Everyone plays with real clicks:
+// TestBrowserRaceToTheEnd: ann names herself in the lobby, makes a private
+// race and sends the invite link to bob, a first-time visitor who gives his
+// name when he joins (the first one refused); carol watches. Everyone plays with real clicks:
 // ann places a card and resigns, bob plays until an Ace reaches a
 // foundation, which wins him the race. All three see the same result, which
 // matches the API's; the commitment checks out in the browser; the replay
@@ -23,13 +23,8 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	bob := b.newPage("bob", 1280, 900)
 	carol := b.newPage("carol", 1280, 900)
 
-	ann.do(chromedp.Navigate(srv.url+"/"),
-		chromedp.SendKeys(chromedp.CSS("#lobby-name"), "ann"))
-	ann.screenshot("lobby")
-	// This server has no computer players: the lobby says so in place.
-	ann.allowNetworkError("status of 400")
-	ann.click(`[data-action=computer]`)
-	ann.waitJS(`document.querySelector("[data-panel=computer] .error").textContent.includes("no computer players")`)
+	ann.do(chromedp.Navigate(srv.url + "/"))
+	ann.rename("ann")
 	ann.click(`[data-action=create]`)
 	ann.waitRaceState("waiting")
 	invite := eval[string](ann, `document.querySelector("#invite-link").value`)
@@ -41,7 +36,11 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	carol.do(chromedp.Navigate(srv.url + "/?watch=" + id))
 	carol.waitJS(`document.querySelector("[data-testid=phase]").textContent.startsWith("Waiting")`)
 
-	bob.do(chromedp.Navigate(invite), chromedp.SendKeys(chromedp.CSS("#join-name"), "bob"))
+	// A name the server refuses is asked again, with its reason.
+	bob.do(chromedp.Navigate(invite), chromedp.SendKeys(chromedp.CSS("#join-name"), "<bob>"))
+	bob.click(`[data-action=join]`)
+	bob.waitJS(`(document.querySelector("[data-testid=join-error]")||{textContent:""}).textContent.includes("markup")`)
+	bob.do(chromedp.SetValue(chromedp.CSS("#join-name"), "bob"))
 	bob.click(`[data-action=join]`)
 	bob.waitRaceState("countdown")
 	bob.screenshot("countdown")

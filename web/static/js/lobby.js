@@ -1,11 +1,19 @@
-// The lobby page (/): make a private race and share its link, join one by
-// link or code, watch or replay one, and race the computer where the server
-// offers it. Panels are a list: the lobby's quick play, open challenges,
-// live races, presence and leaderboard plug in as more entries of PANELS,
-// with their protocol calls in proto.js.
+// The lobby page (/): the player's identity and name, quick play (with the
+// computer offered after a wait), open challenges, the live races to watch,
+// who is online, the leaderboard and the player's own rating and races;
+// besides, a private race by link or invite code, joining, watching or
+// replaying one by its code, and a race against the computer. The page
+// keeps one websocket: it says hello with the stored player token and then
+// gets a "lobby" message whenever the lobby changes. Every protocol call
+// is in proto.js. /?invite=CODE is the same page with the invite on top.
 
-import { h, fill } from "./ui.js";
-import { createRace, playerName, VARIANTS } from "./proto.js";
+import { h, fill, copyText } from "./ui.js";
+import {
+  Socket, createRace, identity, playerName, VARIANTS, getLeaderboard, getPlayer, inviteCodeLink,
+} from "./proto.js";
+
+const RECONNECT_MAX_MS = 5000;
+const LEADERBOARD_REFRESH_MS = 15000;
 
 /** raceIdFrom accepts an invite link or a bare race code. */
 export function raceIdFrom(text) {
@@ -18,118 +26,488 @@ export function raceIdFrom(text) {
   }
 }
 
-function nameField() {
-  const input = h("input", { id: "lobby-name", autocomplete: "nickname", maxlength: 24, value: playerName.get(), placeholder: "e.g. Ann" });
-  input.addEventListener("change", () => playerName.set(input.value.trim()));
-  return h("section", { class: "panel", "data-panel": "name" },
-    h("h2", {}, "Your name"),
-    h("div", { class: "row-form" }, h("label", { for: "lobby-name" }, "Name"), input));
+/** inviteCodeFrom finds a lobby invite code in a link or as typed ("" if none). */
+export function inviteCodeFrom(text) {
+  const t = text.trim();
+  try {
+    return new URL(t).searchParams.get("invite") || "";
+  } catch {
+    const c = t.replace(/[\s-]/g, "").toUpperCase();
+    // Codes are 10 of 0-9 A-Z without I L O U; race ids are 32 hex digits.
+    return /^[0-9A-HJKMNP-TV-Z]{10}$/.test(c) ? c : "";
+  }
 }
 
-function needName() {
-  const input = document.getElementById("lobby-name");
-  const n = input.value.trim();
-  if (!n) { input.focus(); input.setAttribute("aria-invalid", "true"); return ""; }
-  input.removeAttribute("aria-invalid");
-  playerName.set(n);
-  return n;
+const minutesText = (s) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+
+function variantSelect(id, value = "classic") {
+  return h("select", { id }, VARIANTS.map((v) => h("option", { value: v, selected: v === value }, v)));
 }
 
-function createPanel() {
-  const variant = h("select", { id: "new-variant" }, VARIANTS.map((v) => h("option", { value: v }, v)));
-  const minutes = h("select", { id: "new-minutes" }, [3, 5, 10, 20].map((m) => h("option", { value: m, selected: m === 10 }, `${m} minutes`)));
-  const bestOf = h("select", { id: "new-bestof" }, [1, 3, 5].map((n) => h("option", { value: n }, n === 1 ? "one race" : `best of ${n}`)));
-  const deal = h("input", { id: "new-deal", inputmode: "numeric", pattern: "[0-9]*", placeholder: "secret (random)" });
-  const err = h("p", { class: "error", role: "alert" });
-  return h("section", { class: "panel", "data-panel": "create" },
-    h("h2", {}, "Race a friend"),
-    h("form", {
-      class: "grid-form",
-      onsubmit: async (e) => {
-        e.preventDefault();
-        err.textContent = "";
-        if (!needName()) { err.textContent = "Enter your name first."; return; }
-        const opts = { variant: variant.value, timeLimitSeconds: Number(minutes.value) * 60, bestOf: Number(bestOf.value) };
-        if (deal.value.trim()) opts.deal = deal.value.trim();
+/** lobbyPage draws the lobby into root and keeps it live. */
+export function lobbyPage(root, params = new URLSearchParams(location.search)) {
+  const page = new LobbyPage(root, params);
+  page.start();
+  return page;
+}
+
+class LobbyPage {
+  constructor(root, params) {
+    this.root = root;
+    this.invite = params.get("invite") || "";
+    this.sock = null;
+    this.me = null; // welcome
+    this.lobby = null; // last lobby message
+    this.queued = ""; // variant queued in
+    this.myChallenge = null;
+    this.attempt = 0;
+    this.leaving = false;
+    this.build();
+  }
+
+  build() {
+    const e = (this.els = {});
+    e.status = h("p", { class: "muted", role: "status", "data-testid": "lobby-status" }, "Connecting…");
+    e.panels = h("div", { class: "panels" },
+      this.invitePanel(), this.namePanel(), this.quickPanel(), this.challengePanel(), this.livePanel(),
+      this.presencePanel(), this.profilePanel(), this.leaderboardPanel(), this.createPanel(), this.joinPanel(),
+      this.computerPanel());
+    fill(this.root, h("div", { class: "lobby-page" },
+      h("header", {}, h("h1", {}, "Sir Tommy race"),
+        h("p", { class: "lead" }, "Two players, the same shuffled deck, one pass through the stock. First to build all four foundations from Ace to King wins; if both get stuck, more cards wins."),
+        e.status),
+      e.panels));
+    window.addEventListener("pagehide", () => { this.leaving = true; if (this.sock) this.sock.close(); });
+    window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
+  }
+
+  async start() {
+    this.loadLeaderboard();
+    setInterval(() => this.loadLeaderboard(), LEADERBOARD_REFRESH_MS);
+    await this.connect();
+  }
+
+  async connect() {
+    const sock = new Socket();
+    this.sock = sock;
+    sock.on("lobby", (m) => this.onLobby(m));
+    sock.on("matched", (m) => this.onMatched(m));
+    sock.on("computer-offer", (m) => this.onOffer(m));
+    sock.on("error", (m) => this.showError(this.els.status, m));
+    sock.on("close", (ev) => {
+      if (this.leaving || ev.byUs) return;
+      if (ev.wasOpen) this.els.status.textContent = "Connection lost: reconnecting…";
+      this.queued = "";
+      this.renderQueue();
+      setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 250 * 2 ** this.attempt++));
+    });
+    try {
+      await sock.open();
+      const w = await sock.hello();
+      this.attempt = 0;
+      if (!w) {
+        this.els.status.textContent = "This server has no lobby: make a private race below.";
+        this.root.querySelector(".lobby-page").dataset.lobby = "none";
+        return;
+      }
+      this.onWelcome(w);
+      this.els.status.textContent = "";
+      this.root.querySelector(".lobby-page").dataset.lobby = "ready";
+    } catch (err) {
+      if (err && err.code !== "closed" && err.message) this.els.status.textContent = err.message;
+    }
+  }
+
+  showError(el, err) {
+    el.textContent = (err && err.message) || String(err);
+    el.classList.add("error");
+  }
+
+  onWelcome(w) {
+    this.me = w;
+    this.els.nameInput.value = w.name;
+    this.els.nameShown.textContent = w.name;
+    this.els.playerId.textContent = w.player;
+    this.loadProfile();
+    if (this.lobby) this.onLobby(this.lobby);
+  }
+
+  onMatched(m) {
+    identity.matched(m.race);
+    this.leaving = true;
+    location.assign(`/?race=${encodeURIComponent(m.race)}&auto=1`);
+  }
+
+  onLobby(m) {
+    this.lobby = m;
+    this.renderPresence(m.presence || {});
+    this.renderChallenges(m.challenges || []);
+    this.renderLive(m.races || []);
+  }
+
+  // ----- invite (/?invite=CODE) -----
+
+  invitePanel() {
+    if (!this.invite) return null;
+    const err = h("p", { class: "error", role: "alert" });
+    return h("section", { class: "panel invited", "data-panel": "invite" },
+      h("h2", {}, "You are invited to a race"),
+      h("p", {}, "Invite code ", h("code", {}, this.invite), ". Check your name below, then:"),
+      h("button", {
+        class: "primary", "data-action": "accept-invite",
+        onclick: async () => {
+          err.textContent = "";
+          try { await this.sock.acceptInvite(this.invite); } catch (ex) { err.textContent = ex.message || String(ex); }
+        },
+      }, "Accept and race"),
+      err);
+  }
+
+  // ----- name -----
+
+  namePanel() {
+    const e = this.els;
+    e.nameInput = h("input", { id: "lobby-name", autocomplete: "nickname", maxlength: 24, value: playerName.get() });
+    e.nameShown = h("strong", { "data-testid": "my-name" }, playerName.get() || "…");
+    e.playerId = h("code", { "data-testid": "my-id" });
+    e.nameError = h("p", { class: "error", role: "alert", "data-testid": "name-error" });
+    e.nameOk = h("span", { role: "status" });
+    return h("section", { class: "panel", "data-panel": "name" },
+      h("h2", {}, "You"),
+      h("p", {}, "Playing as ", e.nameShown, " ", h("small", { class: "muted" }, "player ", e.playerId)),
+      h("form", {
+        class: "row-form",
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          e.nameError.textContent = "";
+          e.nameOk.textContent = "";
+          e.nameInput.removeAttribute("aria-invalid");
+          try {
+            const w = await this.sock.rename(e.nameInput.value);
+            this.onWelcome(w);
+            e.nameOk.textContent = "Saved.";
+          } catch (ex) {
+            e.nameInput.setAttribute("aria-invalid", "true");
+            e.nameError.textContent = ex.message || String(ex);
+          }
+        },
+      }, h("label", { for: "lobby-name" }, "Name"), e.nameInput,
+      h("button", { type: "submit", "data-action": "rename" }, "Change"), e.nameOk),
+      e.nameError);
+  }
+
+  // ----- quick play -----
+
+  quickPanel() {
+    const e = this.els;
+    e.quickVariant = variantSelect("quick-variant");
+    e.quickErr = h("p", { class: "error", role: "alert" });
+    e.quickWait = h("p", { class: "queue-status", role: "status", "data-testid": "queue-status" });
+    e.queueBtn = h("button", {
+      class: "primary", "data-action": "queue",
+      onclick: async () => {
+        e.quickErr.textContent = "";
         try {
-          const r = await createRace(opts);
-          location.assign(`/?race=${encodeURIComponent(r.race)}&auto=1`);
-        } catch (ex) { err.textContent = ex.message; }
+          const q = await this.sock.queue(e.quickVariant.value);
+          this.queued = q.variant;
+          this.queuedAt = Date.now();
+          this.renderQueue();
+        } catch (ex) { e.quickErr.textContent = ex.message; }
       },
-    },
-      h("label", { for: "new-variant" }, "Variant"), variant,
-      h("label", { for: "new-minutes" }, "Time limit"), minutes,
-      h("label", { for: "new-bestof" }, "Match"), bestOf,
-      h("label", { for: "new-deal" }, "Deal number"), deal,
-      h("button", { class: "primary", type: "submit", "data-action": "create" }, "Create a private race")),
-    h("p", { class: "muted" }, "You get a link to send; the race starts when your friend opens it."),
-    err);
-}
-
-function joinPanel() {
-  const code = h("input", { id: "join-code", class: "wide", placeholder: "invite link or race code" });
-  const err = h("p", { class: "error", role: "alert" });
-  const go = (param) => (e) => {
-    e.preventDefault();
-    const id = raceIdFrom(code.value);
-    if (!id) { err.textContent = "That is neither an invite link nor a race code."; return; }
-    location.assign(`/?${param}=${encodeURIComponent(id)}`);
-  };
-  return h("section", { class: "panel", "data-panel": "join" },
-    h("h2", {}, "Join, watch or replay"),
-    h("form", { class: "row-form", onsubmit: go("race") },
-      h("label", { for: "join-code" }, "Link or code"), code,
-      h("button", { class: "primary", type: "submit", "data-action": "join-code" }, "Join"),
-      h("button", { type: "button", onclick: go("watch") }, "Watch"),
-      h("button", { type: "button", onclick: go("replay") }, "Replay")),
-    err);
-}
-
-function computerPanel() {
-  const level = h("select", { id: "cpu-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l }, l)));
-  const err = h("p", { class: "error", role: "alert" });
-  return h("section", { class: "panel", "data-panel": "computer" },
-    h("h2", {}, "Race the computer"),
-    h("form", {
-      class: "row-form",
-      onsubmit: async (e) => {
-        e.preventDefault();
-        err.textContent = "";
-        if (!needName()) { err.textContent = "Enter your name first."; return; }
-        try {
-          const r = await createRace({ computer: { level: level.value } });
-          location.assign(`/?race=${encodeURIComponent(r.race)}&auto=1`);
-        } catch (ex) {
-          err.textContent = ex.code === "no-computer" ? "This server has no computer players yet." : ex.message;
-        }
+    }, "Play now");
+    e.unqueueBtn = h("button", {
+      "data-action": "unqueue", hidden: true,
+      onclick: async () => {
+        try { await this.sock.unqueue(); } catch (ex) { e.quickErr.textContent = ex.message; }
+        this.queued = "";
+        this.renderQueue();
       },
-    }, h("label", { for: "cpu-level" }, "Level"), level, h("button", { class: "primary", type: "submit", "data-action": "computer" }, "Start")),
-    err);
-}
+    }, "Leave the queue");
+    e.offer = h("div", { class: "offer", hidden: true, "data-testid": "computer-offer" });
+    return h("section", { class: "panel", "data-panel": "quickplay" },
+      h("h2", {}, "Quick play"),
+      h("div", { class: "row-form" }, h("label", { for: "quick-variant" }, "Variant"), e.quickVariant, e.queueBtn, e.unqueueBtn),
+      e.quickWait, e.offer,
+      h("p", { class: "muted" }, "You are paired with a waiting player near your rating. Quick-play races are rated."),
+      e.quickErr);
+  }
 
-/** comingPanel marks a place the lobby branch will fill. */
-function comingPanel(key, title, what) {
-  return () => h("section", { class: "panel coming", "data-panel": key, "aria-disabled": "true" },
-    h("h2", {}, title), h("p", { class: "muted" }, `${what} Arrives with the lobby; not on this server yet.`));
-}
+  renderQueue() {
+    const e = this.els;
+    e.queueBtn.hidden = !!this.queued;
+    e.unqueueBtn.hidden = !this.queued;
+    e.quickVariant.disabled = !!this.queued;
+    if (!this.queued) e.offer.hidden = true;
+    const n = this.lobby && this.lobby.presence && this.lobby.presence.queues ? this.lobby.presence.queues[this.queued] || 0 : 0;
+    e.quickWait.textContent = this.queued ? `Waiting for an opponent in ${this.queued}… (${n} in this queue)` : "";
+    this.root.querySelector("[data-panel=quickplay]").dataset.queued = this.queued;
+  }
 
-/** PANELS are the lobby's sections, in order. */
-export const PANELS = [
-  nameField,
-  createPanel,
-  joinPanel,
-  computerPanel,
-  comingPanel("quickplay", "Quick play", "Get paired with the next player who is waiting."),
-  comingPanel("challenges", "Open challenges", "Post a race anyone may accept."),
-  comingPanel("live", "Live races", "Watch the races being played now."),
-  comingPanel("presence", "Who is online", "Players here now."),
-  comingPanel("leaderboard", "Leaderboard", "Ratings of the best players."),
-];
+  onOffer(m) {
+    const e = this.els;
+    if (!this.queued) return;
+    const err = h("p", { class: "error", role: "alert" });
+    fill(e.offer,
+      h("p", {}, `Nobody else has come for ${Math.round(m.waitedMs / 1000)} s. Race the computer instead? (unrated)`),
+      h("button", {
+        class: "primary", "data-action": "play-computer",
+        onclick: async () => {
+          try { await this.sock.playComputer(); } catch (ex) { err.textContent = ex.message; }
+        },
+      }, "Race the computer"),
+      err);
+    e.offer.hidden = false;
+  }
 
-/** lobbyPage draws the lobby into root. */
-export function lobbyPage(root) {
-  fill(root, h("div", { class: "lobby-page" },
-    h("header", {}, h("h1", {}, "Sir Tommy race"),
-      h("p", { class: "lead" }, "Two players, the same shuffled deck, one pass through the stock. First to build all four foundations from Ace to King wins; if both get stuck, more cards wins.")),
-    h("div", { class: "panels" }, PANELS.map((p) => p()))));
+  // ----- challenges -----
+
+  challengePanel() {
+    const e = this.els;
+    e.chVariant = variantSelect("ch-variant");
+    e.chMinutes = h("select", { id: "ch-minutes" }, [3, 5, 10].map((m) => h("option", { value: m, selected: m === 5 }, `${m} minutes`)));
+    e.chBestOf = h("select", { id: "ch-bestof" }, [1, 3, 5].map((n) => h("option", { value: n }, n === 1 ? "one race" : `best of ${n}`)));
+    e.chRated = h("input", { id: "ch-rated", type: "checkbox", checked: true });
+    e.chErr = h("p", { class: "error", role: "alert" });
+    e.chMine = h("div", { "data-testid": "my-challenge" });
+    e.chList = h("ul", { class: "list", "data-testid": "challenges" });
+    return h("section", { class: "panel", "data-panel": "challenges" },
+      h("h2", {}, "Open challenges"),
+      e.chList,
+      h("form", {
+        class: "grid-form",
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          e.chErr.textContent = "";
+          try {
+            const r = await this.sock.challenge({ variant: e.chVariant.value, timeLimitSeconds: Number(e.chMinutes.value) * 60, bestOf: Number(e.chBestOf.value), rated: e.chRated.checked });
+            this.myChallenge = r.challenge;
+            if (this.lobby) this.renderChallenges(this.lobby.challenges || []);
+          } catch (ex) { e.chErr.textContent = ex.message; }
+        },
+      },
+        h("label", { for: "ch-variant" }, "Variant"), e.chVariant,
+        h("label", { for: "ch-minutes" }, "Time limit"), e.chMinutes,
+        h("label", { for: "ch-bestof" }, "Match"), e.chBestOf,
+        h("label", { for: "ch-rated" }, "Rated"), e.chRated,
+        h("button", { class: "primary", type: "submit", "data-action": "challenge" }, "Post a challenge")),
+      e.chMine, e.chErr);
+  }
+
+  renderChallenges(list) {
+    const e = this.els;
+    const me = this.me && this.me.player;
+    const mine = list.find((c) => c.player === me);
+    if (!mine) this.myChallenge = null;
+    fill(e.chMine, mine ? h("p", {}, "Your challenge is listed; the race starts when someone accepts. ",
+      h("button", {
+        "data-action": "cancel-challenge",
+        onclick: async () => {
+          try { await this.sock.cancelChallenge(); } catch (ex) { e.chErr.textContent = ex.message; }
+        },
+      }, "Withdraw")) : null);
+    if (!list.length) { fill(e.chList, h("li", { class: "muted" }, "No open challenges: post one.")); return; }
+    fill(e.chList, list.map((c) => {
+      const own = c.player === me;
+      return h("li", { "data-challenge": c.id, class: own ? "own" : null },
+        h("span", { class: "names" }, h("strong", {}, c.name), ` (${Math.round(c.rating)})`),
+        h("span", { class: "what" }, `${c.variant} · ${minutesText(c.timeLimitSeconds)}${c.bestOf > 1 ? ` · best of ${c.bestOf}` : ""} · ${c.rated ? "rated" : "unrated"}`),
+        own ? h("span", { class: "muted" }, "yours") : h("button", {
+          "data-action": "accept-challenge",
+          onclick: async () => {
+            e.chErr.textContent = "";
+            try { await this.sock.acceptChallenge(c.id); } catch (ex) { e.chErr.textContent = ex.message; }
+          },
+        }, "Accept"));
+    }));
+  }
+
+  // ----- live races -----
+
+  livePanel() {
+    this.els.live = h("ul", { class: "list", "data-testid": "live-races" });
+    return h("section", { class: "panel", "data-panel": "live" }, h("h2", {}, "Live races"), this.els.live);
+  }
+
+  renderLive(races) {
+    if (!races.length) { fill(this.els.live, h("li", { class: "muted" }, "No races being played right now.")); return; }
+    fill(this.els.live, races.map((r) => h("li", { "data-race": r.race, "data-state": r.state },
+      h("span", { class: "names" }, h("strong", {}, r.players[0].name || "?"), " ", h("span", { "data-score": 0 }, r.scores[0]),
+        " – ", h("span", { "data-score": 1 }, r.scores[1]), " ", h("strong", {}, r.players[1].name || "?")),
+      h("span", { class: "what" }, `${r.variant} · ${r.state === "countdown" ? "starting" : "running"} · `,
+        h("span", { "data-testid": "spectators", "data-count": r.spectators }, `${r.spectators} watching`)),
+      h("a", { class: "button", href: `/?watch=${encodeURIComponent(r.race)}`, "data-action": "watch" }, "Watch"))));
+  }
+
+  // ----- presence -----
+
+  presencePanel() {
+    this.els.presence = h("dl", { class: "stats presence" });
+    return h("section", { class: "panel", "data-panel": "presence" }, h("h2", {}, "Who is here"), this.els.presence);
+  }
+
+  renderPresence(p) {
+    const item = (key, label) => [h("dt", {}, label), h("dd", { "data-count": key }, String(p[key] || 0))];
+    fill(this.els.presence, item("online", "Online"), item("queued", "Waiting to play"), item("racing", "Racing"));
+    if (this.queued) this.renderQueue();
+  }
+
+  // ----- leaderboard and profile -----
+
+  leaderboardPanel() {
+    const e = this.els;
+    e.lbVariant = variantSelect("lb-variant");
+    e.lbVariant.addEventListener("change", () => this.loadLeaderboard());
+    e.lb = h("ol", { class: "list leaderboard", "data-testid": "leaderboard" });
+    return h("section", { class: "panel", "data-panel": "leaderboard" },
+      h("h2", {}, "Leaderboard"),
+      h("div", { class: "row-form" }, h("label", { for: "lb-variant" }, "Variant"), e.lbVariant),
+      e.lb);
+  }
+
+  async loadLeaderboard() {
+    const e = this.els;
+    try {
+      const b = await getLeaderboard(e.lbVariant.value, 10);
+      if (b.variant !== e.lbVariant.value) return;
+      if (!b.standings.length) { fill(e.lb, h("li", { class: "muted" }, "No rated races in this variant yet.")); return; }
+      fill(e.lb, b.standings.map((s) => h("li", { "data-player": s.player, class: this.me && s.player === this.me.player ? "own" : null },
+        h("strong", {}, s.name), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
+        h("span", { class: "muted" }, ` · ${s.wins}–${s.losses}${s.draws ? `–${s.draws}` : ""} · ${Math.round(s.winPercent)}%`))));
+    } catch (ex) {
+      fill(e.lb, h("li", { class: "muted" }, ex.code === "no-lobby" ? "This server keeps no ratings." : ex.message));
+    }
+  }
+
+  profilePanel() {
+    this.els.profile = h("div", { "data-testid": "profile" }, h("p", { class: "muted" }, "Your rating and races appear here after your first lobby race."));
+    return h("section", { class: "panel", "data-panel": "profile" }, h("h2", {}, "Your rating and races"), this.els.profile);
+  }
+
+  async loadProfile() {
+    const id = identity.get();
+    // A player who was never matched has no profile (the server says 404).
+    if (!id || !id.raced || !this.me) return;
+    try {
+      const p = await getPlayer(this.me.player, 10);
+      const seatOf = (r) => (r.players[0].player === this.me.player ? 0 : 1);
+      fill(this.els.profile,
+        p.standings.length
+          ? h("ul", { class: "list" }, p.standings.map((s) => h("li", { "data-variant": s.variant },
+            h("strong", {}, s.variant), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
+            h("span", { class: "muted" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} ${s.games === 1 ? "race" : "races"} · ${s.wins}–${s.losses} · streak ${s.streak}`))))
+          : h("p", { class: "muted" }, "No rated races yet."),
+        h("h3", {}, "Recent races"),
+        h("ul", { class: "list history" }, p.history.map((r) => {
+          const me = seatOf(r);
+          const opp = r.players[1 - me];
+          const delta = r.rated && r.before && r.after ? Math.round(r.after[me].rating - r.before[me].rating) : null;
+          return h("li", { "data-race": r.race, "data-outcome": r.outcome },
+            h("span", {}, `${r.outcome} vs ${opp.name || "computer"} · ${r.scores[me]}–${r.scores[1 - me]} · ${r.variant}`),
+            delta === null ? null : h("span", { class: "muted" }, ` (${delta >= 0 ? "+" : ""}${delta})`),
+            " ", h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result"));
+        })));
+    } catch (ex) {
+      fill(this.els.profile, h("p", { class: "muted" }, ex.message));
+    }
+  }
+
+  // ----- private races, joining, the computer -----
+
+  createPanel() {
+    const variant = variantSelect("new-variant");
+    const minutes = h("select", { id: "new-minutes" }, [3, 5, 10, 20].map((m) => h("option", { value: m, selected: m === 10 }, `${m} minutes`)));
+    const bestOf = h("select", { id: "new-bestof" }, [1, 3, 5].map((n) => h("option", { value: n }, n === 1 ? "one race" : `best of ${n}`)));
+    const deal = h("input", { id: "new-deal", inputmode: "numeric", pattern: "[0-9]*", placeholder: "secret (random)" });
+    const err = h("p", { class: "error", role: "alert" });
+    const code = h("div", { "data-testid": "invite-code" });
+    const opts = () => {
+      const o = { variant: variant.value, timeLimitSeconds: Number(minutes.value) * 60, bestOf: Number(bestOf.value) };
+      if (deal.value.trim()) o.deal = deal.value.trim();
+      return o;
+    };
+    return h("section", { class: "panel", "data-panel": "create" },
+      h("h2", {}, "Race a friend"),
+      h("form", {
+        class: "grid-form",
+        onsubmit: async (ev) => {
+          ev.preventDefault();
+          err.textContent = "";
+          try {
+            const r = await createRace(opts());
+            this.leaving = true;
+            location.assign(`/?race=${encodeURIComponent(r.race)}&auto=1`);
+          } catch (ex) { err.textContent = ex.message; }
+        },
+      },
+        h("label", { for: "new-variant" }, "Variant"), variant,
+        h("label", { for: "new-minutes" }, "Time limit"), minutes,
+        h("label", { for: "new-bestof" }, "Match"), bestOf,
+        h("label", { for: "new-deal" }, "Deal number"), deal,
+        h("button", { class: "primary", type: "submit", "data-action": "create" }, "Create a private race"),
+        h("button", {
+          type: "button", "data-action": "invite",
+          onclick: async () => {
+            err.textContent = "";
+            try {
+              const r = await this.sock.invite(opts());
+              const link = inviteCodeLink(r.code);
+              const input = h("input", { id: "invite-code-link", readonly: true, value: link, "aria-label": "Invite link" });
+              const status = h("span", { role: "status" });
+              fill(code, h("p", {}, "Invite code ", h("code", { "data-code": r.code }, r.code), ": send the link; stay here and the race opens when your friend accepts."),
+                h("div", { class: "row-form" }, input,
+                  h("button", { type: "button", onclick: async () => { status.textContent = (await copyText(link, input)) ? "Copied." : "Select and copy the link."; } }, "Copy"), status));
+            } catch (ex) { err.textContent = ex.message; }
+          },
+        }, "Get an invite code")),
+      h("p", { class: "muted" }, "A private race gives you a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes."),
+      code, err);
+  }
+
+  joinPanel() {
+    const code = h("input", { id: "join-code", class: "wide", placeholder: "invite link, invite code or race code" });
+    const err = h("p", { class: "error", role: "alert" });
+    const go = (param) => (e) => {
+      e.preventDefault();
+      const inv = param === "race" ? inviteCodeFrom(code.value) : "";
+      if (inv) { location.assign(`/?invite=${encodeURIComponent(inv)}`); return; }
+      const id = raceIdFrom(code.value);
+      if (!id) { err.textContent = "That is neither an invite link nor a race code."; return; }
+      location.assign(`/?${param}=${encodeURIComponent(id)}`);
+    };
+    return h("section", { class: "panel", "data-panel": "join" },
+      h("h2", {}, "Join, watch or replay"),
+      h("form", { class: "row-form", onsubmit: go("race") },
+        h("label", { for: "join-code" }, "Link or code"), code,
+        h("button", { class: "primary", type: "submit", "data-action": "join-code" }, "Join"),
+        h("button", { type: "button", onclick: go("watch") }, "Watch"),
+        h("button", { type: "button", onclick: go("replay") }, "Replay")),
+      err);
+  }
+
+  computerPanel() {
+    const level = h("select", { id: "cpu-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l }, l)));
+    const variant = variantSelect("cpu-variant");
+    const err = h("p", { class: "error", role: "alert" });
+    return h("section", { class: "panel", "data-panel": "computer" },
+      h("h2", {}, "Race the computer"),
+      h("form", {
+        class: "grid-form",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          err.textContent = "";
+          try {
+            const r = await createRace({ variant: variant.value, computer: { level: level.value } });
+            this.leaving = true;
+            location.assign(`/?race=${encodeURIComponent(r.race)}&auto=1`);
+          } catch (ex) {
+            err.textContent = ex.code === "no-computer" ? "This server has no computer players yet." : ex.message;
+          }
+        },
+      },
+        h("label", { for: "cpu-variant" }, "Variant"), variant,
+        h("label", { for: "cpu-level" }, "Level"), level,
+        h("button", { class: "primary", type: "submit", "data-action": "computer" }, "Start")),
+      h("p", { class: "muted" }, "Unrated; the computer plays at a person's pace."),
+      err);
+  }
 }

@@ -1,7 +1,6 @@
 // The one module that speaks the server's protocol (web/PROTOCOL.md,
-// version 1): the HTTP API and the websocket. Pages never build messages
-// themselves; when the lobby's endpoints land (quick play, challenges, live
-// races, presence, leaderboard) their calls belong here too.
+// version 1): the HTTP API and the websocket, the lobby's (section 7)
+// included. Pages never build messages themselves.
 
 export const VERSION = 1;
 
@@ -67,6 +66,59 @@ export const playerName = {
   get() { return localStorage.getItem("sirtommy.name") || ""; },
   set(n) { localStorage.setItem("sirtommy.name", n); },
 };
+
+/**
+ * identity is the player the server knows this browser as (section 7): id,
+ * display name and the signed player token, kept in localStorage (one per
+ * browser, shared by its tabs). lobbyRace is the last race the lobby
+ * matched the player in; raced marks a player who has finished one, so
+ * that their profile exists (the server says 404 before).
+ */
+export const identity = {
+  get() {
+    try { return JSON.parse(localStorage.getItem("sirtommy.player")); } catch { return null; }
+  },
+  /** set keeps a welcome's identity. */
+  set(w) {
+    const old = this.get() || {};
+    const same = old.player === w.player;
+    localStorage.setItem("sirtommy.player", JSON.stringify({
+      player: w.player, name: w.name, token: w.token, expiresAt: w.expiresAt,
+      raced: same && !!old.raced, lobbyRace: same ? old.lobbyRace : undefined,
+    }));
+    playerName.set(w.name);
+  },
+  update(fields) {
+    const id = this.get();
+    if (id) localStorage.setItem("sirtommy.player", JSON.stringify({ ...id, ...fields }));
+  },
+  /** matched notes a race the lobby made for the player. */
+  matched(race) { this.update({ lobbyRace: race }); },
+  /** finished notes that a race ended; a lobby race makes the profile. */
+  finished(race) {
+    const id = this.get();
+    if (id && !id.raced && id.lobbyRace === race) this.update({ raced: true });
+  },
+  forget() { localStorage.removeItem("sirtommy.player"); },
+};
+
+/** getLobby reads the lobby as it is now (GET /api/lobby). */
+export function getLobby() { return api("GET", "/api/lobby"); }
+
+/** getLeaderboard reads a variant's best n players. */
+export function getLeaderboard(variant, n = 10) {
+  return api("GET", `/api/leaderboard/${encodeURIComponent(variant)}?n=${n}`);
+}
+
+/** getPlayer reads a player's standings and last n lobby races. */
+export function getPlayer(id, n = 10) {
+  return api("GET", `/api/players/${encodeURIComponent(id)}?n=${n}`);
+}
+
+/** inviteCodeLink is the link that accepts a lobby invite code. */
+export function inviteCodeLink(code) {
+  return `${location.origin}/?invite=${encodeURIComponent(code)}`;
+}
 
 /**
  * Socket is one websocket to the server. Handlers registered with on(type)
@@ -154,6 +206,68 @@ export class Socket {
       this.pending.set(id, { resolve, reject });
     });
   }
+
+  /**
+   * hello says who this browser's player is (section 7), with the stored
+   * token (a new player without one), renaming them when name is given
+   * and differs. It resolves with the welcome, or null on a server without
+   * a lobby. A token the server no longer takes is forgotten and the
+   * player starts afresh.
+   */
+  async hello(name) {
+    const id = identity.get();
+    const fields = {};
+    if (id && id.token) fields.token = id.token;
+    if (name && (!id || id.name !== name)) fields.name = name;
+    try {
+      const w = await this.request("hello", fields);
+      identity.set(w);
+      return w;
+    } catch (err) {
+      if (err && err.code === "no-lobby") return null;
+      if (err && (err.code === "invalid-token" || err.code === "expired-token") && fields.token) {
+        identity.forget();
+        return this.hello(name);
+      }
+      throw err;
+    }
+  }
+
+  /** rename changes the display name; the server's refusal is thrown. */
+  async rename(name) {
+    const w = await this.request("rename", { name });
+    identity.set(w);
+    return w;
+  }
+
+  queue(variant) { return this.request("queue", { variant }); }
+  unqueue() { return this.request("unqueue"); }
+  /**
+   * requestMatched sends a request whose success is a "matched" message
+   * (which carries no id): it resolves with that, or rejects with the
+   * request's error.
+   */
+  requestMatched(type, fields = {}) {
+    if (!this.isOpen) return Promise.reject({ code: "closed", message: "not connected to the server" });
+    return new Promise((resolve, reject) => {
+      let off = null;
+      const id = this.send(type, fields);
+      this.pending.set(id, { resolve, reject: (e) => { off(); reject(e); } });
+      off = this.on("matched", (m) => {
+        off();
+        if (this.pending.delete(id)) resolve(m);
+      });
+    });
+  }
+
+  playComputer() { return this.requestMatched("play-computer"); }
+  invite(opts = {}) { return this.request("invite", opts); }
+  acceptInvite(code) { return this.requestMatched("accept-invite", { code }); }
+  challenge(opts = {}) { return this.request("challenge", opts); }
+  cancelChallenge() { return this.request("cancel-challenge"); }
+  acceptChallenge(challenge) { return this.requestMatched("accept-challenge", { challenge }); }
+  /** lobby asks for a fresh "lobby" message (it has no reply id). */
+  lobby() { this.send("lobby"); }
 
   join(race, name) { return this.request("join", { race, name }); }
   resume(race, token) { return this.request("resume", { race, token }); }

@@ -2,7 +2,7 @@
 // the opponent's progress, the countdown and the clock, and see the result.
 
 import { h, fill, fmtClock, copyText } from "./ui.js";
-import { Socket, seats, playerName, inviteLink, getRace } from "./proto.js";
+import { Socket, seats, playerName, identity, inviteLink, getRace } from "./proto.js";
 import { renderBoard } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";
 import { renderResult } from "./result.js";
@@ -97,17 +97,18 @@ class RacePage {
       await this.connect();
       return;
     }
-    const auto = this.params.get("auto") === "1" && playerName.get();
+    // From the lobby (auto=1) the player already has a name: take the seat.
+    const auto = this.params.get("auto") === "1" && (identity.get() || playerName.get());
     if (auto) {
       history.replaceState(null, "", `/?race=${encodeURIComponent(this.id)}`);
-      this.join(playerName.get());
+      this.join(playerName.get() || identity.get().name);
       return;
     }
     this.showJoin();
   }
 
-  showJoin() {
-    const name = h("input", { id: "join-name", name: "name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() });
+  showJoin(error = "") {
+    const name = h("input", { id: "join-name", name: "name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() || (identity.get() || {}).name || "" });
     const form = h("form", {
       class: "row-form",
       onsubmit: (ev) => {
@@ -118,7 +119,9 @@ class RacePage {
         this.join(n);
       },
     }, h("label", { for: "join-name" }, "Your name"), name, h("button", { class: "primary", type: "submit", "data-action": "join" }, "Join the race"));
-    fill(this.els.join, h("h2", {}, "You are invited to a race"), form,
+    const err = h("p", { class: "error", role: "alert", "data-testid": "join-error" }, error);
+    if (error) name.setAttribute("aria-invalid", "true");
+    fill(this.els.join, h("h2", {}, "You are invited to a race"), form, err,
       h("p", {}, h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch instead")));
     this.els.join.hidden = false;
     name.focus();
@@ -128,11 +131,16 @@ class RacePage {
     this.els.join.hidden = true;
     try {
       await this.openSocket();
+      // A server with a lobby seats players it knows: hello first (it
+      // renames the player when the name differs).
+      await this.sock.hello(name);
       const j = await this.sock.join(this.id, name);
       seats.set(this.id, { token: j.token, seat: j.seat, name });
       this.seat = j.seat;
       this.seated = true;
     } catch (err) {
+      // A name the server refuses: say why, and ask again.
+      if (err && err.code === "bad-name") { this.showJoin(err.message); return; }
       this.fail(err);
     }
   }
@@ -142,6 +150,7 @@ class RacePage {
     const seat = seats.get(this.id);
     try {
       await this.openSocket();
+      await this.sock.hello();
       const j = await this.sock.resume(this.id, seat.token);
       this.seat = j.seat;
       this.seated = true;
@@ -205,9 +214,9 @@ class RacePage {
   fail(err) {
     const msg = err && err.message ? err.message : String(err);
     this.notices.show("fail", `Could not take a seat: ${msg}`, "bad");
-    if (err && (err.code === "race-full" || err.code === "race-over")) {
+    if (err && (err.code === "race-full" || err.code === "race-over" || err.code === "not-your-seat")) {
       this.els.join.hidden = false;
-      fill(this.els.join, h("p", {}, err.code === "race-full" ? "Both seats are taken. " : "This race is over. ",
+      fill(this.els.join, h("p", {}, err.code === "race-over" ? "This race is over. " : err.code === "race-full" ? "Both seats are taken. " : "The seats of this race are kept for other players. ",
         h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch it"), " or ", h("a", { href: "/" }, "go to the lobby"), "."));
     }
   }
@@ -235,6 +244,13 @@ class RacePage {
     const waiting = this.state.state === "waiting" && !this.state.players.every((p) => p.taken);
     this.els.invite.hidden = !waiting;
     if (!waiting || this.els.invite.childElementCount) return;
+    if ((identity.get() || {}).lobbyRace === this.id) {
+      // The lobby paired us: the other seat is kept for the opponent, who
+      // is on the way (no link to send).
+      fill(this.els.invite, h("h2", {}, "Waiting for your opponent"),
+        h("p", {}, "The lobby paired you; the race starts three seconds after they arrive."));
+      return;
+    }
     const link = inviteLink(this.id);
     const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": "Invite link" });
     const status = h("span", { role: "status" });
@@ -365,6 +381,7 @@ class RacePage {
     el.hidden = false;
     try {
       const info = await getRace(this.id);
+      if (info.result && info.result.outcome !== "aborted") identity.finished(this.id);
       const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated;
       renderResult(el, info, { seat: this.seat, onRematch: canRematch ? () => this.sock.send("rematch") : null });
     } catch (err) {

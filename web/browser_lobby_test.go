@@ -1,0 +1,284 @@
+package web_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"sirtommy/lobby"
+)
+
+// lobbyNow reads GET /api/lobby.
+func (s *liveServer) lobbyNow(t *testing.T) lobby.LobbyEvent {
+	t.Helper()
+	res, err := http.Get(s.url + "/api/lobby")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ev lobby.LobbyEvent
+	if err := json.NewDecoder(res.Body).Decode(&ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// raceID is the race the page is on (/?race=ID or /?watch=ID).
+func (p *page) raceID() string {
+	p.t.Helper()
+	return eval[string](p, `(() => { const q = new URLSearchParams(location.search); return q.get("race") || q.get("watch") || ""; })()`)
+}
+
+// TestBrowserQuickPlay is the lobby's race from start to end: ann and bob
+// press Play now in quick play and are paired; carol sees their race in
+// the live race list with the presence counts and watches it from there
+// (the list then counts her, as dave's lobby shows). They race with real clicks: ann places a
+// card and resigns, bob plays until an Ace reaches a foundation. All three
+// see the same result, the API's; afterwards bob's lobby shows his rating,
+// the race in his history and him on top of the leaderboard.
+func TestBrowserQuickPlay(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	ann := b.newPage("ann", 1280, 900)
+	bob := b.newPage("bob", 1280, 900)
+	carol := b.newPage("carol", 1280, 900)
+
+	for _, p := range []*page{ann, bob, carol} {
+		p.do(chromedp.Navigate(srv.url + "/"))
+	}
+	ann.rename("ann")
+	bob.rename("bob")
+	carol.waitLobby()
+
+	ann.click(`[data-action=queue]`)
+	ann.waitJS(`document.querySelector("[data-testid=queue-status]").textContent.startsWith("Waiting for an opponent in classic")`)
+	carol.waitJS(`document.querySelector("[data-count=queued]").textContent === "1" && document.querySelector("[data-count=online]").textContent === "3"`)
+	ann.screenshot("queued")
+
+	bob.click(`[data-action=queue]`)
+	ann.waitRaceState("countdown")
+	bob.waitRaceState("countdown")
+	id := bob.raceID()
+	if a := ann.raceID(); a != id || id == "" {
+		t.Fatalf("ann is in race %q, bob in %q", a, id)
+	}
+	names := eval[string](bob, `document.querySelector(".opponent h2").textContent`)
+	if names != "ann" {
+		t.Errorf("bob's opponent is %q, want ann", names)
+	}
+
+	// carol finds the race in the list and watches it.
+	row := fmt.Sprintf(`[data-testid=live-races] [data-race=%q]`, id)
+	carol.waitJS(fmt.Sprintf(`!!document.querySelector(%q) && document.querySelector("[data-count=racing]").textContent === "2"`, row))
+	listed := carol.text(row)
+	if !strings.Contains(listed, "ann") || !strings.Contains(listed, "bob") || !strings.Contains(listed, "0 watching") {
+		t.Errorf("carol's live race row reads %q", listed)
+	}
+	carol.screenshot("lobby")
+	carol.click(row + ` [data-action=watch]`)
+	carol.waitJS(`!!document.querySelector(".seat1 .board")`)
+	// The list counts her.
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		ev := srv.lobbyNow(t)
+		if len(ev.Races) == 1 && ev.Races[0].Spectators == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lobby lists %+v, want one race with one spectator", ev.Races)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// dave, arriving in the lobby, sees her counted in the list.
+	dave := b.newPage("dave", 1280, 900)
+	dave.do(chromedp.Navigate(srv.url + "/"))
+	dave.waitJS(fmt.Sprintf(`(document.querySelector(%q)||{textContent:""}).textContent.includes("1 watching")`, row+" [data-testid=spectators]"))
+
+	ann.waitRaceState("running")
+	bob.waitRaceState("running")
+	c := ann.turned()
+	ann.clickMove(c, "W1")
+	ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=W1] [data-card=%q]')`, c))
+	ann.click(`[data-action=resign]`)
+	ann.click(`[data-action=resign][data-confirm]`)
+	for i := 0; ; i++ {
+		bob.waitJS(`document.querySelector(".race-page").dataset.state === "finished" || !!document.querySelector(".me .turned [data-card]")`)
+		if eval[bool](bob, `document.querySelector(".race-page").dataset.state === "finished"`) {
+			break
+		}
+		c := bob.turned()
+		pile := fmt.Sprintf("W%d", i%4+1)
+		if c[0] == 'A' {
+			pile = "F1"
+		}
+		bob.clickMove(c, pile)
+		bob.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state === "finished" || (document.querySelector(".me .turned [data-card]")||{dataset:{}}).dataset.card !== %q`, c))
+		if i > 60 {
+			t.Fatal("bob played the whole stock without the race ending")
+		}
+	}
+
+	info := srv.raceInfo(t, id)
+	bobSeat := eval[int](bob, `Number(JSON.parse(sessionStorage.getItem("sirtommy.seat."+new URLSearchParams(location.search).get("race"))).seat)`)
+	if info.Result == nil || info.Result.Winner == nil || *info.Result.Winner != bobSeat || info.Result.Reason != "passed" {
+		t.Fatalf("result %+v, want bob (seat %d) winning by passed", info.Result, bobSeat)
+	}
+	want := map[*page]string{ann: "bob won", bob: "You won!", carol: "bob won"}
+	for _, p := range []*page{ann, bob, carol} {
+		if got := p.text(`[data-testid=result-headline]`); got != want[p] {
+			t.Errorf("%s sees %q, want %q", p.name, got, want[p])
+		}
+		scores := eval[[]string](p, `[...document.querySelectorAll(".result [data-score]")].map(e => e.textContent)`)
+		if len(scores) != 2 || scores[0] != fmt.Sprint(info.Result.Scores[0]) || scores[1] != fmt.Sprint(info.Result.Scores[1]) {
+			t.Errorf("%s sees scores %v; the API says %v", p.name, scores, info.Result.Scores)
+		}
+	}
+
+	// Back in the lobby, bob's rating went up and the race is in his history.
+	bob.do(chromedp.Navigate(srv.url + "/"))
+	bob.waitJS(`!!document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]") && !!document.querySelector("[data-testid=profile] [data-outcome=win]")`)
+	if r := eval[string](bob, `document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]").textContent`); r <= "1500" || len(r) != 4 {
+		t.Errorf("bob's classic rating shows %q, want above 1500", r)
+	}
+	bob.waitJS(`(document.querySelector("[data-testid=leaderboard] li strong")||{}).textContent === "bob"`)
+	bob.screenshot("lobby-after")
+
+	for _, p := range []*page{ann, bob, carol, dave} {
+		p.expectCleanConsole()
+	}
+}
+
+// TestBrowserNameChange: a first visit makes a guest; a name the server
+// refuses shows its reason and changes nothing; a good one is shown, kept
+// across a reload, and is the name the player races under.
+func TestBrowserNameChange(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	ann := b.newPage("ann", 1280, 900)
+	ann.do(chromedp.Navigate(srv.url + "/"))
+	ann.waitLobby()
+	if n := ann.text("[data-testid=my-name]"); !strings.HasPrefix(n, "guest-") {
+		t.Errorf("a new player is called %q, want guest-…", n)
+	}
+	ann.do(chromedp.SetValue(chromedp.CSS("#lobby-name"), "<ann>"))
+	ann.click(`[data-action=rename]`)
+	ann.waitJS(`document.querySelector("[data-testid=name-error]").textContent !== ""`)
+	if msg := ann.text("[data-testid=name-error]"); !strings.Contains(msg, "<") {
+		t.Errorf("the refusal reads %q", msg)
+	}
+	if got := eval[string](ann, `document.querySelector("#lobby-name").getAttribute("aria-invalid")`); got != "true" {
+		t.Errorf("aria-invalid %q", got)
+	}
+	ann.rename("Ann B")
+	if msg := eval[string](ann, `document.querySelector("[data-testid=name-error]").textContent`); msg != "" {
+		t.Errorf("an error stays after a good name: %q", msg)
+	}
+	ann.screenshot("renamed")
+	ann.do(chromedp.Reload())
+	ann.waitLobby()
+	if n := ann.text("[data-testid=my-name]"); n != "Ann B" {
+		t.Errorf("after a reload the name is %q", n)
+	}
+	ann.click(`[data-action=computer]`)
+	ann.waitRaceState("countdown")
+	if n := eval[string](ann, `document.querySelector(".me h2").textContent`); n != "Ann B (you)" {
+		t.Errorf("ann races as %q", n)
+	}
+	ann.expectCleanConsole()
+}
+
+// TestBrowserChallenge: ann posts a challenge; it is listed for both, but
+// only bob may accept it. He does from the list, and both are taken to the
+// race, which counts down.
+func TestBrowserChallenge(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	ann := b.newPage("ann", 1280, 900)
+	bob := b.newPage("bob", 1280, 900)
+	ann.do(chromedp.Navigate(srv.url + "/"))
+	bob.do(chromedp.Navigate(srv.url + "/"))
+	ann.rename("ann")
+	bob.waitLobby()
+
+	ann.do(chromedp.SetValue(chromedp.CSS("#ch-variant"), "aces-out"), chromedp.SetValue(chromedp.CSS("#ch-bestof"), "3"))
+	ann.click(`[data-action=challenge]`)
+	ann.waitJS(`!!document.querySelector("[data-testid=challenges] li.own") && !!document.querySelector("[data-action=cancel-challenge]")`)
+	if eval[bool](ann, `!!document.querySelector("[data-testid=challenges] [data-action=accept-challenge]")`) {
+		t.Error("ann may accept her own challenge")
+	}
+	bob.waitJS(`!!document.querySelector("[data-testid=challenges] [data-challenge] [data-action=accept-challenge]")`)
+	if row := bob.text("[data-testid=challenges] [data-challenge]"); !strings.Contains(row, "ann") || !strings.Contains(row, "aces-out") || !strings.Contains(row, "best of 3") {
+		t.Errorf("bob's challenge row reads %q", row)
+	}
+	bob.screenshot("challenges")
+	bob.click(`[data-testid=challenges] [data-action=accept-challenge]`)
+	ann.waitRaceState("countdown")
+	bob.waitRaceState("countdown")
+	if a, b := ann.raceID(), bob.raceID(); a != b {
+		t.Fatalf("ann in %q, bob in %q", a, b)
+	}
+	if v := srv.raceInfo(t, bob.raceID()).Variant; v != "aces-out" {
+		t.Errorf("variant %q", v)
+	}
+	ann.expectCleanConsole()
+	bob.expectCleanConsole()
+}
+
+// TestBrowserInviteCode: ann gets an invite code in the lobby; bob opens
+// its link, accepts, and both are in the race.
+func TestBrowserInviteCode(t *testing.T) {
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	ann := b.newPage("ann", 1280, 900)
+	bob := b.newPage("bob", 1280, 900)
+	ann.do(chromedp.Navigate(srv.url + "/"))
+	ann.waitLobby()
+	ann.click(`[data-action=invite]`)
+	ann.waitJS(`!!document.querySelector("#invite-code-link")`)
+	link := eval[string](ann, `document.querySelector("#invite-code-link").value`)
+	if !strings.Contains(link, "/?invite=") {
+		t.Fatalf("invite link %q", link)
+	}
+	bob.do(chromedp.Navigate(link))
+	bob.waitLobby()
+	bob.click(`[data-action=accept-invite]`)
+	ann.waitRaceState("countdown")
+	bob.waitRaceState("countdown")
+	if a, b := ann.raceID(), bob.raceID(); a != b {
+		t.Fatalf("ann in %q, bob in %q", a, b)
+	}
+	// The code works once.
+	bob.do(chromedp.Navigate(link))
+	bob.waitLobby()
+	bob.click(`[data-action=accept-invite]`)
+	bob.waitJS(`document.querySelector("[data-panel=invite] .error").textContent !== ""`)
+	ann.expectCleanConsole()
+	bob.expectCleanConsole()
+}
+
+// TestBrowserComputerOffer: alone in the quick-play queue, ann is offered
+// the computer and accepts; she races it, and it moves.
+func TestBrowserComputerOffer(t *testing.T) {
+	srv := startLiveServerWith(t, liveOptions{offerAfter: 500 * time.Millisecond})
+	b := newBrowser(t)
+	ann := b.newPage("ann", 1280, 900)
+	ann.do(chromedp.Navigate(srv.url + "/"))
+	ann.waitLobby()
+	ann.click(`[data-action=queue]`)
+	ann.waitJS(`!document.querySelector("[data-testid=computer-offer]").hidden`)
+	ann.screenshot("offer")
+	ann.click(`[data-action=play-computer]`)
+	ann.waitRaceState("countdown")
+	if n := eval[string](ann, `document.querySelector(".opponent h2").textContent`); n != "computer" {
+		t.Errorf("ann's opponent is %q", n)
+	}
+	ann.waitRaceState("running")
+	// The computer plays.
+	ann.waitJS(`Number(([...document.querySelectorAll(".opponent .stats dd")][2]||{}).textContent) > 0`)
+	ann.expectCleanConsole()
+}
