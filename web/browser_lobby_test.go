@@ -98,6 +98,8 @@ func TestBrowserQuickPlay(t *testing.T) {
 	dave := b.newPage("dave", 1280, 900)
 	dave.do(chromedp.Navigate(srv.url + "/"))
 	dave.waitJS(fmt.Sprintf(`(document.querySelector(%q)||{textContent:""}).textContent.includes("1 watching")`, row+" [data-testid=spectators]"))
+	// The spectate page shows the count too.
+	carol.waitJS(`document.querySelector("[data-testid=watchers]").dataset.count === "1"`)
 
 	ann.waitRaceState("running")
 	bob.waitRaceState("running")

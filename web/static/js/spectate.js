@@ -7,6 +7,7 @@ import { renderResult } from "./result.js";
 import { progressEl, setProgress, Notices } from "./widgets.js";
 
 const RECONNECT_MS = 2000; // wait before watching again after a drop
+const WATCHERS_POLL_MS = 5000; // how often the spectator count is read: it changes slowly
 
 /** spectatePage watches race id inside root. */
 export function spectatePage(root, id) {
@@ -33,7 +34,7 @@ class SpectatePage {
       title: h("h1", {}, `Watching race ${id.slice(0, 8)}`),
       clock: h("div", { class: "clock", role: "timer", "aria-label": "Time left" }, "–:––"),
       phase: h("p", { class: "phase", "data-testid": "phase" }),
-      watchers: h("p", { class: "muted watchers" }, "Spectator count: not sent by this server version."),
+      watchers: h("p", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
       notices: h("div", { class: "notices" }),
       result: h("section", { class: "panel result", hidden: true }),
     };
@@ -44,6 +45,21 @@ class SpectatePage {
       h("div", { class: "duel" }, this.seats.map((s, i) =>
         h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board)))));
     this.timer = setInterval(() => this.tick(), 250);
+    this.pollWatchers();
+    this.watchersTimer = setInterval(() => this.pollWatchers(), WATCHERS_POLL_MS);
+  }
+
+  /** pollWatchers shows how many are watching, from the race's record. */
+  async pollWatchers() {
+    try {
+      const info = await getRace(this.id);
+      const n = info.spectators || 0;
+      this.els.watchers.dataset.count = String(n);
+      this.els.watchers.textContent = `${n} watching`;
+    } catch (err) {
+      // The count is a nicety: a failed read keeps the last one.
+    }
+    if (this.over) clearInterval(this.watchersTimer);
   }
 
   async start() {
