@@ -151,6 +151,8 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	if game := eval[string](carol, `document.querySelector(".solver pre.game-text").textContent`); game != sol.Game {
 		t.Errorf("the solver's game text on the page is %q, want %q", game, sol.Game)
 	}
+	eval[bool](carol, `document.querySelector(".solver details").open = true`)
+	carol.screenshot("solver")
 
 	for _, p := range []*page{ann, bob, carol} {
 		p.expectCleanConsole()
