@@ -40,6 +40,19 @@ func RecordOf(g *Game, moves []Move) Record {
 	}
 }
 
+// LineRecord plays line from the start of deal and returns its record: how
+// a solver's line (Solution.Line) becomes a game text. An error names the
+// first move the rules refuse.
+func LineRecord(rules *Rules, deal uint64, line []Move) (Record, error) {
+	g := New(rules, deal)
+	for i, m := range line {
+		if err := g.Apply(m); err != nil {
+			return Record{}, fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	return RecordOf(&g, line), nil
+}
+
 // String writes the record in notation, ten moves to a line.
 func (r Record) String() string {
 	var b strings.Builder

@@ -189,6 +189,24 @@ func (s *liveServer) raceInfo(t *testing.T, id string) race.Info {
 	return in
 }
 
+// solution reads GET /api/races/{id}/solution.
+func (s *liveServer) solution(t *testing.T, id string) solutionBody {
+	t.Helper()
+	res, err := http.Get(s.url + "/api/races/" + id + "/solution")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b solutionBody
+	if err := json.NewDecoder(res.Body).Decode(&b); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("solution: status %d %+v", res.StatusCode, b)
+	}
+	return b
+}
+
 // browser is one headless Chromium; pages are separate browser contexts
 // (like separate people: no shared storage).
 type browser struct {

@@ -15,7 +15,8 @@ import (
 // ann places a card and resigns, bob plays until an Ace reaches a
 // foundation, which wins him the race. All three see the same result, which
 // matches the API's; the commitment checks out in the browser; the replay
-// steps and plays back to the same final scores.
+// steps and plays back to the same final scores; the result page asks the
+// solver whether the deal was winnable and shows the API's answer.
 func TestBrowserRaceToTheEnd(t *testing.T) {
 	srv := startLiveServer(t)
 	b := newBrowser(t)
@@ -130,6 +131,28 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	// The result has its own address too.
 	carol.do(chromedp.Navigate(srv.url + "/?result=" + id))
 	carol.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "bob won"`)
+
+	// Was the deal winnable? The solver's answer, as the API gives it.
+	carol.click(`[data-action=solve]`)
+	carol.waitJS(`!!document.querySelector("[data-testid=solver-verdict]").dataset.result`)
+	verdict := carol.text(`[data-testid=solver-verdict]`)
+	sol := srv.solution(t, id)
+	wantVerdict := map[string]string{
+		"won":     "Winnable: yes (the solver found a win).",
+		"lost":    fmt.Sprintf("No: the best possible was %d cards.", sol.BestScore),
+		"unknown": fmt.Sprintf("Unknown within the search budget (the best it found was %d cards).", sol.BestScore),
+	}[sol.Result]
+	if sol.Result == "lost" && !sol.ScoreExact {
+		wantVerdict = fmt.Sprintf("No: the best possible was at least %d cards.", sol.BestScore)
+	}
+	if verdict != wantVerdict {
+		t.Errorf("carol sees %q; the API says %+v", verdict, sol)
+	}
+	if game := eval[string](carol, `document.querySelector(".solver pre.game-text").textContent`); game != sol.Game {
+		t.Errorf("the solver's game text on the page is %q, want %q", game, sol.Game)
+	}
+	eval[bool](carol, `document.querySelector(".solver details").open = true`)
+	carol.screenshot("solver")
 
 	for _, p := range []*page{ann, bob, carol} {
 		p.expectCleanConsole()

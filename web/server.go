@@ -102,6 +102,7 @@ type Stats struct {
 	SlowDropped atomic.Int64 // clients dropped for a full send queue
 	Flooded     atomic.Int64 // clients closed for flooding
 	RateLimited atomic.Int64 // messages refused as over budget
+	Solves      atomic.Int64 // deals solved for GET /api/races/{id}/solution (cached answers not counted)
 }
 
 // Server is the HTTP handler of the service.
@@ -120,6 +121,8 @@ type Server struct {
 	closing    bool
 	conns      sync.WaitGroup
 	nextConn   atomic.Uint64
+
+	solutions *solutions
 }
 
 // errShutdown closes websockets with 1001 (going away).
@@ -138,6 +141,7 @@ func NewServer(deps Deps) *Server {
 		deps.Limits = DefaultLimits()
 	}
 	s := &Server{deps: deps, log: deps.Log}
+	s.solutions = newSolutions(&s.Stats.Solves)
 	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: handshakeTimeout,

@@ -67,10 +67,11 @@ func solveCommand(_ context.Context, e env) error {
 	enc.SetEscapeHTML(false) // moves are written 3H>F2
 	for _, n := range deals {
 		sol := engine.Solve(rules, n, engine.SolveOptions{MaxNodes: *maxNodes})
-		rec, err := lineRecord(rules, n, sol.Line)
+		line, err := engine.LineRecord(rules, n, sol.Line)
 		if err != nil {
 			return fmt.Errorf("solve %d: the solver's line does not replay: %w", n, err)
 		}
+		rec := line.String()
 		if *asJSON {
 			if err := enc.Encode(struct {
 				Deal uint64 `json:"deal"`
@@ -88,15 +89,4 @@ func solveCommand(_ context.Context, e env) error {
 		fmt.Fprintf(e.stdout, "deal %d (%s): %s, best score %d%s, %d positions\n%s\n", n, rules.Name, sol.Outcome, sol.BestScore, exact, sol.Nodes, rec)
 	}
 	return nil
-}
-
-// lineRecord replays a solver line and writes it as a game text.
-func lineRecord(rules *engine.Rules, deal uint64, line []engine.Move) (string, error) {
-	g := engine.New(rules, deal)
-	for i, m := range line {
-		if err := g.Apply(m); err != nil {
-			return "", fmt.Errorf("move %d: %w", i+1, err)
-		}
-	}
-	return engine.RecordOf(&g, line).String(), nil
 }

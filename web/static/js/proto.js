@@ -47,6 +47,15 @@ export function getRace(id) {
   return api("GET", "/api/races/" + encodeURIComponent(id));
 }
 
+/**
+ * getSolution asks whether a finished race's deal was winnable
+ * (GET /api/races/{id}/solution): {result: "won"|"lost"|"unknown",
+ * bestScore, scoreExact, nodes, game}. Before the end: ApiError "not-over".
+ */
+export function getSolution(id) {
+  return api("GET", "/api/races/" + encodeURIComponent(id) + "/solution");
+}
+
 /** inviteLink is the link that seats the second player. */
 export function inviteLink(id) {
   return `${location.origin}/?race=${encodeURIComponent(id)}`;

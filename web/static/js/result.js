@@ -2,7 +2,7 @@
 // foundation counts over time, the opened commitment, rematch and replay.
 
 import { h, s, fill, fmtClock } from "./ui.js";
-import { reasonText, getRace } from "./proto.js";
+import { reasonText, getRace, getSolution } from "./proto.js";
 import { timeline } from "./game.js";
 import { sha256Hex } from "./sha256.js";
 
@@ -43,10 +43,54 @@ export function renderResult(el, info, opts = {}) {
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
     chartSection(info, names),
     fairness(r),
-    h("section", { class: "solver", "aria-labelledby": "solver-h" },
-      h("h3", { id: "solver-h" }, "Was this deal winnable?"),
-      h("p", { class: "muted" }, "Not available yet: this needs the server's solver endpoint, which does not exist in this version.")),
+    solverSection(info.race),
   );
+}
+
+/**
+ * solverSection asks the server's solver, on a click (a solve costs the
+ * server up to a fraction of a second), whether the deal could be won.
+ */
+function solverSection(id) {
+  const out = h("p", { class: "solver-verdict", "data-testid": "solver-verdict", role: "status", "aria-live": "polite" });
+  const game = h("div", { class: "solver-game" });
+  const btn = h("button", {
+    "data-action": "solve",
+    onclick: async () => {
+      btn.disabled = true;
+      out.textContent = "Asking the solver…";
+      try {
+        const sol = await getSolution(id);
+        out.textContent = solutionText(sol);
+        out.dataset.result = sol.result;
+        btn.remove();
+        if (sol.game) {
+          fill(game, h("details", {},
+            h("summary", {}, sol.result === "won" ? "The solver's winning game" : `The solver's game (${sol.bestScore} cards)`),
+            h("pre", { class: "game-text" }, sol.game)));
+        }
+      } catch (err) {
+        out.textContent = `The solver could not answer: ${err.message}`;
+        btn.disabled = false;
+      }
+    },
+  }, "Ask the solver");
+  return h("section", { class: "solver", "aria-labelledby": "solver-h" },
+    h("h3", { id: "solver-h" }, "Was this deal winnable?"),
+    h("p", { class: "muted" }, "The solver knows the order of the stock: it says whether a perfect player could have won."),
+    btn, out, game);
+}
+
+/** solutionText says what the solver found, never calling "unknown" a loss. */
+export function solutionText(sol) {
+  switch (sol.result) {
+    case "won":
+      return "Winnable: yes (the solver found a win).";
+    case "lost":
+      return `No: the best possible was ${sol.scoreExact ? "" : "at least "}${sol.bestScore} cards.`;
+    default:
+      return `Unknown within the search budget (the best it found was ${sol.bestScore} cards).`;
+  }
 }
 
 /** matchText sums up a best-of-N match after a round. */
