@@ -176,19 +176,27 @@ func httpScheme(r *http.Request) string {
 
 func handleGetRace(log zerolog.Logger, races *race.Service) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rc, err := races.Open(r.Context(), r.PathValue("id"))
-		if err != nil {
-			writeRaceError(w, err)
-			return
+		if info, ok := raceInfo(w, r, log, races); ok {
+			writeJSON(w, http.StatusOK, info)
 		}
-		info, err := rc.Info(r.Context())
-		if err != nil {
-			log.Error().Err(err).Str("race", rc.ID()).Msg("race info")
-			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's record could not be read")
-			return
-		}
-		writeJSON(w, http.StatusOK, info)
 	}
+}
+
+// raceInfo reads the record of the race named by the request's {id}; on
+// failure it has written the error reply and reports false.
+func raceInfo(w http.ResponseWriter, r *http.Request, log zerolog.Logger, races *race.Service) (race.Info, bool) {
+	rc, err := races.Open(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeRaceError(w, err)
+		return race.Info{}, false
+	}
+	info, err := rc.Info(r.Context())
+	if err != nil {
+		log.Error().Err(err).Str("race", rc.ID()).Msg("race info")
+		writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's record could not be read")
+		return race.Info{}, false
+	}
+	return info, true
 }
 
 // apiError is the body of every failed API request.

@@ -119,15 +119,8 @@ func (c *solutions) solve(ctx context.Context, rules *engine.Rules, deal uint64)
 
 func handleSolution(log zerolog.Logger, races *race.Service, cache *solutions) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rc, err := races.Open(r.Context(), r.PathValue("id"))
-		if err != nil {
-			writeRaceError(w, err)
-			return
-		}
-		info, err := rc.Info(r.Context())
-		if err != nil {
-			log.Error().Err(err).Str("race", rc.ID()).Msg("race info")
-			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's record could not be read")
+		info, ok := raceInfo(w, r, log, races)
+		if !ok {
 			return
 		}
 		if !info.State.Over() || info.Result == nil {
@@ -137,13 +130,13 @@ func handleSolution(log zerolog.Logger, races *race.Service, cache *solutions) h
 		}
 		rules, err := engine.Variant(info.Variant)
 		if err != nil {
-			log.Error().Err(err).Str("race", rc.ID()).Msg("solution: variant")
+			log.Error().Err(err).Str("race", info.Race).Msg("solution: variant")
 			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's variant is unknown")
 			return
 		}
 		deal, err := strconv.ParseUint(info.Result.Deal, 10, 64)
 		if err != nil {
-			log.Error().Err(err).Str("race", rc.ID()).Msg("solution: deal")
+			log.Error().Err(err).Str("race", info.Race).Msg("solution: deal")
 			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's deal could not be read")
 			return
 		}
@@ -152,7 +145,7 @@ func handleSolution(log zerolog.Logger, races *race.Service, cache *solutions) h
 			if r.Context().Err() != nil {
 				return // the client left
 			}
-			log.Error().Err(err).Str("race", rc.ID()).Msg("solution: the solver's line does not replay")
+			log.Error().Err(err).Str("race", info.Race).Msg("solution: the solver's line does not replay")
 			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the solver failed")
 			return
 		}
