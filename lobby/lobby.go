@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -853,11 +854,28 @@ func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Res
 	}()
 }
 
-// record updates both players' ratings and records after a finished race.
+// maxRecordTries bounds the reads and saves of one race's result when
+// other instances keep saving the same players' standings (ErrStale):
+// each try loses only to a save that succeeded, so a few are plenty.
+const maxRecordTries = 5
+
+// record updates both players' ratings and records after a finished race,
+// reading the standings anew when another instance saved one in between.
 func (l *Lobby) record(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
-	ctx := context.Background()
 	l.rateMu.Lock()
 	defer l.rateMu.Unlock()
+	var err error
+	for range maxRecordTries {
+		if err = l.recordOnce(raceID, variant, players, res, at); !errors.Is(err, ErrStale) {
+			return err
+		}
+	}
+	return err
+}
+
+// recordOnce reads, rates and saves once.
+func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
+	ctx := context.Background()
 	g := GameRecord{Race: raceID, Variant: variant, At: at, Players: players, Outcome: res.Outcome,
 		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
 	var st [2]Standing
