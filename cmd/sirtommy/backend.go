@@ -9,6 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
+	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
+	"sirtommy/lobby/redislobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/race/redisrace"
@@ -25,20 +28,23 @@ const (
 	redisStartTimeout = 3 * time.Second
 )
 
-// backend is what the race service runs on: memory, or a shared Redis.
+// backend is what the race service and the lobby's ratings run on:
+// memory, or a shared Redis.
 type backend struct {
-	deps  race.Deps
-	check func(context.Context) error // nil in memory mode
-	run   func(ctx context.Context, svc *race.Service)
-	close func()
+	deps    race.Deps
+	ratings lobby.Ratings
+	check   func(context.Context) error // nil in memory mode
+	run     func(ctx context.Context, svc *race.Service)
+	close   func()
 }
 
 // memoryBackend keeps everything in this process.
 func memoryBackend(log zerolog.Logger) *backend {
 	return &backend{
-		deps:  race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
-		run:   func(context.Context, *race.Service) {},
-		close: func() {},
+		deps:    race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
+		ratings: memlobby.NewRatings(),
+		run:     func(context.Context, *race.Service) {},
+		close:   func() {},
 	}
 }
 
@@ -74,6 +80,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Clock: clock, Log: log, Bus: bus, Cluster: cluster,
 			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention, Instance: instance}),
 		},
+		ratings: redislobby.NewRatings(rdb, redislobby.Keys{Prefix: cfg.redisPrefix}),
 		check: func(ctx context.Context) error {
 			if err := rdb.Ping(ctx).Err(); err != nil {
 				return fmt.Errorf("redis: %w", err)
