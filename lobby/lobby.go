@@ -116,6 +116,17 @@ type Deps struct {
 	// Computer makes computer players; nil means no races against the
 	// computer (and no offers).
 	Computer ComputerFactory
+	// Presence shares presence counts with the other instances on the same
+	// store; nil (memory mode) counts this instance's players only.
+	Presence PresenceShare
+}
+
+// PresenceShare shares presence counts between instances.
+type PresenceShare interface {
+	// Share stores this instance's counts, to be seen until a few
+	// heartbeats have passed without a new Share, and returns the sum of
+	// the other live instances' counts.
+	Share(ctx context.Context, own Presence) (others Presence, err error)
 }
 
 // RaceOptions are what a player chooses for a private race or a challenge.
@@ -204,6 +215,7 @@ type Lobby struct {
 	last       []byte               // the last lobby message sent, to skip repeats
 	listed     []RaceSummary        // live public races, as of the last heartbeat
 	racing     int                  // players seated in live races, as of the last heartbeat
+	others     Presence             // the other instances' counts, as of the last heartbeat (Deps.Presence)
 
 	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
 	wg     sync.WaitGroup // rating updates in flight
@@ -258,6 +270,7 @@ func (l *Lobby) heartbeat() {
 	}
 	l.mu.Unlock()
 	l.refreshRaces()
+	l.sharePresence()
 	l.Publish()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -932,6 +945,7 @@ func (l *Lobby) snapshot() *LobbyEvent {
 	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
 	l.mu.Lock()
 	ev.Presence = Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
+	ev.Presence.add(l.others)
 	for _, c := range l.challenges {
 		ev.Challenges = append(ev.Challenges, c.info)
 	}
@@ -945,6 +959,26 @@ func (l *Lobby) snapshot() *LobbyEvent {
 		return a.ID < b.ID
 	})
 	return ev
+}
+
+// sharePresence stores this instance's counts for the others and reads
+// theirs (outside the lobby's lock: it waits for the store). On an error
+// the last counts read stay.
+func (l *Lobby) sharePresence() {
+	if l.deps.Presence == nil {
+		return
+	}
+	l.mu.Lock()
+	own := Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
+	l.mu.Unlock()
+	others, err := l.deps.Presence.Share(context.Background(), own)
+	if err != nil {
+		l.log.Warn().Err(err).Msg("presence not shared")
+		return
+	}
+	l.mu.Lock()
+	l.others = others
+	l.mu.Unlock()
 }
 
 // refreshRaces reads the live races (outside the lobby's lock: each read
