@@ -74,6 +74,19 @@ type Presence struct {
 	Queues map[string]int `json:"queues"` // players per variant's queue
 }
 
+// add adds o's counts to p's.
+func (p *Presence) add(o Presence) {
+	p.Online += o.Online
+	p.Queued += o.Queued
+	p.Racing += o.Racing
+	for v, n := range o.Queues {
+		if p.Queues == nil {
+			p.Queues = make(map[string]int)
+		}
+		p.Queues[v] += n
+	}
+}
+
 // LobbyEvent ("lobby") is the lobby as a whole: presence, open challenges
 // and live public races. Sent on hello and whenever it changes.
 type LobbyEvent struct {

@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -115,6 +116,17 @@ type Deps struct {
 	// Computer makes computer players; nil means no races against the
 	// computer (and no offers).
 	Computer ComputerFactory
+	// Presence shares presence counts with the other instances on the same
+	// store; nil (memory mode) counts this instance's players only.
+	Presence PresenceShare
+}
+
+// PresenceShare shares presence counts between instances.
+type PresenceShare interface {
+	// Share stores this instance's counts, to be seen until a few
+	// heartbeats have passed without a new Share, and returns the sum of
+	// the other live instances' counts.
+	Share(ctx context.Context, own Presence) (others Presence, err error)
 }
 
 // RaceOptions are what a player chooses for a private race or a challenge.
@@ -203,6 +215,7 @@ type Lobby struct {
 	last       []byte               // the last lobby message sent, to skip repeats
 	listed     []RaceSummary        // live public races, as of the last heartbeat
 	racing     int                  // players seated in live races, as of the last heartbeat
+	others     Presence             // the other instances' counts, as of the last heartbeat (Deps.Presence)
 
 	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
 	wg     sync.WaitGroup // rating updates in flight
@@ -257,6 +270,7 @@ func (l *Lobby) heartbeat() {
 	}
 	l.mu.Unlock()
 	l.refreshRaces()
+	l.sharePresence()
 	l.Publish()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -853,11 +867,28 @@ func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Res
 	}()
 }
 
-// record updates both players' ratings and records after a finished race.
+// maxRecordTries bounds the reads and saves of one race's result when
+// other instances keep saving the same players' standings (ErrStale):
+// each try loses only to a save that succeeded, so a few are plenty.
+const maxRecordTries = 5
+
+// record updates both players' ratings and records after a finished race,
+// reading the standings anew when another instance saved one in between.
 func (l *Lobby) record(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
-	ctx := context.Background()
 	l.rateMu.Lock()
 	defer l.rateMu.Unlock()
+	var err error
+	for range maxRecordTries {
+		if err = l.recordOnce(raceID, variant, players, res, at); !errors.Is(err, ErrStale) {
+			return err
+		}
+	}
+	return err
+}
+
+// recordOnce reads, rates and saves once.
+func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
+	ctx := context.Background()
 	g := GameRecord{Race: raceID, Variant: variant, At: at, Players: players, Outcome: res.Outcome,
 		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
 	var st [2]Standing
@@ -914,6 +945,7 @@ func (l *Lobby) snapshot() *LobbyEvent {
 	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
 	l.mu.Lock()
 	ev.Presence = Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
+	ev.Presence.add(l.others)
 	for _, c := range l.challenges {
 		ev.Challenges = append(ev.Challenges, c.info)
 	}
@@ -927,6 +959,26 @@ func (l *Lobby) snapshot() *LobbyEvent {
 		return a.ID < b.ID
 	})
 	return ev
+}
+
+// sharePresence stores this instance's counts for the others and reads
+// theirs (outside the lobby's lock: it waits for the store). On an error
+// the last counts read stay.
+func (l *Lobby) sharePresence() {
+	if l.deps.Presence == nil {
+		return
+	}
+	l.mu.Lock()
+	own := Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
+	l.mu.Unlock()
+	others, err := l.deps.Presence.Share(context.Background(), own)
+	if err != nil {
+		l.log.Warn().Err(err).Msg("presence not shared")
+		return
+	}
+	l.mu.Lock()
+	l.others = others
+	l.mu.Unlock()
 }
 
 // refreshRaces reads the live races (outside the lobby's lock: each read

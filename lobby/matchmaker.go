@@ -213,6 +213,25 @@ func (m *Matchmaker) Pair() []Pair {
 // players are unlinked), the earlier arrival on a tie, if the gap is within
 // what the longer wait of the two allows. O(n log n) for the sort.
 func (m *Matchmaker) pairQueue(q []*Seeker, now time.Time) (pairs []Pair, rest []*Seeker) {
+	return pairQueue(m.cfg, q, now)
+}
+
+// PairQueue plans the pairs of one queue the way the Matchmaker makes
+// them, for shared queues kept elsewhere (redislobby): q is in join order,
+// cfg's zero fields take the defaults, and nothing is taken out of q.
+func PairQueue(cfg MatchConfig, q []Seeker, now time.Time) []Pair {
+	cfg.fill()
+	ptrs := make([]*Seeker, len(q))
+	for i := range q {
+		ptrs[i] = &q[i]
+	}
+	pairs, _ := pairQueue(cfg, ptrs, now)
+	return pairs
+}
+
+// pairQueue pairs q, which is in join order, so that a lower index is an
+// earlier arrival.
+func pairQueue(cfg MatchConfig, q []*Seeker, now time.Time) (pairs []Pair, rest []*Seeker) {
 	n := len(q)
 	order := make([]int, n) // queue indexes by rating, then arrival
 	for i := range order {
@@ -223,7 +242,7 @@ func (m *Matchmaker) pairQueue(q []*Seeker, now time.Time) (pairs []Pair, rest [
 		if c := cmp.Compare(x.Rating, y.Rating); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.seq, y.seq)
+		return cmp.Compare(a, b)
 	})
 	pairs = make([]Pair, 0, n/2)
 	pos := make([]int, n)     // queue index -> place in order
@@ -254,7 +273,7 @@ func (m *Matchmaker) pairQueue(q []*Seeker, now time.Time) (pairs []Pair, rest [
 			}
 			o := q[order[c]]
 			gap := math.Abs(o.Rating - s.Rating)
-			if gap < bestGap || (gap == bestGap && o.seq < q[order[best]].seq) {
+			if gap < bestGap || (gap == bestGap && order[c] < order[best]) {
 				best, bestGap = c, gap
 			}
 		}
@@ -267,14 +286,14 @@ func (m *Matchmaker) pairQueue(q []*Seeker, now time.Time) (pairs []Pair, rest [
 			first = o.Since
 		}
 		wait := now.Sub(first)
-		if bestGap > m.cfg.Gap(wait) {
+		if bestGap > cfg.Gap(wait) {
 			continue
 		}
 		paired[i], paired[order[best]] = true, true
 		unlink(p)
 		unlink(best)
 		a, b := *s, *o
-		if b.seq < a.seq {
+		if order[best] < i {
 			a, b = b, a
 		}
 		pairs = append(pairs, Pair{A: a, B: b})

@@ -2,6 +2,7 @@ package lobby
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"sirtommy/lobby/glicko2"
@@ -54,15 +55,24 @@ type GameRecord struct {
 	After  [2]glicko2.Rating `json:"after"`
 }
 
+// ErrStale is what Save wraps when a standing it was given is no newer
+// than the stored one (its Games not above the stored Games): someone else,
+// such as another instance sharing the store, saved that player's standing
+// since it was read. Nothing is saved then; the caller reads the standings
+// again, recomputes and saves anew, so that no update is lost.
+var ErrStale = errors.New("lobby: a standing changed since it was read")
+
 // Ratings keeps standings and race histories. The in-memory one is
-// memlobby.Ratings; a Redis one will follow. The lobby serializes its
-// updates, so implementations need only be safe for concurrent use.
+// memlobby.Ratings, the shared one redislobby.Ratings. One lobby
+// serializes its updates, but several instances may share a store, so
+// Save refuses stale standings with ErrStale and the lobby retries.
 type Ratings interface {
 	// Standing is a player's standing in a variant; a player never rated
 	// there gets NewStanding.
 	Standing(ctx context.Context, variant, player string) (Standing, error)
 	// Save stores a finished race and, for its human players, their
-	// standings after it, all at once.
+	// standings after it, all at once; or nothing, wrapping ErrStale, when
+	// a stored standing has as many games as the one given, or more.
 	Save(ctx context.Context, g GameRecord, after []Standing) error
 	// Leaderboard is the n best rated players of a variant, best first.
 	Leaderboard(ctx context.Context, variant string, n int) ([]Standing, error)

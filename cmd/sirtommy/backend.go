@@ -9,6 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
+	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
+	"sirtommy/lobby/redislobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/race/redisrace"
@@ -25,20 +28,24 @@ const (
 	redisStartTimeout = 3 * time.Second
 )
 
-// backend is what the race service runs on: memory, or a shared Redis.
+// backend is what the race service and the lobby's ratings run on:
+// memory, or a shared Redis.
 type backend struct {
-	deps  race.Deps
-	check func(context.Context) error // nil in memory mode
-	run   func(ctx context.Context, svc *race.Service)
-	close func()
+	deps     race.Deps
+	ratings  lobby.Ratings
+	presence lobby.PresenceShare         // nil in memory mode
+	check    func(context.Context) error // nil in memory mode
+	run      func(ctx context.Context, svc *race.Service)
+	close    func()
 }
 
 // memoryBackend keeps everything in this process.
 func memoryBackend(log zerolog.Logger) *backend {
 	return &backend{
-		deps:  race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
-		run:   func(context.Context, *race.Service) {},
-		close: func() {},
+		deps:    race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
+		ratings: memlobby.NewRatings(),
+		run:     func(context.Context, *race.Service) {},
+		close:   func() {},
 	}
 }
 
@@ -68,12 +75,16 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
 	}
 	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
+	lobbyKeys := redislobby.Keys{Prefix: cfg.redisPrefix}
+	presence := redislobby.NewPresence(rdb, lobbyKeys, instance, clock)
 	log.Info().Str("redis", opt.Addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
 	return &backend{
 		deps: race.Deps{
 			Clock: clock, Log: log, Bus: bus, Cluster: cluster,
 			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention, Instance: instance}),
 		},
+		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
+		presence: presence,
 		check: func(ctx context.Context) error {
 			if err := rdb.Ping(ctx).Err(); err != nil {
 				return fmt.Errorf("redis: %w", err)
@@ -82,7 +93,10 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		},
 		run: func(ctx context.Context, svc *race.Service) { svc.Run(ctx, redisrace.RenewEvery) },
 		close: func() {
-			if err := errors.Join(cluster.Close(), bus.Close(), rdb.Close()); err != nil {
+			fctx, cancel := context.WithTimeout(context.Background(), redisIOTimeout)
+			defer cancel()
+			forgot := presence.Forget(fctx) // this instance's players stop counting at once
+			if err := errors.Join(forgot, cluster.Close(), bus.Close(), rdb.Close()); err != nil {
 				log.Warn().Err(err).Msg("redis connections closed with an error")
 			}
 		},

@@ -17,7 +17,6 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
-	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
 	"sirtommy/race/redisrace"
 	"sirtommy/web"
@@ -171,7 +170,7 @@ func runServe(ctx context.Context, e env) error {
 		Grace:              cfg.grace,
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
-		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(computer),
+		Ratings: be.ratings, Presence: be.presence, Computer: lobby.ComputerFactory(computer),
 	})
 	defer lob.Close()
 	var origins []string

@@ -4,6 +4,7 @@ package memlobby
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -38,10 +39,16 @@ func (r *Ratings) Standing(_ context.Context, variant, player string) (lobby.Sta
 	return lobby.NewStanding(player, "", variant), nil
 }
 
-// Save stores a race and the standings after it.
+// Save stores a race and the standings after it, or refuses stale ones
+// with lobby.ErrStale.
 func (r *Ratings) Save(_ context.Context, g lobby.GameRecord, after []lobby.Standing) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, s := range after {
+		if cur, ok := r.standings[s.Variant][s.Player]; ok && cur.Games >= s.Games {
+			return fmt.Errorf("memlobby: save %s in %s with %d games, stored %d: %w", s.Player, s.Variant, s.Games, cur.Games, lobby.ErrStale)
+		}
+	}
 	for _, s := range after {
 		m := r.standings[s.Variant]
 		if m == nil {

@@ -1,0 +1,186 @@
+// Package lobbytest holds conformance suites that every implementation of
+// the lobby's stores must pass: memlobby's and redislobby's run the same
+// tests.
+package lobbytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"sirtommy/lobby"
+	"sirtommy/lobby/glicko2"
+)
+
+func standing(player string, rating float64, games int) lobby.Standing {
+	s := lobby.NewStanding(player, "n-"+player, "classic")
+	s.Rating.Rating, s.Games, s.Wins = rating, games, games
+	return s
+}
+
+// RatingsSuite runs the conformance tests against fresh stores made by
+// newRatings (each call must return an empty store).
+func RatingsSuite(t *testing.T, newRatings func(t *testing.T) lobby.Ratings) {
+	t.Run("LeaderboardStandingsAndHistory", func(t *testing.T) { leaderboardStandingsAndHistory(t, newRatings(t)) })
+	t.Run("TiesAndVariants", func(t *testing.T) { tiesAndVariants(t, newRatings(t)) })
+	t.Run("HistoryIsCapped", func(t *testing.T) { historyIsCapped(t, newRatings(t)) })
+	t.Run("RoundTrip", func(t *testing.T) { roundTrip(t, newRatings(t)) })
+	t.Run("ConcurrentSavesLoseNothing", func(t *testing.T) { concurrentSaves(t, newRatings(t)) })
+}
+
+func leaderboardStandingsAndHistory(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	if s, err := r.Standing(ctx, "classic", "nobody"); err != nil || s.Rating != glicko2.New() || s.Games != 0 || s.Player != "nobody" || s.Variant != "classic" {
+		t.Fatalf("a new player's standing %+v, %v", s, err)
+	}
+	for i, rating := range []float64{1500, 1700, 1600} {
+		p := fmt.Sprintf("p%d", i)
+		g := lobby.GameRecord{Race: fmt.Sprintf("r%d", i), Variant: "classic",
+			Players: [2]lobby.PlayerRef{{ID: p}, {Name: "computer", Computer: true}}}
+		if err := r.Save(ctx, g, []lobby.Standing{standing(p, rating, 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Save(ctx, lobby.GameRecord{Race: "r3", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p0"}, {ID: "p2"}}},
+		[]lobby.Standing{standing("p0", 1400, 2), standing("p2", 1650, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	board, err := r.Leaderboard(ctx, "classic", 2)
+	if err != nil || len(board) != 2 || board[0].Player != "p1" || board[1].Player != "p2" {
+		t.Fatalf("leaderboard %+v, %v", board, err)
+	}
+	if all, _ := r.Leaderboard(ctx, "classic", 10); len(all) != 3 || all[2].Player != "p0" || all[2].Rating.Rating != 1400 {
+		t.Fatalf("whole leaderboard %+v", all)
+	}
+	if other, err := r.Leaderboard(ctx, "strict", 10); err != nil || len(other) != 0 {
+		t.Fatalf("another variant's board %+v, %v", other, err)
+	}
+	h, err := r.History(ctx, "p0", 10)
+	if err != nil || len(h) != 2 || h[0].Race != "r3" || h[1].Race != "r0" {
+		t.Fatalf("history newest first: %+v, %v", h, err)
+	}
+	if h, _ := r.History(ctx, "p0", 1); len(h) != 1 {
+		t.Fatalf("history of 1: %d", len(h))
+	}
+	if h, err := r.History(ctx, "nobody", 10); err != nil || len(h) != 0 {
+		t.Fatalf("history of nobody: %+v, %v", h, err)
+	}
+	if st, _ := r.Standings(ctx, "p2"); len(st) != 1 || st[0].Rating.Rating != 1650 || st[0].Games != 2 {
+		t.Fatalf("standings %+v", st)
+	}
+	if s, _ := r.Standing(ctx, "classic", "p2"); s.Rating.Rating != 1650 || s.Name != "n-p2" {
+		t.Fatalf("standing %+v", s)
+	}
+}
+
+func tiesAndVariants(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	for _, p := range []string{"b", "c", "a"} {
+		if err := r.Save(ctx, lobby.GameRecord{Race: "r" + p, Variant: "classic", Players: [2]lobby.PlayerRef{{ID: p}, {Computer: true}}},
+			[]lobby.Standing{standing(p, 1500, 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	board, _ := r.Leaderboard(ctx, "classic", 10)
+	if len(board) != 3 || board[0].Player != "a" || board[1].Player != "b" || board[2].Player != "c" {
+		t.Fatalf("ties go by player id: %+v", board)
+	}
+	s := standing("a", 1800, 1)
+	s.Variant = "strict"
+	if err := r.Save(ctx, lobby.GameRecord{Race: "ra2", Variant: "strict", Players: [2]lobby.PlayerRef{{ID: "a"}, {Computer: true}}},
+		[]lobby.Standing{s}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := r.Standings(ctx, "a")
+	if len(st) != 2 || st[0].Variant != "classic" || st[1].Variant != "strict" || st[1].Rating.Rating != 1800 {
+		t.Fatalf("standings in order of variant: %+v", st)
+	}
+	if b, _ := r.Leaderboard(ctx, "strict", 10); len(b) != 1 || b[0].Player != "a" {
+		t.Fatalf("strict board %+v", b)
+	}
+}
+
+func historyIsCapped(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	const n = 250
+	for i := range n {
+		if err := r.Save(ctx, lobby.GameRecord{Race: fmt.Sprint(i), Variant: "classic",
+			Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, _ := r.History(ctx, "p", 1000)
+	if len(h) < 100 || len(h) >= n || h[0].Race != fmt.Sprint(n-1) {
+		t.Fatalf("history of %d races keeps %d, newest %q", n, len(h), h[0].Race)
+	}
+}
+
+func roundTrip(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	w := 1
+	s := lobby.Standing{Player: "x", Name: "Ex", Variant: "classic", Rating: glicko2.Rating{Rating: 1612.5, Deviation: 80.25, Volatility: 0.06},
+		Games: 5, Wins: 3, Losses: 1, Draws: 1, Streak: -1, BestStreak: 2, WinPercent: 70}
+	g := lobby.GameRecord{Race: "rt", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "y", Name: "Why"}, {ID: "x", Name: "Ex"}},
+		Outcome: "win", Winner: &w, Reason: "finished", Scores: [2]int{20, 52}, Rated: true}
+	g.After[1] = s.Rating
+	if err := r.Save(ctx, g, []lobby.Standing{s}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.Standing(ctx, "classic", "x"); got != s {
+		t.Fatalf("standing %+v, want %+v", got, s)
+	}
+	h, _ := r.History(ctx, "y", 5)
+	if len(h) != 1 || h[0].Winner == nil || *h[0].Winner != 1 || h[0].Scores != g.Scores || h[0].After != g.After || h[0].Players != g.Players {
+		t.Fatalf("history %+v", h)
+	}
+}
+
+// concurrentSaves has several writers (as several instances would) read,
+// update and save one player's standing at once; with the retry that
+// ErrStale asks for, every update counts.
+func concurrentSaves(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	const writers, each = 4, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				for {
+					s, err := r.Standing(ctx, "classic", "p")
+					if err != nil {
+						errs <- err
+						return
+					}
+					s.Games++
+					s.Wins++
+					g := lobby.GameRecord{Race: fmt.Sprintf("w%d-%d", w, i), Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}
+					err = r.Save(ctx, g, []lobby.Standing{s})
+					if errors.Is(err, lobby.ErrStale) {
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if s, _ := r.Standing(ctx, "classic", "p"); s.Games != writers*each || s.Wins != writers*each {
+		t.Fatalf("after %d saves: %+v", writers*each, s)
+	}
+	if h, _ := r.History(ctx, "p", 1000); len(h) != writers*each {
+		t.Fatalf("history has %d races, want %d", len(h), writers*each)
+	}
+}

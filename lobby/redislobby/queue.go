@@ -1,0 +1,225 @@
+package redislobby
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"sirtommy/lobby"
+	"sirtommy/race"
+)
+
+// queue is the common stem of the quick-play queue's keys:
+// "PREFIX{queue}". One hash tag for all variants lets Join check, in one
+// script, that a player is in no other variant's queue.
+func (k Keys) queue() string { return k.prefix() + "{queue}" }
+
+// Where is the hash of every queued player's variant.
+func (k Keys) Where() string { return k.queue() + ":where" }
+
+// Seekers is variant's hash of queued players (seeker JSON).
+func (k Keys) Seekers(variant string) string { return k.queue() + ":seekers:" + variant }
+
+// Order is variant's sorted set of queued players scored by join order.
+func (k Keys) Order(variant string) string { return k.queue() + ":order:" + variant }
+
+// Seq is the counter of joins, which orders every queue.
+func (k Keys) Seq() string { return k.queue() + ":seq" }
+
+// QueueVariants is the set of variants that ever had a queue.
+func (k Keys) QueueVariants() string { return k.queue() + ":variants" }
+
+// Queue is a quick-play queue per variant shared by every instance on one
+// Redis. Any instance may Pair; claiming a pair takes both players out in
+// one script that checks both are still queued, so that no player is ever
+// paired twice however many instances pair at once.
+type Queue struct {
+	rdb   redis.UniversalClient
+	keys  Keys
+	cfg   lobby.MatchConfig
+	clock race.Clock
+}
+
+// NewQueue makes a shared queue on rdb; cfg is the matchmaking
+// configuration (zero fields take lobby's defaults) and clock times the
+// waits.
+func NewQueue(rdb redis.UniversalClient, keys Keys, cfg lobby.MatchConfig, clock race.Clock) *Queue {
+	return &Queue{rdb: rdb, keys: keys, cfg: cfg, clock: clock}
+}
+
+// seeker is a queued player as stored.
+type seeker struct {
+	Rating   float64 `json:"r"`
+	Since    int64   `json:"t"` // Unix milliseconds
+	Instance string  `json:"i"` // the instance holding the player's connection
+}
+
+// Match is a pair claimed by Pair, with the instances to tell.
+type Match struct {
+	lobby.Pair
+	// InstanceA and InstanceB hold the connections of A and B.
+	InstanceA, InstanceB string
+}
+
+// alreadyReply starts the error the join script returns for a player
+// queued already.
+const alreadyReply = "ALREADY"
+
+// joinScript queues a player unless queued already.
+// KEYS: where, seekers, order, seq, variants. ARGV: player, variant, seeker JSON.
+var joinScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v then return redis.error_reply('` + alreadyReply + ` ' .. v) end
+local seq = redis.call('INCR', KEYS[4])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[3], seq, ARGV[1])
+redis.call('SADD', KEYS[5], ARGV[2])
+return seq
+`)
+
+// leaveScript unqueues players if they are queued in the variant: all of
+// them or none. KEYS: where, seekers, order. ARGV: variant, players.
+var leaveScript = redis.NewScript(`
+for i = 2, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[1] then return 0 end
+end
+for i = 2, #ARGV do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  redis.call('HDEL', KEYS[2], ARGV[i])
+  redis.call('ZREM', KEYS[3], ARGV[i])
+end
+return 1
+`)
+
+// Join puts player, whose connection instance holds, in variant's queue; a
+// player already in a queue is refused with lobby.CodeAlreadyQueued.
+func (q *Queue) Join(ctx context.Context, player, variant string, rating float64, instance string) error {
+	js, err := json.Marshal(seeker{Rating: rating, Since: q.clock.Now().UnixMilli(), Instance: instance})
+	if err != nil {
+		return fmt.Errorf("redislobby: join %s: %w", player, err)
+	}
+	k := q.keys
+	err = joinScript.Run(ctx, q.rdb, []string{k.Where(), k.Seekers(variant), k.Order(variant), k.Seq(), k.QueueVariants()},
+		player, variant, js).Err()
+	if err != nil && strings.HasPrefix(err.Error(), alreadyReply) {
+		return race.Errorf(lobby.CodeAlreadyQueued, "you are already in the %s queue", strings.TrimSpace(strings.TrimPrefix(err.Error(), alreadyReply)))
+	}
+	if err != nil {
+		return fmt.Errorf("redislobby: join %s: %w", player, err)
+	}
+	return nil
+}
+
+// Leave takes player out of their queue and reports whether they were in
+// one.
+func (q *Queue) Leave(ctx context.Context, player string) (bool, error) {
+	variant, ok, err := q.Queued(ctx, player)
+	if err != nil || !ok {
+		return false, err
+	}
+	left, err := q.take(ctx, variant, player)
+	if err != nil {
+		return false, fmt.Errorf("redislobby: leave %s: %w", player, err)
+	}
+	return left, nil
+}
+
+// take unqueues players from variant atomically, reporting whether they
+// all were there.
+func (q *Queue) take(ctx context.Context, variant string, players ...string) (bool, error) {
+	args := []any{variant}
+	for _, p := range players {
+		args = append(args, p)
+	}
+	k := q.keys
+	n, err := leaveScript.Run(ctx, q.rdb, []string{k.Where(), k.Seekers(variant), k.Order(variant)}, args...).Int()
+	return n == 1, err
+}
+
+// Queued reports the queue player is in.
+func (q *Queue) Queued(ctx context.Context, player string) (variant string, ok bool, err error) {
+	variant, err = q.rdb.HGet(ctx, q.keys.Where(), player).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("redislobby: queue of %s: %w", player, err)
+	}
+	return variant, true, nil
+}
+
+// Counts is the number of players in each variant's queue, across all
+// instances; empty queues are left out.
+func (q *Queue) Counts(ctx context.Context) (map[string]int, error) {
+	variants, err := q.rdb.SMembers(ctx, q.keys.QueueVariants()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: queue counts: %w", err)
+	}
+	pipe := q.rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, len(variants))
+	for i, v := range variants {
+		cmds[i] = pipe.ZCard(ctx, q.keys.Order(v))
+	}
+	if len(variants) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil {
+			return nil, fmt.Errorf("redislobby: queue counts: %w", err)
+		}
+	}
+	out := make(map[string]int, len(variants))
+	for i, v := range variants {
+		if n := cmds[i].Val(); n > 0 {
+			out[v] = int(n)
+		}
+	}
+	return out, nil
+}
+
+// Pair plans variant's pairs as lobby.Matchmaker would, claims each (both
+// players still queued, taken out together) and returns those it claimed,
+// longest waiting first. A pair another instance broke up in between is
+// skipped; its players wait for the next round.
+func (q *Queue) Pair(ctx context.Context, variant string) ([]Match, error) {
+	players, err := q.rdb.ZRange(ctx, q.keys.Order(variant), 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: pair %s: %w", variant, err)
+	}
+	if len(players) < 2 {
+		return nil, nil
+	}
+	raw, err := q.rdb.HMGet(ctx, q.keys.Seekers(variant), players...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: pair %s: %w", variant, err)
+	}
+	seekers := make([]lobby.Seeker, 0, len(players))
+	instances := make(map[string]string, len(players))
+	for i, p := range players {
+		s, ok := raw[i].(string)
+		if !ok {
+			continue // left since ZRANGE
+		}
+		var sk seeker
+		if err := json.Unmarshal([]byte(s), &sk); err != nil {
+			return nil, fmt.Errorf("redislobby: pair %s: seeker %s: %w", variant, p, err)
+		}
+		instances[p] = sk.Instance
+		seekers = append(seekers, lobby.Seeker{Player: p, Variant: variant, Rating: sk.Rating, Since: time.UnixMilli(sk.Since)})
+	}
+	var out []Match
+	for _, p := range lobby.PairQueue(q.cfg, seekers, q.clock.Now()) {
+		ok, err := q.take(ctx, variant, p.A.Player, p.B.Player)
+		if err != nil {
+			return out, fmt.Errorf("redislobby: pair %s: claim %s and %s: %w", variant, p.A.Player, p.B.Player, err)
+		}
+		if ok {
+			p.Variant = variant
+			out = append(out, Match{Pair: p, InstanceA: instances[p.A.Player], InstanceB: instances[p.B.Player]})
+		}
+	}
+	return out, nil
+}

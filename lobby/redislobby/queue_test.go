@@ -1,0 +1,160 @@
+package redislobby_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"sirtommy/lobby"
+	"sirtommy/lobby/redislobby"
+	"sirtommy/race"
+	"sirtommy/race/redisrace/redistest"
+)
+
+// fixedClock is a race.Clock stopped at one time; the queue only reads Now.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+func (c fixedClock) AfterFunc(time.Duration, func()) race.Timer {
+	panic("the queue sets no timers")
+}
+
+func TestQueueJoinLeaveCounts(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	ctx := t.Context()
+	q := redislobby.NewQueue(client(t, srv), redislobby.Keys{Prefix: "q:"}, lobby.MatchConfig{}, fixedClock{time.Unix(1000, 0)})
+	if err := q.Join(ctx, "a", "classic", 1500, "i1"); err != nil {
+		t.Fatal(err)
+	}
+	var re *race.Error
+	if err := q.Join(ctx, "a", "strict", 1500, "i1"); !errors.As(err, &re) || re.Code != lobby.CodeAlreadyQueued {
+		t.Fatalf("joining twice: %v", err)
+	}
+	_ = q.Join(ctx, "b", "strict", 1500, "i2")
+	if c, err := q.Counts(ctx); err != nil || c["classic"] != 1 || c["strict"] != 1 {
+		t.Fatalf("counts %v, %v", c, err)
+	}
+	if v, ok, _ := q.Queued(ctx, "a"); !ok || v != "classic" {
+		t.Fatalf("a queued in %q %v", v, ok)
+	}
+	if left, err := q.Leave(ctx, "a"); !left || err != nil {
+		t.Fatalf("leave: %v %v", left, err)
+	}
+	if left, _ := q.Leave(ctx, "a"); left {
+		t.Fatal("left twice")
+	}
+	if c, _ := q.Counts(ctx); len(c) != 1 || c["strict"] != 1 {
+		t.Fatalf("counts after leaving %v", c)
+	}
+}
+
+func TestQueuePairsByRatingAcrossInstances(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	ctx := t.Context()
+	clock := fixedClock{time.Unix(1000, 0)}
+	keys := redislobby.Keys{Prefix: "q:"}
+	q1 := redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, clock)
+	q2 := redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, clock)
+	for _, j := range []struct {
+		q      *redislobby.Queue
+		p      string
+		rating float64
+	}{{q1, "a", 1500}, {q2, "b", 2000}, {q2, "c", 1550}, {q1, "d", 1990}} {
+		if err := j.q.Join(ctx, j.p, "classic", j.rating, fmt.Sprint("inst-", j.p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := q2.Pair(ctx, "classic")
+	if err != nil || len(m) != 2 {
+		t.Fatalf("pairs %+v, %v", m, err)
+	}
+	if m[0].A.Player != "a" || m[0].B.Player != "c" || m[0].InstanceA != "inst-a" || m[0].InstanceB != "inst-c" || m[0].Variant != "classic" {
+		t.Fatalf("first pair %+v", m[0])
+	}
+	if m[1].A.Player != "b" || m[1].B.Player != "d" {
+		t.Fatalf("second pair %+v", m[1])
+	}
+	if c, _ := q1.Counts(ctx); len(c) != 0 {
+		t.Fatalf("counts after pairing %v", c)
+	}
+}
+
+// TestQueueThreeInstancesNeverPairTwice has three instances pair one queue
+// at once while players keep joining: every player is paired exactly once.
+func TestQueueThreeInstancesNeverPairTwice(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	ctx := t.Context()
+	// Far apart in time, so that any gap will do and everybody pairs.
+	clock := fixedClock{time.Now().Add(time.Hour)}
+	keys := redislobby.Keys{Prefix: "q:"}
+	const instances, players = 3, 120
+	qs := make([]*redislobby.Queue, instances)
+	for i := range qs {
+		qs[i] = redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, clock)
+	}
+	join := fixedClock{time.Now()}
+	joiner := redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, join)
+	var (
+		mu     sync.Mutex
+		seen   = make(map[string]int)
+		wg     sync.WaitGroup
+		joined = make(chan struct{})
+	)
+	go func() {
+		defer close(joined)
+		for i := range players {
+			if err := joiner.Join(ctx, fmt.Sprint("p", i), "classic", 1500+float64(i%7)*40, "j"); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for _, q := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done := false
+			for {
+				select {
+				case <-joined:
+					done = true
+				default:
+				}
+				m, err := q.Pair(ctx, "classic")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, p := range m {
+					seen[p.A.Player]++
+					seen[p.B.Player]++
+				}
+				mu.Unlock()
+				if done && len(m) == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// A last round by one instance pairs whatever the race left.
+	m, err := qs[0].Pair(ctx, "classic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m {
+		seen[p.A.Player]++
+		seen[p.B.Player]++
+	}
+	if len(seen) != players {
+		t.Errorf("%d of %d players paired", len(seen), players)
+	}
+	for p, n := range seen {
+		if n != 1 {
+			t.Errorf("%s paired %d times", p, n)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package redislobby_test
+
+import (
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"sirtommy/lobby"
+	"sirtommy/lobby/lobbytest"
+	"sirtommy/lobby/redislobby"
+	"sirtommy/race/redisrace/redistest"
+)
+
+// client connects to srv and closes at the test's cleanup.
+func client(t testing.TB, srv *redistest.Server) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+func TestRatingsConformance(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	n := 0
+	lobbytest.RatingsSuite(t, func(*testing.T) lobby.Ratings {
+		// A prefix per subtest keeps each store empty on one server.
+		n++
+		return redislobby.NewRatings(rdb, redislobby.Keys{Prefix: "t" + string(rune('a'+n)) + ":"})
+	})
+}
+
+// TestKeysCarryPrefixAndHashTag checks every key the store writes starts
+// with the prefix and has the {ratings} hash tag.
+func TestKeysCarryPrefixAndHashTag(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := client(t, srv)
+	ctx := t.Context()
+	r := redislobby.NewRatings(rdb, redislobby.Keys{Prefix: "pre:"})
+	s := lobby.NewStanding("p", "P", "classic")
+	s.Games = 1
+	g := lobby.GameRecord{Race: "r", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p"}, {ID: "q"}}}
+	if err := r.Save(ctx, g, []lobby.Standing{s}); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := rdb.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 5 {
+		t.Fatalf("keys %q: want a standing, a board, a variant set and two histories", keys)
+	}
+	for _, k := range keys {
+		if len(k) < len("pre:{ratings}:") || k[:len("pre:{ratings}:")] != "pre:{ratings}:" {
+			t.Fatalf("key %q lacks the prefix and hash tag", k)
+		}
+	}
+	if typ, _ := rdb.Type(ctx, "pre:{ratings}:standing:classic:p").Result(); typ != "hash" {
+		t.Fatalf("standing is a %s", typ)
+	}
+	if typ, _ := rdb.Type(ctx, "pre:{ratings}:board:classic").Result(); typ != "zset" {
+		t.Fatalf("board is a %s", typ)
+	}
+}
