@@ -11,7 +11,7 @@ import (
 
 func TestPresenceSumsLiveInstances(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	ctx := t.Context()
 	keys := redislobby.Keys{Prefix: "p:"}
 	t0 := time.Unix(1000, 0)

@@ -24,7 +24,7 @@ func (c fixedClock) AfterFunc(time.Duration, func()) race.Timer {
 func TestQueueJoinLeaveCounts(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	ctx := t.Context()
-	q := redislobby.NewQueue(client(t, srv), redislobby.Keys{Prefix: "q:"}, lobby.MatchConfig{}, fixedClock{time.Unix(1000, 0)})
+	q := redislobby.NewQueue(srv.Client(t), redislobby.Keys{Prefix: "q:"}, lobby.MatchConfig{}, fixedClock{time.Unix(1000, 0)})
 	if err := q.Join(ctx, "a", "classic", 1500, "i1"); err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,8 @@ func TestQueuePairsByRatingAcrossInstances(t *testing.T) {
 	ctx := t.Context()
 	clock := fixedClock{time.Unix(1000, 0)}
 	keys := redislobby.Keys{Prefix: "q:"}
-	q1 := redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, clock)
-	q2 := redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, clock)
+	q1 := redislobby.NewQueue(srv.Client(t), keys, lobby.MatchConfig{}, clock)
+	q2 := redislobby.NewQueue(srv.Client(t), keys, lobby.MatchConfig{}, clock)
 	for _, j := range []struct {
 		q      *redislobby.Queue
 		p      string
@@ -92,10 +92,10 @@ func TestQueueThreeInstancesNeverPairTwice(t *testing.T) {
 	const instances, players = 3, 120
 	qs := make([]*redislobby.Queue, instances)
 	for i := range qs {
-		qs[i] = redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, clock)
+		qs[i] = redislobby.NewQueue(srv.Client(t), keys, lobby.MatchConfig{}, clock)
 	}
 	join := fixedClock{time.Now()}
-	joiner := redislobby.NewQueue(client(t, srv), keys, lobby.MatchConfig{}, join)
+	joiner := redislobby.NewQueue(srv.Client(t), keys, lobby.MatchConfig{}, join)
 	var (
 		mu     sync.Mutex
 		seen   = make(map[string]int)

@@ -3,29 +3,15 @@ package redislobby_test
 import (
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"sirtommy/lobby"
 	"sirtommy/lobby/lobbytest"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/race/redisrace/redistest"
 )
 
-// client connects to srv and closes at the test's cleanup.
-func client(t testing.TB, srv *redistest.Server) *redis.Client {
-	t.Helper()
-	opt, err := redis.ParseURL(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
-
 func TestRatingsConformance(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	n := 0
 	lobbytest.RatingsSuite(t, func(*testing.T) lobby.Ratings {
 		// A prefix per subtest keeps each store empty on one server.
@@ -38,7 +24,7 @@ func TestRatingsConformance(t *testing.T) {
 // with the prefix and has the {ratings} hash tag.
 func TestKeysCarryPrefixAndHashTag(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	ctx := t.Context()
 	r := redislobby.NewRatings(rdb, redislobby.Keys{Prefix: "pre:"})
 	s := lobby.NewStanding("p", "P", "classic")

@@ -71,7 +71,7 @@ func (c *crossRacer) move() time.Duration {
 
 func twoInstances(b *testing.B) (*instance, *instance) {
 	srv := redistest.Start(b, redistest.Options{})
-	rdb := client(b, srv)
+	rdb := srv.Client(b)
 	return newInstance(b, rdb, "a", race.SystemClock{}), newInstance(b, rdb, "b", race.SystemClock{})
 }
 

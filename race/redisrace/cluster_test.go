@@ -92,7 +92,7 @@ const testDeal = 7
 
 func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	a := newInstance(t, rdb, "a", clock)
 	b := newInstance(t, rdb, "b", clock)
@@ -144,7 +144,7 @@ func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 
 func TestResultDecidedOnce(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "x", Clock: clock, Log: zerolog.Nop()})
 	if err != nil {
@@ -165,7 +165,7 @@ func TestResultDecidedOnce(t *testing.T) {
 
 func TestAppendFencedByTheLease(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
 	if err != nil {
@@ -208,7 +208,7 @@ func TestAppendFencedByTheLease(t *testing.T) {
 // and the grace period of the player who had left still ends it.
 func TestTimersSurviveTheirInstance(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	start := time.Now()
 	clockA, clockB := racetest.NewClock(start), racetest.NewClock(start)
 	a := newInstance(t, rdb, "a", clockA)
@@ -265,7 +265,7 @@ func TestTimersSurviveTheirInstance(t *testing.T) {
 // away is decided once Redis is back, not before, and not twice.
 func TestDecisionWaitsForRedis(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{AppendOnly: true})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	a := newInstance(t, rdb, "a", clock)
 	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true, TimeLimit: time.Minute, FirstMoveTimeout: time.Hour})
@@ -316,7 +316,7 @@ func TestDecisionWaitsForRedis(t *testing.T) {
 // connection on a follows the race to b, and each event reaches it once.
 func TestConnectionFollowsItsRace(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	a := newInstance(t, rdb, "a", clock)
 	b := newInstance(t, rdb, "b", clock)

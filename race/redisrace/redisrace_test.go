@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
@@ -20,21 +19,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // settleWait bounds a bus's Sync in tests.
 const settleWait = 5 * time.Second
 
-// client opens a go-redis client on srv, closed at cleanup.
-func client(t testing.TB, srv *redistest.Server) *redis.Client {
-	t.Helper()
-	opt, err := redis.ParseURL(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
-
 func TestStoreConformance(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	n := 0
 	racetest.TestStore(t, func(t *testing.T) race.Store {
 		n++ // a fresh prefix per subtest: an empty store
@@ -44,7 +31,7 @@ func TestStoreConformance(t *testing.T) {
 
 func TestBusConformance(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	racetest.TestBus(t, func(t *testing.T) (race.Bus, race.Bus) {
 		a := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-a", zerolog.Nop())
 		b := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-b", zerolog.Nop())
@@ -73,7 +60,7 @@ func TestKeysShareTheRaceSlot(t *testing.T) {
 
 func TestFinishedRaceExpiresAfterRetention(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
-	rdb := client(t, srv)
+	rdb := srv.Client(t)
 	const retention = time.Hour
 	keys := redisrace.Keys{}
 	s := redisrace.NewStore(rdb, redisrace.StoreOptions{Retention: retention})

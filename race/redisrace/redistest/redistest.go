@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // RequireEnv names the environment variable that turns a missing
@@ -181,4 +183,16 @@ func freePort(t testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Client opens a go-redis client on the server, closed at t's cleanup.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
 }
