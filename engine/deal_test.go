@@ -43,7 +43,7 @@ func TestDealVectors(t *testing.T) {
 func TestDealVectorsInREADME(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
-		t.Skipf("README not found: %v", err)
+		t.Fatalf("README not found: %v", err)
 	}
 	text := string(b)
 	if strings.Contains(text, "DEAL_VECTORS") {

@@ -33,7 +33,7 @@ const (
 // keeps no goroutine (goleak in TestMain) and no memory for them.
 func TestConnectDisconnectCycles(t *testing.T) {
 	if testing.Short() {
-		t.Skip("10,000 connections")
+		t.Skip("-short: 10,000 connections take a while")
 	}
 	e := newEnv(t, nil)
 	url := "ws" + strings.TrimPrefix(e.ts.URL, "http") + "/ws"

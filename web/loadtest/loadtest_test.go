@@ -88,7 +88,7 @@ func newServer(t *testing.T) string {
 // time, so this test takes a few seconds.)
 func TestRunPlaysRaces(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real countdowns")
+		t.Skip("-short: real countdowns take seconds")
 	}
 	url := newServer(t)
 	rep, err := Run(context.Background(), Config{
