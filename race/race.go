@@ -272,12 +272,9 @@ func (r *Race) Commitment() string {
 func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state.Over() {
-		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
-	}
-	s := r.freeSeatLocked()
-	if s < 0 {
-		return Ticket{}, Errorf(CodeRaceFull, "both seats are taken")
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return Ticket{}, err
 	}
 	st := &r.seats[s]
 	st.taken, st.name, st.token = true, clip(name), NewToken()
@@ -296,12 +293,9 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state.Over() {
-		return 0, Errorf(CodeRaceOver, "the race is %s", r.state)
-	}
-	s := r.freeSeatLocked()
-	if s < 0 {
-		return 0, Errorf(CodeRaceFull, "both seats are taken")
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return 0, err
 	}
 	st := &r.seats[s]
 	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
@@ -320,12 +314,9 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 func (r *Race) Reserve(name string) (Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.state.Over() {
-		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
-	}
-	s := r.freeSeatLocked()
-	if s < 0 {
-		return Ticket{}, Errorf(CodeRaceFull, "both seats are taken")
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return Ticket{}, err
 	}
 	st := &r.seats[s]
 	st.taken, st.name, st.token = true, clip(name), NewToken()
@@ -589,13 +580,17 @@ func (r *Race) countsLocked(s int) Counts {
 	return Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies(), Connected: r.seats[s].connected}
 }
 
-func (r *Race) freeSeatLocked() int {
+// freeSeatLocked is the first free seat, or why none can be taken.
+func (r *Race) freeSeatLocked() (int, error) {
+	if r.state.Over() {
+		return -1, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
 	for s := range 2 {
 		if !r.seats[s].taken {
-			return s
+			return s, nil
 		}
 	}
-	return -1
+	return -1, Errorf(CodeRaceFull, "both seats are taken")
 }
 
 func (r *Race) attachLocked(s int, sub Subscriber) {
