@@ -6,9 +6,10 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/sirtommy ./cmd/sirtommy
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --no-create-home sirtommy
 COPY --from=build /out/sirtommy /sirtommy
-USER nonroot:nonroot
+USER sirtommy
 EXPOSE 8080
 ENV SIRTOMMY_ADDR=:8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
