@@ -69,10 +69,12 @@ func (c *crossRacer) move() time.Duration {
 	}
 }
 
-func twoInstances(b *testing.B) (*instance, *instance) {
-	srv := redistest.Start(b, redistest.Options{})
-	rdb := srv.Client(b)
-	return newInstance(b, rdb, "a", race.SystemClock{}), newInstance(b, rdb, "b", race.SystemClock{})
+// twoInstances starts a Redis server and instances a and b on it, both on
+// clock.
+func twoInstances(t testing.TB, clock race.Clock) (*instance, *instance) {
+	t.Helper()
+	rdb := redistest.Start(t, redistest.Options{}).Client(t)
+	return newInstance(t, rdb, "a", clock), newInstance(t, rdb, "b", clock)
 }
 
 func report(b *testing.B, lat []time.Duration) {
@@ -88,7 +90,7 @@ func report(b *testing.B, lat []time.Duration) {
 // reports the median and the 99th percentile of that latency (ns/op also
 // counts making a new race when one ends, the latencies do not).
 func BenchmarkCrossInstanceMove(b *testing.B) {
-	a, bb := twoInstances(b)
+	a, bb := twoInstances(b, race.SystemClock{})
 	c := &crossRacer{b: b, a: a, bb: bb}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -103,7 +105,7 @@ func BenchmarkCrossInstanceMove(b *testing.B) {
 // once, as fast as they can, on two instances in one process.
 func BenchmarkCrossInstanceMoveParallel(b *testing.B) {
 	const racesPerProc = 50 // × GOMAXPROCS races at once
-	a, bb := twoInstances(b)
+	a, bb := twoInstances(b, race.SystemClock{})
 	var mu sync.Mutex
 	lat := make([]time.Duration, 0, b.N)
 	b.SetParallelism(racesPerProc)

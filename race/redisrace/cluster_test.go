@@ -90,12 +90,10 @@ func play(t *testing.T, h race.Handle, g *engine.Game, s, n int) {
 
 const testDeal = 7
 
+
 func TestRaceRebuiltOnSecondInstance(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
-	a := newInstance(t, rdb, "a", clock)
-	b := newInstance(t, rdb, "b", clock)
+	a, b := twoInstances(t, clock)
 
 	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
 	if err != nil {
@@ -315,11 +313,8 @@ func TestDecisionWaitsForRedis(t *testing.T) {
 // still thinks it runs it. a's next append is fenced off, the player's
 // connection on a follows the race to b, and each event reaches it once.
 func TestConnectionFollowsItsRace(t *testing.T) {
-	srv := redistest.Start(t, redistest.Options{})
-	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
-	a := newInstance(t, rdb, "a", clock)
-	b := newInstance(t, rdb, "b", clock)
+	a, b := twoInstances(t, clock)
 	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
 	if err != nil {
 		t.Fatal(err)
