@@ -90,7 +90,6 @@ func play(t *testing.T, h race.Handle, g *engine.Game, s, n int) {
 
 const testDeal = 7
 
-
 func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 	clock := racetest.NewClock(time.Now())
 	a, b := twoInstances(t, clock)
