@@ -73,12 +73,7 @@ func TestRedisInstanceKilledMidRace(t *testing.T) {
 	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret)
 	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
 
-	id := createRace(t, a) // a owns the race
-	p0 := join(t, a, id, "on-a")
-	p1 := join(t, b, id, "on-b")
-	for _, p := range []*player{p0, p1} {
-		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
-	}
+	id, p0, p1 := raceAcross(t, a, b) // a owns the race
 	for range 8 {
 		p0.move()
 		p1.move()
@@ -137,12 +132,7 @@ func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
 	rds := redistest.Start(t, redistest.Options{})
 	a, _, stopA, doneA := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "5s")
 	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	id := createRace(t, a)
-	p0 := join(t, a, id, "on-a")
-	p1 := join(t, b, id, "on-b")
-	for _, p := range []*player{p0, p1} {
-		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
-	}
+	id, p0, p1 := raceAcross(t, a, b)
 	for range 5 {
 		p0.move()
 		p1.move()
@@ -181,12 +171,7 @@ func TestRedisRestartedMidRace(t *testing.T) {
 			t.Logf("a:\n%s\nb:\n%s", logA, logB)
 		}
 	}()
-	id := createRace(t, a)
-	p0 := join(t, a, id, "on-a")
-	p1 := join(t, b, id, "on-b")
-	for _, p := range []*player{p0, p1} {
-		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
-	}
+	_, p0, p1 := raceAcross(t, a, b)
 	for range 4 {
 		p0.move()
 		p1.move()

@@ -162,6 +162,18 @@ func (p *player) move() bool {
 	}
 }
 
+// raceAcross makes a race on instance a, seats a player on a and one on
+// b, and waits until it runs.
+func raceAcross(t testing.TB, a, b string) (id string, p0, p1 *player) {
+	t.Helper()
+	id = createRace(t, a)
+	p0, p1 = join(t, a, id, "on-a"), join(t, b, id, "on-b")
+	for _, p := range []*player{p0, p1} {
+		p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+	}
+	return id, p0, p1
+}
+
 // createRace makes a private race on deal testDeal over the API of base.
 func createRace(t testing.TB, base string) string {
 	t.Helper()
