@@ -473,3 +473,17 @@ func (p *page) rename(name string) {
 	p.click(`[data-action=rename]`)
 	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=my-name]").textContent === %q`, name))
 }
+
+// placeTurned clicks the turned card onto a foundation if it is an Ace,
+// else onto waste pile i%4+1, and waits until the move is taken (or the
+// race is over).
+func (p *page) placeTurned(i int) {
+	p.t.Helper()
+	c := p.turned()
+	pile := fmt.Sprintf("W%d", i%4+1)
+	if c[0] == 'A' {
+		pile = "F1"
+	}
+	p.clickMove(c, pile)
+	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state === "finished" || (document.querySelector(".me .turned [data-card]")||{dataset:{}}).dataset.card !== %q`, c))
+}

@@ -69,13 +69,7 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 			carol.screenshot("spectate")
 			shot = true
 		}
-		c := bob.turned()
-		pile := fmt.Sprintf("W%d", i%4+1)
-		if c[0] == 'A' {
-			pile = "F1"
-		}
-		bob.clickMove(c, pile)
-		bob.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state === "finished" || (document.querySelector(".me .turned [data-card]")||{dataset:{}}).dataset.card !== %q`, c))
+		bob.placeTurned(i)
 		if i > 60 {
 			t.Fatal("bob played the whole stock without the race ending")
 		}
