@@ -119,6 +119,9 @@ type Deps struct {
 	// Presence shares presence counts with the other instances on the same
 	// store; nil (memory mode) counts this instance's players only.
 	Presence PresenceShare
+	// Shared is where the queue, challenges, invites, seats and race list
+	// live; zero fields are this instance's own, in memory.
+	Shared Shared
 }
 
 // PresenceShare shares presence counts between instances.
@@ -183,16 +186,21 @@ type Invite struct {
 	Expires time.Time   `json:"expiresAt"`
 }
 
-type challenge struct {
-	info ChallengeInfo
-	opts race.Options
-	from *Session
-}
+// storeTimeout bounds one call to the shared stores: they answer in well
+// under a millisecond when they are up.
+const storeTimeout = 2 * time.Second
 
-// reserved are the lobby's seats in a race it made: who may take them.
-type reserved struct {
-	players [2]PlayerRef
-	tokens  [2]string
+// claimKeep is how long a pairing's claim on its players lasts if the
+// instance making the race dies before it is made.
+const claimKeep = time.Minute
+
+// queued is a player in a quick-play queue through one of this
+// instance's sessions.
+type queued struct {
+	s       *Session
+	variant string
+	since   time.Time
+	offered bool // offered the computer already
 }
 
 // Lobby is the meeting place. Its methods are safe for concurrent use.
@@ -200,22 +208,22 @@ type Lobby struct {
 	deps Deps
 	cfg  Config
 	log  zerolog.Logger
-	mm   *Matchmaker
+	sh   Shared
 
 	mu         sync.Mutex
 	closed     bool
 	tick       race.Timer
 	sessions   map[*Session]struct{}
 	online     map[string]int      // player -> open sessions
-	queuedBy   map[string]*Session // player -> the session that queued
-	invites    map[string]*Invite  // by code
-	challenges map[string]*challenge
-	seats      map[string]*reserved // race id -> reserved seats
-	busy       map[string]string    // player -> their lobby race not over ("" while it is made)
-	last       []byte               // the last lobby message sent, to skip repeats
-	listed     []RaceSummary        // live public races, as of the last heartbeat
-	racing     int                  // players seated in live races, as of the last heartbeat
-	others     Presence             // the other instances' counts, as of the last heartbeat (Deps.Presence)
+	queuedBy   map[string]*queued  // player -> this instance's session that queued
+	challenges map[string]*Session // this instance's open challenges: id -> session that opened it
+	last       []byte              // the last lobby message sent, to skip repeats
+	listed     []RaceSummary       // live public races, as of the last heartbeat
+	racing     int                 // players seated in live races here, as of the last heartbeat
+	others     Presence            // the other instances' counts, as of the last heartbeat (Deps.Presence)
+
+	listenMu  sync.Mutex      // orders Courier.Listen and Unlisten per player
+	listening map[string]bool // players the courier listens for (under listenMu)
 
 	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
 	wg     sync.WaitGroup // rating updates in flight
@@ -224,17 +232,30 @@ type Lobby struct {
 // New makes a lobby and starts its heartbeat on the clock; Close stops it.
 func New(cfg Config, deps Deps) *Lobby {
 	cfg.fill()
+	sh := deps.Shared
+	if sh.Queue == nil {
+		sh.Queue = NewMemoryQueue(cfg.Match, deps.Clock)
+	}
+	if sh.Challenges == nil {
+		sh.Challenges = NewMemoryChallenges()
+	}
+	if sh.Invites == nil {
+		sh.Invites = NewMemoryInvites(deps.Clock)
+	}
+	if sh.Seats == nil {
+		sh.Seats = NewMemorySeats()
+	}
 	l := &Lobby{
-		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(),
-		mm:         NewMatchmaker(cfg.Match, deps.Clock),
+		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
 		sessions:   make(map[*Session]struct{}),
 		online:     make(map[string]int),
-		queuedBy:   make(map[string]*Session),
-		invites:    make(map[string]*Invite),
-		challenges: make(map[string]*challenge),
-		seats:      make(map[string]*reserved),
-		busy:       make(map[string]string),
+		queuedBy:   make(map[string]*queued),
+		challenges: make(map[string]*Session),
+		listening:  make(map[string]bool),
 		listed:     []RaceSummary{},
+	}
+	if sh.Courier != nil {
+		sh.Courier.Start(func(n Notice) { l.receive(n) })
 	}
 	// Under the lock: a short tick may fire, and reschedule itself, before
 	// AfterFunc returns.
@@ -258,17 +279,21 @@ func (l *Lobby) Close() {
 	l.wg.Wait()
 }
 
+// opCtx bounds a call to the shared stores.
+func opCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), storeTimeout)
+}
+
+// unavailable is the refusal when a shared store cannot be reached:
+// nothing changed, try again.
+func unavailable(err error) error {
+	return &race.Error{Code: race.CodeUnavailable, Message: "the lobby is unavailable; try again shortly", Err: fmt.Errorf("lobby: %w", err)}
+}
+
 func (l *Lobby) heartbeat() {
 	l.matchNow()
 	l.offerComputer()
-	l.mu.Lock()
-	now := l.deps.Clock.Now()
-	for code, inv := range l.invites {
-		if now.Sub(inv.Expires) > l.cfg.InviteTTL { // keep expired ones a while, to say so
-			delete(l.invites, code)
-		}
-	}
-	l.mu.Unlock()
+	l.keepChallenges()
 	l.refreshRaces()
 	l.sharePresence()
 	l.Publish()
@@ -276,6 +301,25 @@ func (l *Lobby) heartbeat() {
 	defer l.mu.Unlock()
 	if !l.closed {
 		l.tick = l.deps.Clock.AfterFunc(l.cfg.Tick, l.heartbeat)
+	}
+}
+
+// keepChallenges tells the shared store that this instance's challenges
+// are still open (their sessions are here).
+func (l *Lobby) keepChallenges() {
+	l.mu.Lock()
+	ids := make([]string, 0, len(l.challenges))
+	for id := range l.challenges {
+		ids = append(ids, id)
+	}
+	l.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := opCtx()
+	defer cancel()
+	if err := l.sh.Challenges.Keep(ctx, ids); err != nil {
+		l.log.Warn().Err(err).Msg("challenges not kept")
 	}
 }
 
@@ -325,8 +369,43 @@ func (l *Lobby) Enter(token, name string, sub race.Subscriber) (*Session, Welcom
 	l.sessions[s] = struct{}{}
 	l.online[who.ID]++
 	l.mu.Unlock()
+	l.syncListen(who.ID)
 	l.log.Debug().Str("player", who.ID).Msg("entered the lobby")
 	return s, Welcome{Identity: who, Token: tok}, nil
+}
+
+// syncListen makes the courier listen for player exactly while this
+// instance has a session of theirs, so that other instances reach them.
+func (l *Lobby) syncListen(player string) {
+	c := l.sh.Courier
+	if c == nil {
+		return
+	}
+	l.listenMu.Lock()
+	defer l.listenMu.Unlock()
+	l.mu.Lock()
+	want := l.online[player] > 0
+	l.mu.Unlock()
+	if want == l.listening[player] {
+		return
+	}
+	ctx, cancel := opCtx()
+	defer cancel()
+	var err error
+	if want {
+		err = c.Listen(ctx, player)
+	} else {
+		err = c.Unlisten(ctx, player)
+	}
+	if err != nil {
+		l.log.Warn().Err(err).Str("player", player).Bool("listen", want).Msg("courier")
+		return
+	}
+	if want {
+		l.listening[player] = true
+	} else {
+		delete(l.listening, player)
+	}
 }
 
 // Refresh sends the session the lobby as it is now.
@@ -366,65 +445,91 @@ func (s *Session) Leave() {
 	if l.online[s.who.ID]--; l.online[s.who.ID] <= 0 {
 		delete(l.online, s.who.ID)
 	}
-	withdrew := l.dropWaitingLocked(s)
 	l.mu.Unlock()
-	if withdrew {
+	l.syncListen(s.who.ID)
+	if l.dropWaiting(s) {
 		l.Publish()
 	}
 }
 
-// dropWaitingLocked takes s out of the queue and withdraws its challenge;
-// it reports whether it withdrew one.
-func (l *Lobby) dropWaitingLocked(s *Session) (withdrew bool) {
-	if l.queuedBy[s.who.ID] == s {
-		l.mm.Leave(s.who.ID)
-		delete(l.queuedBy, s.who.ID)
+// dropWaiting takes s out of the queue and withdraws its challenge; it
+// reports whether it withdrew one.
+func (l *Lobby) dropWaiting(s *Session) (withdrew bool) {
+	id := s.Player().ID
+	l.mu.Lock()
+	q := l.queuedBy[id]
+	if q != nil && q.s == s {
+		delete(l.queuedBy, id)
+	} else {
+		q = nil
 	}
-	for id, c := range l.challenges {
-		if c.from == s {
-			delete(l.challenges, id)
-			withdrew = true
+	var open []string
+	for cid, cs := range l.challenges {
+		if cs == s {
+			delete(l.challenges, cid)
+			open = append(open, cid)
 		}
+	}
+	l.mu.Unlock()
+	ctx, cancel := opCtx()
+	defer cancel()
+	if q != nil {
+		if _, err := l.sh.Queue.Leave(ctx, id); err != nil {
+			l.log.Warn().Err(err).Str("player", id).Msg("not unqueued")
+		}
+	}
+	for _, cid := range open {
+		_, ok, err := l.sh.Challenges.Take(ctx, cid)
+		if err != nil {
+			l.log.Warn().Err(err).Str("challenge", cid).Msg("not withdrawn")
+		}
+		withdrew = withdrew || ok
 	}
 	return withdrew
 }
 
-// waitingLocked refuses a player who is queued, has a challenge open, or
-// is in a lobby race not over.
-func (l *Lobby) waitingLocked(player string) error {
-	if err := l.racingLocked(player); err != nil {
+// waiting refuses a player who is queued, has a challenge open, or is in
+// a lobby race not over.
+func (l *Lobby) waiting(ctx context.Context, player string) error {
+	if err := l.checkRacing(ctx, player); err != nil {
 		return err
 	}
-	if v, ok := l.mm.Queued(player); ok {
+	v, ok, err := l.sh.Queue.Queued(ctx, player)
+	if err != nil {
+		return unavailable(err)
+	}
+	if ok {
 		return race.Errorf(CodeAlreadyQueued, "you are already in the %s queue", v)
 	}
-	for _, c := range l.challenges {
-		if c.info.Player == player {
-			return race.Errorf(CodeAlreadyQueued, "you already have challenge %s open", c.info.ID)
-		}
+	id, ok, err := l.sh.Challenges.Of(ctx, player)
+	if err != nil {
+		return unavailable(err)
+	}
+	if ok {
+		return race.Errorf(CodeAlreadyQueued, "you already have challenge %s open", id)
 	}
 	return nil
 }
 
-// racingLocked refuses a player who is in a lobby race not over: nobody
-// plays two at once.
-func (l *Lobby) racingLocked(player string) error {
-	if id, ok := l.busy[player]; ok {
-		if id == "" {
-			return race.Errorf(CodeInRace, "you were just paired: your race is being made")
-		}
-		return race.Errorf(CodeInRace, "you are in race %s until it is over", id)
+// checkRacing refuses a player who is in a lobby race not over: nobody plays
+// two at once.
+func (l *Lobby) checkRacing(ctx context.Context, player string) error {
+	id, ok, err := l.sh.Seats.Racing(ctx, player)
+	if err != nil {
+		return unavailable(err)
+	}
+	if ok {
+		return inRace(id)
 	}
 	return nil
 }
 
-// busyLocked marks the players of a pairing as racing.
-func (l *Lobby) busyLocked(players [2]PlayerRef) {
-	for _, p := range players {
-		if p.ID != "" {
-			l.busy[p.ID] = ""
-		}
+// inRace is the refusal for a player in race id ("" while it is made).
+func inRace(id string) error {
+	if id == "" {
+		return race.Errorf(CodeInRace, "you were just paired: your race is being made")
 	}
+	return race.Errorf(CodeInRace, "you are in race %s until it is over", id)
 }
 
 func (l *Lobby) rating(variant, player string) float64 {
@@ -445,37 +550,75 @@ func (s *Session) Queue(variant string) (string, error) {
 		return "", &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
 	}
 	l := s.l
-	id := s.Player().ID
-	rating := l.rating(rules.Name, id)
+	who := s.Player()
+	rating := l.rating(rules.Name, who.ID)
+	ctx, cancel := opCtx()
+	defer cancel()
+	if err := l.waiting(ctx, who.ID); err != nil {
+		return "", err
+	}
+	// This session is recorded before the shared queue has the player, so
+	// that a pairing made at once by another instance finds it.
+	q := &queued{s: s, variant: rules.Name, since: l.deps.Clock.Now()}
 	l.mu.Lock()
-	if err := l.waitingLocked(id); err != nil {
+	if o := l.queuedBy[who.ID]; o != nil {
 		l.mu.Unlock()
-		return "", err
+		return "", race.Errorf(CodeAlreadyQueued, "you are already in the %s queue", o.variant)
 	}
-	if err := l.mm.Join(id, rules.Name, rating); err != nil {
-		l.mu.Unlock()
-		return "", err
-	}
-	l.queuedBy[id] = s
+	l.queuedBy[who.ID] = q
 	l.mu.Unlock()
-	l.log.Debug().Str("player", id).Str("variant", rules.Name).Float64("rating", rating).Msg("queued")
+	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
+		l.mu.Lock()
+		if l.queuedBy[who.ID] == q {
+			delete(l.queuedBy, who.ID)
+		}
+		l.mu.Unlock()
+		if race.ErrorCode(err) == "" {
+			err = unavailable(err)
+		}
+		return "", err
+	}
+	l.log.Debug().Str("player", who.ID).Str("variant", rules.Name).Float64("rating", rating).Msg("queued")
 	l.matchNow()
 	return rules.Name, nil
 }
 
 // Unqueue takes the player out of their queue (CodeNotQueued if not in
-// one).
+// one, or if they were just paired).
 func (s *Session) Unqueue() error {
 	l := s.l
+	id := s.Player().ID
 	l.mu.Lock()
-	if l.queuedBy[s.who.ID] == nil {
+	q := l.queuedBy[id]
+	if q == nil {
 		l.mu.Unlock()
 		return race.Errorf(CodeNotQueued, "you are not in a queue")
 	}
-	l.mm.Leave(s.who.ID)
-	delete(l.queuedBy, s.who.ID)
+	delete(l.queuedBy, id)
 	l.mu.Unlock()
+	ctx, cancel := opCtx()
+	defer cancel()
+	left, err := l.sh.Queue.Leave(ctx, id)
+	if err != nil {
+		l.mu.Lock()
+		if l.queuedBy[id] == nil {
+			l.queuedBy[id] = q
+		}
+		l.mu.Unlock()
+		return unavailable(err)
+	}
+	if !left {
+		return race.Errorf(CodeNotQueued, "you are not in a queue: you were just paired")
+	}
 	return nil
+}
+
+// dest is where a player's matched event goes: a session here, or a
+// notice to whichever instance holds the session meant.
+type dest struct {
+	s   *Session
+	to  string // ToQueued, ToChallenger or ToAll
+	ref string
 }
 
 type pairing struct {
@@ -483,92 +626,148 @@ type pairing struct {
 	via     string
 	code    string
 	players [2]PlayerRef
-	subs    [2][]race.Subscriber
+	dests   [2]dest
 	ratings [2]float64
 	bot     race.Player
+	claimed bool // the players are claimed in Seats already
+}
+
+// humans are the ids of the pairing's players who are not the computer.
+func (p *pairing) humans() []string {
+	var out []string
+	for _, pl := range p.players {
+		if pl.ID != "" && !pl.Computer {
+			out = append(out, pl.ID)
+		}
+	}
+	return out
 }
 
 // matchNow runs a matchmaking pass and starts the races it pairs.
 func (l *Lobby) matchNow() {
-	l.mu.Lock()
-	var todo []pairing
-	for _, p := range l.mm.Pair() {
-		a, b := l.queuedBy[p.A.Player], l.queuedBy[p.B.Player]
-		delete(l.queuedBy, p.A.Player)
-		delete(l.queuedBy, p.B.Player)
-		if a == nil || b == nil {
-			continue // cannot happen: queue and sessions change together under mu
-		}
-		players := [2]PlayerRef{{ID: a.who.ID, Name: a.who.Name}, {ID: b.who.ID, Name: b.who.Name}}
-		l.busyLocked(players)
-		todo = append(todo, pairing{
+	ctx, cancel := opCtx()
+	pairs, err := l.sh.Queue.Pair(ctx)
+	cancel()
+	if err != nil {
+		l.log.Warn().Err(err).Msg("matchmaking pass failed")
+	}
+	for _, p := range pairs {
+		err := l.start(pairing{
 			opts:    race.Options{Variant: p.Variant, Public: true},
 			via:     "quick",
-			players: players,
-			subs:    [2][]race.Subscriber{{a.sub}, {b.sub}},
+			players: [2]PlayerRef{{ID: p.A.Player, Name: p.A.Name}, {ID: p.B.Player, Name: p.B.Name}},
+			dests:   [2]dest{{to: ToQueued}, {to: ToQueued}},
 			ratings: [2]float64{p.A.Rating, p.B.Rating},
 		})
-	}
-	l.mu.Unlock()
-	for _, p := range todo {
-		if err := l.start(p); err != nil {
+		var busy *busyError
+		if errors.As(err, &busy) {
+			// One of them is racing (paired elsewhere meanwhile): the other
+			// goes back to the queue.
+			for _, sk := range [2]Seeker{p.A, p.B} {
+				if sk.Player != busy.player {
+					sk.Variant = p.Variant
+					rctx, rcancel := opCtx()
+					if err := l.sh.Queue.Join(rctx, sk); err != nil {
+						l.log.Warn().Err(err).Str("player", sk.Player).Msg("not queued again")
+					}
+					rcancel()
+				}
+			}
+			continue
+		}
+		if err != nil {
 			l.log.Error().Err(err).Msg("matched race not started")
 		}
 	}
 }
 
-// start makes the race of a pairing, reserves both seats and tells both
-// players, one right after the other. Its players are marked busy.
+// busyError is a pairing refused because a player is racing already.
+type busyError struct{ player, race string }
+
+func (e *busyError) Error() string { return fmt.Sprintf("lobby: %s is in race %q", e.player, e.race) }
+
+// keepFor is how long a race's seats and its players' marks are kept
+// when its end is never seen (its instance died): longer than any race
+// with these options lasts.
+func (l *Lobby) keepFor(o race.Options) time.Duration {
+	limit, bestOf, grace := o.TimeLimit, o.BestOf, l.cfg.Grace
+	if limit <= 0 {
+		limit = race.DefaultTimeLimit
+	}
+	if bestOf <= 0 {
+		bestOf = 1
+	}
+	if grace <= 0 {
+		grace = race.DefaultGrace
+	}
+	return time.Duration(bestOf)*(limit+time.Minute) + 2*grace + 10*time.Minute
+}
+
+// start claims the pairing's players (unless claimed already), makes its
+// race, reserves both seats and tells both players, one right after the
+// other. On an error nothing is left claimed.
 func (l *Lobby) start(p pairing) error {
-	id, err := l.startRace(p)
-	l.mu.Lock()
-	for _, pl := range p.players {
-		if pl.ID == "" {
-			continue
-		}
+	ctx, cancel := opCtx()
+	defer cancel()
+	ids := p.humans()
+	if !p.claimed {
+		busy, err := l.sh.Seats.Claim(ctx, ids, claimKeep)
 		if err != nil {
-			delete(l.busy, pl.ID)
-		} else if cur, ok := l.busy[pl.ID]; ok && cur == "" {
-			l.busy[pl.ID] = id
+			return unavailable(err)
+		}
+		if busy != "" {
+			id, _, _ := l.sh.Seats.Racing(ctx, busy)
+			return &busyError{player: busy, race: id}
 		}
 	}
-	l.mu.Unlock()
+	err := l.startRace(ctx, p)
+	if err != nil {
+		if ferr := l.sh.Seats.Free(ctx, "", ids); ferr != nil {
+			l.log.Warn().Err(ferr).Msg("claim not freed; it lapses")
+		}
+	}
 	if p.via == "challenge" {
 		l.Publish() // the challenge is no longer open
 	}
 	return err
 }
 
-func (l *Lobby) startRace(p pairing) (string, error) {
+func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	p.opts.SpectatorDelay, p.opts.Grace = l.cfg.SpectatorDelay, l.cfg.Grace
-	rv := &reserved{players: p.players}
+	rv := Reservation{Players: p.players}
 	variant := p.opts.Variant
-	p.opts.OnEnd = func(raceID string, res race.Result) { l.ended(raceID, variant, rv.players, res) }
+	p.opts.OnEnd = func(raceID string, res race.Result) { l.ended(raceID, variant, rv.Players, res) }
 	rc, err := l.deps.Races.Create(p.opts)
 	if err != nil {
-		return "", fmt.Errorf("lobby: create race: %w", err)
+		return fmt.Errorf("lobby: create race: %w", err)
 	}
 	for s := range 2 {
 		if p.players[s].Computer {
 			if _, err := rc.SeatComputer(p.players[s].Name, p.bot, l.cfg.ComputerPace); err != nil {
 				rc.Abort("left")
-				return "", fmt.Errorf("lobby: seat computer: %w", err)
+				return fmt.Errorf("lobby: seat computer: %w", err)
 			}
 			continue
 		}
 		t, err := rc.Reserve(p.players[s].Name)
 		if err != nil {
 			rc.Abort("left")
-			return "", fmt.Errorf("lobby: reserve seat: %w", err)
+			return fmt.Errorf("lobby: reserve seat: %w", err)
 		}
-		rv.tokens[t.Seat] = t.Token
+		rv.Tokens[t.Seat] = t.Token
 	}
-	l.mu.Lock()
-	l.seats[rc.ID()] = rv
-	l.mu.Unlock()
+	// The seats are stored before anyone is told, so that a join on any
+	// instance finds them.
+	if err := l.sh.Seats.Assign(ctx, rc.ID(), rv, l.keepFor(p.opts)); err != nil {
+		rc.Abort("left")
+		return unavailable(err)
+	}
 	now := l.deps.Clock.Now()
 	rated := !p.opts.Unrated && !p.players[0].Computer && !p.players[1].Computer
 	for s := range 2 {
+		if p.players[s].Computer {
+			continue
+		}
 		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: p.via, Rated: rated,
 			Opponent: p.players[1-s], At: now}
 		if p.via == "invite" {
@@ -580,15 +779,67 @@ func (l *Lobby) startRace(p pairing) (string, error) {
 			r := p.ratings[1-s]
 			ev.Rating = &r
 		}
-		for _, sub := range p.subs[s] {
-			sub.Deliver(ev)
+		d := p.dests[s]
+		if d.s != nil {
+			d.s.sub.Deliver(ev)
+			continue
 		}
+		l.tell(Notice{Player: p.players[s].ID, To: d.to, Ref: d.ref, Matched: ev})
 	}
 	l.log.Info().Str("race", rc.ID()).Str("via", p.via).Str("p0", p.players[0].ID).Str("p1", p.players[1].ID).Msg("paired")
-	return rc.ID(), nil
+	return nil
 }
 
-// offerComputer offers the computer to players who waited long enough.
+// tell delivers a notice to the player's sessions here, and through the
+// courier to the instance that holds them when they are not here (to
+// every instance, for ToAll).
+func (l *Lobby) tell(n Notice) {
+	if l.receive(n) && n.To != ToAll {
+		return
+	}
+	c := l.sh.Courier
+	if c == nil {
+		return
+	}
+	ctx, cancel := opCtx()
+	defer cancel()
+	reached, err := c.Send(ctx, n)
+	if err != nil || !reached {
+		l.log.Warn().Err(err).Str("player", n.Player).Str("to", n.To).Msg("matched event reached nobody")
+	}
+}
+
+// receive delivers a notice to the sessions here it is meant for and
+// reports whether there were any.
+func (l *Lobby) receive(n Notice) bool {
+	if n.Matched == nil {
+		return false
+	}
+	var subs []race.Subscriber
+	l.mu.Lock()
+	switch n.To {
+	case ToQueued:
+		if q := l.queuedBy[n.Player]; q != nil {
+			delete(l.queuedBy, n.Player)
+			subs = append(subs, q.s.sub)
+		}
+	case ToChallenger:
+		if s := l.challenges[n.Ref]; s != nil {
+			delete(l.challenges, n.Ref)
+			subs = append(subs, s.sub)
+		}
+	case ToAll:
+		subs = l.subsOfLocked(n.Player)
+	}
+	l.mu.Unlock()
+	for _, sub := range subs {
+		sub.Deliver(n.Matched)
+	}
+	return len(subs) > 0
+}
+
+// offerComputer offers the computer to this instance's players who
+// waited long enough.
 func (l *Lobby) offerComputer() {
 	if l.deps.Computer == nil {
 		return
@@ -598,22 +849,26 @@ func (l *Lobby) offerComputer() {
 	type offer struct {
 		sub race.Subscriber
 		ev  *OfferEvent
+		at  time.Time
 	}
 	var offers []offer
-	for _, sk := range l.mm.Overdue(l.cfg.ComputerOfferAfter) {
-		if s := l.queuedBy[sk.Player]; s != nil {
-			offers = append(offers, offer{s.sub, &OfferEvent{Variant: sk.Variant, WaitedMs: now.Sub(sk.Since).Milliseconds()}})
+	for _, q := range l.queuedBy {
+		if !q.offered && now.Sub(q.since) >= l.cfg.ComputerOfferAfter {
+			q.offered = true
+			offers = append(offers, offer{q.s.sub, &OfferEvent{Variant: q.variant, WaitedMs: now.Sub(q.since).Milliseconds()}, q.since})
 		}
 	}
 	l.mu.Unlock()
+	sort.Slice(offers, func(i, j int) bool { return offers[i].at.Before(offers[j].at) })
 	for _, o := range offers {
 		o.sub.Deliver(o.ev)
 	}
 }
 
 // PlayComputer takes the player out of their queue into a race against the
-// computer, in the queue's variant (CodeNotQueued if not queued). The
-// race is unrated.
+// computer, in the queue's variant (CodeNotQueued if not queued, or if
+// they were paired with someone meanwhile: leaving the shared queue is
+// the claim). The race is unrated.
 func (s *Session) PlayComputer() error {
 	l := s.l
 	if l.deps.Computer == nil {
@@ -623,24 +878,34 @@ func (s *Session) PlayComputer() error {
 	if err != nil {
 		return &race.Error{Code: race.CodeInternal, Message: "the computer player could not be made", Err: fmt.Errorf("lobby: computer: %w", err)}
 	}
+	who := s.Player()
 	l.mu.Lock()
-	variant, ok := l.mm.Queued(s.who.ID)
-	if !ok || l.queuedBy[s.who.ID] != s {
-		l.mu.Unlock()
+	q := l.queuedBy[who.ID]
+	l.mu.Unlock()
+	if q == nil || q.s != s {
 		return race.Errorf(CodeNotQueued, "you are not in a queue")
 	}
-	l.mm.Leave(s.who.ID)
-	delete(l.queuedBy, s.who.ID)
-	l.busyLocked([2]PlayerRef{{ID: s.who.ID}})
-	p := pairing{
-		opts:    race.Options{Variant: variant, Unrated: true},
-		via:     "computer",
-		players: [2]PlayerRef{{ID: s.who.ID, Name: s.who.Name}, {Name: "computer", Computer: true}},
-		subs:    [2][]race.Subscriber{{s.sub}, nil},
-		bot:     bot,
+	ctx, cancel := opCtx()
+	left, err := l.sh.Queue.Leave(ctx, who.ID)
+	cancel()
+	if err != nil {
+		return unavailable(err)
+	}
+	if !left {
+		return race.Errorf(CodeNotQueued, "you are not in a queue: you were just paired")
+	}
+	l.mu.Lock()
+	if l.queuedBy[who.ID] == q {
+		delete(l.queuedBy, who.ID)
 	}
 	l.mu.Unlock()
-	return l.start(p)
+	return l.start(pairing{
+		opts:    race.Options{Variant: q.variant, Unrated: true},
+		via:     "computer",
+		players: [2]PlayerRef{{ID: who.ID, Name: who.Name}, {Name: "computer", Computer: true}},
+		dests:   [2]dest{{s: s}, {}},
+		bot:     bot,
+	})
 }
 
 func randomSeed() uint64 {
@@ -656,11 +921,15 @@ func (s *Session) Invite(o RaceOptions) (Invite, error) {
 		return Invite{}, err
 	}
 	l := s.l
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	inv := &Invite{Code: newCode(), Player: s.who.ID, Name: s.who.Name, Options: o, Expires: l.deps.Clock.Now().Add(l.cfg.InviteTTL)}
-	l.invites[inv.Code] = inv
-	return *inv, nil
+	who := s.Player()
+	inv := Invite{Code: newCode(), Player: who.ID, Name: who.Name, Options: o, Expires: l.deps.Clock.Now().Add(l.cfg.InviteTTL)}
+	ctx, cancel := opCtx()
+	defer cancel()
+	// Kept twice as long as it works, to say that it expired.
+	if err := l.sh.Invites.Put(ctx, inv, 2*l.cfg.InviteTTL); err != nil {
+		return Invite{}, unavailable(err)
+	}
+	return inv, nil
 }
 
 // NormalizeCode makes a typed code comparable: upper case, without spaces
@@ -672,49 +941,85 @@ func NormalizeCode(code string) string {
 
 // AcceptInvite starts the private race of an invite: CodeNoSuchInvite
 // (also once used), CodeInviteExpired, CodeOwnInvite, CodeInRace or
-// CodeInviterAway (the author has no connection) otherwise.
+// CodeInviterAway (the author has no connection on any instance)
+// otherwise. Accepting takes the player out of any queue and withdraws
+// their own challenge.
 func (s *Session) AcceptInvite(code string) error {
 	l := s.l
 	code = NormalizeCode(code)
-	l.mu.Lock()
-	inv, ok := l.invites[code]
+	who := s.Player()
+	ctx, cancel := opCtx()
+	defer cancel()
+	inv, ok, err := l.sh.Invites.Get(ctx, code)
 	switch {
+	case err != nil:
+		return unavailable(err)
 	case !ok:
-		l.mu.Unlock()
 		return race.Errorf(CodeNoSuchInvite, "no invite has code %q", code)
 	case !l.deps.Clock.Now().Before(inv.Expires):
-		l.mu.Unlock()
 		return race.Errorf(CodeInviteExpired, "invite %s expired at %s", code, inv.Expires.Format(time.RFC3339))
-	case inv.Player == s.who.ID:
-		l.mu.Unlock()
+	case inv.Player == who.ID:
 		return race.Errorf(CodeOwnInvite, "that is your own invite: send it to a friend")
 	}
-	if err := l.racingLocked(s.who.ID); err != nil {
-		l.mu.Unlock()
+	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
-	if err := l.racingLocked(inv.Player); err != nil {
-		l.mu.Unlock()
-		return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)
+	if err := l.checkRacing(ctx, inv.Player); err != nil {
+		if race.ErrorCode(err) == CodeInRace {
+			return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)
+		}
+		return err
 	}
-	authorSubs := l.subsOfLocked(inv.Player)
-	if len(authorSubs) == 0 {
-		l.mu.Unlock()
+	away, err := l.away(ctx, inv.Player)
+	if err != nil {
+		return unavailable(err)
+	}
+	if away {
 		return race.Errorf(CodeInviterAway, "%s is not connected now; the invite stays valid until %s", inv.Name, inv.Expires.Format(time.RFC3339))
 	}
-	delete(l.invites, code)
+	ids := []string{inv.Player, who.ID}
+	busy, err := l.sh.Seats.Claim(ctx, ids, claimKeep)
+	if err != nil {
+		return unavailable(err)
+	}
+	if busy == who.ID {
+		return race.Errorf(CodeInRace, "you were just paired: your race is being made")
+	} else if busy != "" {
+		return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)
+	}
+	took, err := l.sh.Invites.Take(ctx, code)
+	if err != nil || !took {
+		_ = l.sh.Seats.Free(ctx, "", ids)
+		if err != nil {
+			return unavailable(err)
+		}
+		return race.Errorf(CodeNoSuchInvite, "no invite has code %q: it was just used", code)
+	}
+	if l.dropWaiting(s) {
+		l.Publish()
+	}
 	opts, _ := inv.Options.check(true) // checked when made
-	p := pairing{
+	return l.start(pairing{
 		opts:    opts,
 		via:     "invite",
 		code:    code,
-		players: [2]PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: s.who.ID, Name: s.who.Name}},
-		subs:    [2][]race.Subscriber{authorSubs, {s.sub}},
-	}
-	l.busyLocked(p.players)
+		players: [2]PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: who.ID, Name: who.Name}},
+		dests:   [2]dest{{to: ToAll}, {s: s}},
+		ratings: [2]float64{l.rating(opts.Variant, inv.Player), l.rating(opts.Variant, who.ID)},
+		claimed: true,
+	})
+}
+
+// away reports whether player has no session on any instance.
+func (l *Lobby) away(ctx context.Context, player string) (bool, error) {
+	l.mu.Lock()
+	here := l.online[player] > 0
 	l.mu.Unlock()
-	p.ratings = [2]float64{l.rating(opts.Variant, p.players[0].ID), l.rating(opts.Variant, p.players[1].ID)}
-	return l.start(p)
+	if here || l.sh.Courier == nil {
+		return !here, nil
+	}
+	there, err := l.sh.Courier.Listening(ctx, player)
+	return !there, err
 }
 
 // subsOfLocked are where a player's sessions receive events.
@@ -732,42 +1037,62 @@ func (l *Lobby) subsOfLocked(player string) []race.Subscriber {
 // listed until accepted, withdrawn, or its session leaves. Its race is
 // public, and rated when the options ask for it.
 func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
-	opts, err := o.check(false)
-	if err != nil {
+	if _, err := o.check(false); err != nil {
 		return ChallengeInfo{}, err
 	}
-	opts.Public = true
 	l := s.l
-	id := s.Player().ID
-	rating := l.rating(o.Variant, id)
-	l.mu.Lock()
-	if err := l.waitingLocked(id); err != nil {
-		l.mu.Unlock()
+	who := s.Player()
+	rating := l.rating(o.Variant, who.ID)
+	ctx, cancel := opCtx()
+	defer cancel()
+	if err := l.waiting(ctx, who.ID); err != nil {
 		return ChallengeInfo{}, err
 	}
-	c := &challenge{
-		info: ChallengeInfo{ID: newCode(), Player: id, Name: s.who.Name, Rating: rating, Variant: o.Variant,
-			TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()},
-		opts: opts, from: s,
-	}
-	l.challenges[c.info.ID] = c
+	c := ChallengeInfo{ID: newCode(), Player: who.ID, Name: who.Name, Rating: rating, Variant: o.Variant,
+		TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()}
+	// Recorded here first, so that an acceptance on another instance at
+	// once finds the session to tell.
+	l.mu.Lock()
+	l.challenges[c.ID] = s
 	l.mu.Unlock()
+	if err := l.sh.Challenges.Open(ctx, c); err != nil {
+		l.mu.Lock()
+		delete(l.challenges, c.ID)
+		l.mu.Unlock()
+		if race.ErrorCode(err) == "" {
+			err = unavailable(err)
+		}
+		return ChallengeInfo{}, err
+	}
 	l.Publish()
-	return c.info, nil
+	return c, nil
 }
 
 // CancelChallenge withdraws the session's open challenge.
 func (s *Session) CancelChallenge() error {
 	l := s.l
 	l.mu.Lock()
-	found := false
-	for id, c := range l.challenges {
-		if c.from == s {
+	var ids []string
+	for id, cs := range l.challenges {
+		if cs == s {
 			delete(l.challenges, id)
-			found = true
+			ids = append(ids, id)
 		}
 	}
 	l.mu.Unlock()
+	ctx, cancel := opCtx()
+	defer cancel()
+	found := false
+	for _, id := range ids {
+		_, ok, err := l.sh.Challenges.Take(ctx, id)
+		if err != nil {
+			l.mu.Lock()
+			l.challenges[id] = s
+			l.mu.Unlock()
+			return unavailable(err)
+		}
+		found = found || ok
+	}
 	if !found {
 		return race.Errorf(CodeNoSuchChallenge, "you have no open challenge")
 	}
@@ -780,41 +1105,67 @@ func (s *Session) CancelChallenge() error {
 // takes the player out of any queue and withdraws their own challenge.
 func (s *Session) AcceptChallenge(id string) error {
 	l := s.l
-	l.mu.Lock()
-	c, ok := l.challenges[NormalizeCode(id)]
-	switch {
+	who := s.Player()
+	id = NormalizeCode(id)
+	ctx, cancel := opCtx()
+	defer cancel()
+	switch c, ok, err := l.sh.Challenges.Get(ctx, id); {
+	case err != nil:
+		return unavailable(err)
 	case !ok:
-		l.mu.Unlock()
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q", id)
-	case c.info.Player == s.who.ID:
-		l.mu.Unlock()
+	case c.Player == who.ID:
 		return race.Errorf(CodeOwnChallenge, "you cannot accept your own challenge")
 	}
-	if err := l.racingLocked(s.who.ID); err != nil {
-		l.mu.Unlock()
+	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
-	delete(l.challenges, c.info.ID)
-	l.dropWaitingLocked(s)
-	p := pairing{
-		opts:    c.opts,
-		via:     "challenge",
-		code:    c.info.ID,
-		players: [2]PlayerRef{{ID: c.info.Player, Name: c.info.Name}, {ID: s.who.ID, Name: s.who.Name}},
-		subs:    [2][]race.Subscriber{{c.from.sub}, {s.sub}},
-		ratings: [2]float64{c.info.Rating, 0},
+	c, ok, err := l.sh.Challenges.Take(ctx, id)
+	if err != nil {
+		return unavailable(err)
 	}
-	l.busyLocked(p.players)
-	l.mu.Unlock()
-	p.ratings[1] = l.rating(c.info.Variant, s.Player().ID)
-	return l.start(p)
+	if !ok {
+		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: it was just taken", id)
+	}
+	busy, err := l.sh.Seats.Claim(ctx, []string{c.Player, who.ID}, claimKeep)
+	if err == nil && busy == who.ID {
+		err = inRace("")
+	}
+	if err != nil {
+		// Back on the list: the author is still waiting.
+		if oerr := l.sh.Challenges.Open(ctx, c); oerr != nil {
+			l.log.Warn().Err(oerr).Str("challenge", c.ID).Msg("challenge not reopened")
+		}
+		if race.ErrorCode(err) == "" {
+			err = unavailable(err)
+		}
+		return err
+	}
+	if busy != "" { // the author went racing: the challenge is gone
+		l.Publish()
+		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: %s is racing", id, c.Name)
+	}
+	l.dropWaiting(s)
+	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: c.TimeLimitSeconds, BestOf: c.BestOf, Rated: c.Rated}
+	opts, _ := o.check(false) // checked when opened
+	opts.Public = true
+	return l.start(pairing{
+		opts:    opts,
+		via:     "challenge",
+		code:    c.ID,
+		players: [2]PlayerRef{{ID: c.Player, Name: c.Name}, {ID: who.ID, Name: who.Name}},
+		dests:   [2]dest{{to: ToChallenger, ref: c.ID}, {s: s}},
+		ratings: [2]float64{c.Rating, l.rating(c.Variant, who.ID)},
+		claimed: true,
+	})
 }
 
 // AuthorizeSeat decides who takes a seat in a race: the holder of a valid
 // player token (CodeNotIdentified without one). In races the lobby made,
-// only the players it paired, each in their own seat: it returns that
-// seat's resume token (CodeNotYourSeat for anyone else). In other races
-// (made over the API), any free seat under the player's display name.
+// on any instance, only the players it paired, each in their own seat: it
+// returns that seat's resume token (CodeNotYourSeat for anyone else). In
+// other races (made over the API), any free seat under the player's
+// display name.
 func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, seatToken string, err error) {
 	if playerToken == "" {
 		return "", "", race.Errorf(CodeNotIdentified, "say hello with your player token first")
@@ -823,30 +1174,39 @@ func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, se
 	if err != nil {
 		return "", "", err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rv, ok := l.seats[raceID]
+	ctx, cancel := opCtx()
+	defer cancel()
+	rv, ok, err := l.sh.Seats.Reservation(ctx, raceID)
+	if err != nil {
+		return "", "", unavailable(err)
+	}
 	if !ok {
 		return who.Name, "", nil
 	}
 	for s := range 2 {
-		if rv.players[s].ID == who.ID {
-			return who.Name, rv.tokens[s], nil
+		if rv.Players[s].ID == who.ID {
+			return who.Name, rv.Tokens[s], nil
 		}
 	}
 	return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for other players; watch it instead", raceID)
 }
 
-// ended is every lobby race's OnEnd: it runs with the race's lock held, so
-// it only hands the result to a goroutine that rates it.
+// ended is every lobby race's OnEnd: it frees the players (at once, so
+// that they may queue again as soon as they see the result) and hands the
+// result to a goroutine that rates it.
 func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Result) {
-	l.mu.Lock()
-	delete(l.seats, raceID)
+	var ids []string
 	for _, p := range players {
-		if l.busy[p.ID] == raceID {
-			delete(l.busy, p.ID)
+		if p.ID != "" && !p.Computer {
+			ids = append(ids, p.ID)
 		}
 	}
+	ctx, cancel := opCtx()
+	if err := l.sh.Seats.Free(ctx, raceID, ids); err != nil {
+		l.log.Warn().Err(err).Str("race", raceID).Msg("players not freed; their marks lapse")
+	}
+	cancel()
+	l.mu.Lock()
 	closed := l.closed
 	if !closed {
 		l.wg.Add(1)
@@ -943,12 +1303,16 @@ func (l *Lobby) Snapshot() *LobbyEvent { return l.snapshot() }
 // the races as the last heartbeat saw them.
 func (l *Lobby) snapshot() *LobbyEvent {
 	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
-	l.mu.Lock()
-	ev.Presence = Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
-	ev.Presence.add(l.others)
-	for _, c := range l.challenges {
-		ev.Challenges = append(ev.Challenges, c.info)
+	ctx, cancel := opCtx()
+	open, err := l.sh.Challenges.List(ctx)
+	cancel()
+	if err != nil {
+		l.log.Warn().Err(err).Msg("challenges not listed")
 	}
+	ev.Challenges = append(ev.Challenges, open...)
+	l.mu.Lock()
+	ev.Presence = l.ownPresenceLocked()
+	ev.Presence.add(l.others)
 	ev.Races = l.listed // replaced, never changed in place
 	l.mu.Unlock()
 	sort.Slice(ev.Challenges, func(i, j int) bool {
@@ -961,6 +1325,15 @@ func (l *Lobby) snapshot() *LobbyEvent {
 	return ev
 }
 
+// ownPresenceLocked counts this instance's players.
+func (l *Lobby) ownPresenceLocked() Presence {
+	p := Presence{Online: len(l.online), Queued: len(l.queuedBy), Queues: make(map[string]int), Racing: l.racing}
+	for _, q := range l.queuedBy {
+		p.Queues[q.variant]++
+	}
+	return p
+}
+
 // sharePresence stores this instance's counts for the others and reads
 // theirs (outside the lobby's lock: it waits for the store). On an error
 // the last counts read stay.
@@ -969,9 +1342,11 @@ func (l *Lobby) sharePresence() {
 		return
 	}
 	l.mu.Lock()
-	own := Presence{Online: len(l.online), Queued: l.mm.Len(), Queues: l.mm.Counts(), Racing: l.racing}
+	own := l.ownPresenceLocked()
 	l.mu.Unlock()
-	others, err := l.deps.Presence.Share(context.Background(), own)
+	ctx, cancel := opCtx()
+	defer cancel()
+	others, err := l.deps.Presence.Share(ctx, own)
 	if err != nil {
 		l.log.Warn().Err(err).Msg("presence not shared")
 		return
@@ -982,14 +1357,11 @@ func (l *Lobby) sharePresence() {
 }
 
 // refreshRaces reads the live races (outside the lobby's lock: each read
-// takes the race's) for the list and the count of players racing. It runs
-// on the heartbeat, so that the lobby's own changes never wait for it.
+// takes the race's) for the list and the count of players racing, and
+// adds the other instances' lists (Shared.Races). It runs on the
+// heartbeat, so that the lobby's own changes never wait for it.
 func (l *Lobby) refreshRaces() {
-	type listed struct {
-		sum     RaceSummary
-		created time.Time
-	}
-	var live []listed
+	var live []ListedRace
 	racing := 0
 	for _, rc := range l.deps.Races.Races() {
 		if rc.State().Over() {
@@ -1012,17 +1384,35 @@ func (l *Lobby) refreshRaces() {
 			sum.Players[s] = PlayerRef{Name: in.Players[s].Name, Computer: in.Players[s].Computer}
 			sum.Scores[s] = in.Counts[s].Score
 		}
-		live = append(live, listed{sum, in.CreatedAt})
+		live = append(live, ListedRace{sum, in.CreatedAt})
+	}
+	if sh := l.sh.Races; sh != nil {
+		ctx, cancel := opCtx()
+		others, err := sh.ShareRaces(ctx, live)
+		cancel()
+		if err != nil {
+			l.log.Warn().Err(err).Msg("race list not shared")
+		}
+		seen := make(map[string]bool, len(live))
+		for _, r := range live {
+			seen[r.Race] = true
+		}
+		for _, r := range others { // a race taken over may be listed twice for a beat
+			if !seen[r.Race] {
+				seen[r.Race] = true
+				live = append(live, r)
+			}
+		}
 	}
 	sort.Slice(live, func(i, j int) bool {
-		if !live[i].created.Equal(live[j].created) {
-			return live[i].created.After(live[j].created)
+		if !live[i].Created.Equal(live[j].Created) {
+			return live[i].Created.After(live[j].Created)
 		}
-		return live[i].sum.Race < live[j].sum.Race
+		return live[i].Race < live[j].Race
 	})
 	races := make([]RaceSummary, 0, min(len(live), l.cfg.MaxListed))
 	for i := 0; i < len(live) && i < l.cfg.MaxListed; i++ {
-		races = append(races, live[i].sum)
+		races = append(races, live[i].RaceSummary)
 	}
 	l.mu.Lock()
 	l.listed, l.racing = races, racing

@@ -54,6 +54,7 @@ func (c MatchConfig) Gap(w time.Duration) float64 {
 // Seeker is a player in a quick-play queue.
 type Seeker struct {
 	Player  string
+	Name    string // display name, for the opponent's matched event
 	Variant string
 	Rating  float64
 	Since   time.Time // when they joined the queue
