@@ -32,7 +32,15 @@ type Presence struct {
 	clock    race.Clock
 }
 
-var _ lobby.PresenceShare = (*Presence)(nil)
+var (
+	_ lobby.PresenceShare = (*Presence)(nil)
+	_ lobby.RaceListShare = (*Presence)(nil)
+)
+
+// RaceListKey is the hash of every instance's live public races
+// (instance id -> JSON with the Unix milliseconds until which they are
+// listed): each instance lists the races it runs.
+func (k Keys) RaceListKey() string { return k.prefix() + "{presence}:races" }
 
 // NewPresence shares the counts of instance on rdb; clock dates them (the
 // instances' clocks are taken to agree to well within PresenceTTL).
@@ -91,9 +99,54 @@ func (p *Presence) Share(ctx context.Context, own lobby.Presence) (lobby.Presenc
 	return others, nil
 }
 
-// Forget removes this instance's counts at once (on shutdown).
+// listedRaces is one instance's races as stored.
+type listedRaces struct {
+	Until int64              `json:"until"` // Unix milliseconds
+	Races []lobby.ListedRace `json:"races"`
+}
+
+// ShareRaces stores own and returns the other live instances' races,
+// removing the lists of instances that stopped sharing.
+func (p *Presence) ShareRaces(ctx context.Context, own []lobby.ListedRace) ([]lobby.ListedRace, error) {
+	now := p.clock.Now()
+	js, err := json.Marshal(listedRaces{Until: now.Add(PresenceTTL).UnixMilli(), Races: own})
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: race list: %w", err)
+	}
+	key := p.keys.RaceListKey()
+	pipe := p.rdb.Pipeline()
+	pipe.HSet(ctx, key, p.instance, js)
+	all := pipe.HGetAll(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("redislobby: race list: %w", err)
+	}
+	var others []lobby.ListedRace
+	var dead []string
+	for id, v := range all.Val() {
+		if id == p.instance {
+			continue
+		}
+		var l listedRaces
+		if err := json.Unmarshal([]byte(v), &l); err != nil || time.UnixMilli(l.Until).Before(now) {
+			dead = append(dead, id)
+			continue
+		}
+		others = append(others, l.Races...)
+	}
+	if len(dead) > 0 {
+		if err := p.rdb.HDel(ctx, key, dead...).Err(); err != nil {
+			return others, fmt.Errorf("redislobby: race list: remove expired: %w", err)
+		}
+	}
+	return others, nil
+}
+
+// Forget removes this instance's counts and races at once (on shutdown).
 func (p *Presence) Forget(ctx context.Context) error {
-	if err := p.rdb.HDel(ctx, p.keys.PresenceKey(), p.instance).Err(); err != nil {
+	pipe := p.rdb.Pipeline()
+	pipe.HDel(ctx, p.keys.PresenceKey(), p.instance)
+	pipe.HDel(ctx, p.keys.RaceListKey(), p.instance)
+	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("redislobby: presence: forget %s: %w", p.instance, err)
 	}
 	return nil

@@ -57,6 +57,7 @@ type seeker struct {
 	Rating   float64 `json:"r"`
 	Since    int64   `json:"t"` // Unix milliseconds
 	Instance string  `json:"i"` // the instance holding the player's connection
+	Name     string  `json:"n,omitempty"`
 }
 
 // Match is a pair claimed by Pair, with the instances to tell.
@@ -100,7 +101,12 @@ return 1
 // Join puts player, whose connection instance holds, in variant's queue; a
 // player already in a queue is refused with lobby.CodeAlreadyQueued.
 func (q *Queue) Join(ctx context.Context, player, variant string, rating float64, instance string) error {
-	js, err := json.Marshal(seeker{Rating: rating, Since: q.clock.Now().UnixMilli(), Instance: instance})
+	return q.join(ctx, lobby.Seeker{Player: player, Variant: variant, Rating: rating}, instance)
+}
+
+func (q *Queue) join(ctx context.Context, s lobby.Seeker, instance string) error {
+	player, variant := s.Player, s.Variant
+	js, err := json.Marshal(seeker{Rating: s.Rating, Since: q.clock.Now().UnixMilli(), Instance: instance, Name: s.Name})
 	if err != nil {
 		return fmt.Errorf("redislobby: join %s: %w", player, err)
 	}
@@ -208,7 +214,7 @@ func (q *Queue) Pair(ctx context.Context, variant string) ([]Match, error) {
 			return nil, fmt.Errorf("redislobby: pair %s: seeker %s: %w", variant, p, err)
 		}
 		instances[p] = sk.Instance
-		seekers = append(seekers, lobby.Seeker{Player: p, Variant: variant, Rating: sk.Rating, Since: time.UnixMilli(sk.Since)})
+		seekers = append(seekers, lobby.Seeker{Player: p, Name: sk.Name, Variant: variant, Rating: sk.Rating, Since: time.UnixMilli(sk.Since)})
 	}
 	var out []Match
 	for _, p := range lobby.PairQueue(q.cfg, seekers, q.clock.Now()) {
@@ -219,6 +225,53 @@ func (q *Queue) Pair(ctx context.Context, variant string) ([]Match, error) {
 		if ok {
 			p.Variant = variant
 			out = append(out, Match{Pair: p, InstanceA: instances[p.A.Player], InstanceB: instances[p.B.Player]})
+		}
+	}
+	return out, nil
+}
+
+// Instance is the queue as one instance's lobby uses it: a lobby.Queue
+// whose players' connections that instance holds.
+type Instance struct {
+	q        *Queue
+	instance string
+}
+
+var _ lobby.Queue = (*Instance)(nil)
+
+// For is the queue for the lobby of instance.
+func (q *Queue) For(instance string) *Instance { return &Instance{q: q, instance: instance} }
+
+// Join queues s (refused with lobby.CodeAlreadyQueued if queued already).
+func (i *Instance) Join(ctx context.Context, s lobby.Seeker) error {
+	return i.q.join(ctx, s, i.instance)
+}
+
+// Leave unqueues player; false once they were paired.
+func (i *Instance) Leave(ctx context.Context, player string) (bool, error) {
+	return i.q.Leave(ctx, player)
+}
+
+// Queued reports player's queue.
+func (i *Instance) Queued(ctx context.Context, player string) (string, bool, error) {
+	return i.q.Queued(ctx, player)
+}
+
+// Pair claims the pairs of every variant's queue, longest waiting first
+// within each variant.
+func (i *Instance) Pair(ctx context.Context) ([]lobby.Pair, error) {
+	variants, err := i.q.rdb.SMembers(ctx, i.q.keys.QueueVariants()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: pair: %w", err)
+	}
+	var out []lobby.Pair
+	for _, v := range variants {
+		ms, err := i.q.Pair(ctx, v)
+		for _, m := range ms {
+			out = append(out, m.Pair)
+		}
+		if err != nil {
+			return out, err
 		}
 	}
 	return out, nil

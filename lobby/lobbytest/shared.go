@@ -1,0 +1,371 @@
+package lobbytest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"sirtommy/lobby"
+	"sirtommy/race"
+	"sirtommy/race/racetest"
+)
+
+// Instances is the shared stores of n instances on one backing store
+// (several views of one in memory), timed by clock.
+type Instances func(t *testing.T, clock race.Clock, n int) []lobby.Shared
+
+// SharedSuite runs the conformance tests of the Queue, Challenges,
+// Invites and Seats that newInstances makes (fresh and empty on each
+// call).
+func SharedSuite(t *testing.T, newInstances Instances) {
+	t.Run("QueueJoinLeave", func(t *testing.T) { queueJoinLeave(t, newInstances) })
+	t.Run("QueuePairsByRatingAcrossInstances", func(t *testing.T) { queuePairs(t, newInstances) })
+	t.Run("QueueThreeInstancesNeverPairTwice", func(t *testing.T) { queueThreeInstances(t, newInstances) })
+	t.Run("ChallengesOpenTakeOnce", func(t *testing.T) { challengesOpenTake(t, newInstances) })
+	t.Run("InvitesUsedOnce", func(t *testing.T) { invitesOnce(t, newInstances) })
+	t.Run("SeatsClaimAssignFree", func(t *testing.T) { seatsClaim(t, newInstances) })
+	t.Run("SeatsConcurrentClaims", func(t *testing.T) { seatsConcurrent(t, newInstances) })
+}
+
+func start() *racetest.Clock { return racetest.NewClock(time.Unix(1_000_000, 0)) }
+
+func queueJoinLeave(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 2)
+	a, b := sh[0].Queue, sh[1].Queue
+	if err := a.Join(ctx, lobby.Seeker{Player: "a", Name: "Ann", Variant: "classic", Rating: 1500}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Join(ctx, lobby.Seeker{Player: "a", Variant: "strict", Rating: 1500}); race.ErrorCode(err) != lobby.CodeAlreadyQueued {
+		t.Fatalf("joining twice, on another instance: %v", err)
+	}
+	if v, ok, err := b.Queued(ctx, "a"); err != nil || !ok || v != "classic" {
+		t.Fatalf("a queued in %q %v %v", v, ok, err)
+	}
+	if left, err := b.Leave(ctx, "a"); !left || err != nil {
+		t.Fatalf("leave from another instance: %v %v", left, err)
+	}
+	if left, _ := a.Leave(ctx, "a"); left {
+		t.Fatal("left twice")
+	}
+	if _, ok, _ := a.Queued(ctx, "a"); ok {
+		t.Fatal("still queued")
+	}
+}
+
+func queuePairs(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 2)
+	for i, j := range []struct {
+		p      string
+		rating float64
+	}{{"a", 1500}, {"b", 2000}, {"c", 1550}, {"d", 1990}, {"e", 1700}} {
+		if err := sh[i%2].Queue.Join(ctx, lobby.Seeker{Player: j.p, Name: "n-" + j.p, Variant: "classic", Rating: j.rating}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sh[0].Queue.Join(ctx, lobby.Seeker{Player: "s", Variant: "strict", Rating: 1500}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sh[1].Queue.Pair(ctx)
+	if err != nil || len(m) != 2 {
+		t.Fatalf("pairs %+v, %v", m, err)
+	}
+	if m[0].A.Player != "a" || m[0].B.Player != "c" || m[0].Variant != "classic" || m[0].A.Name != "n-a" || m[0].B.Name != "n-c" || m[0].B.Rating != 1550 {
+		t.Fatalf("first pair %+v", m[0])
+	}
+	if m[1].A.Player != "b" || m[1].B.Player != "d" {
+		t.Fatalf("second pair %+v", m[1])
+	}
+	// Paired: out of the queue, so that leaving (taking the computer
+	// instead) fails.
+	if left, _ := sh[0].Queue.Leave(ctx, "a"); left {
+		t.Fatal("a paired player left the queue")
+	}
+	if _, ok, _ := sh[0].Queue.Queued(ctx, "e"); !ok {
+		t.Fatal("e, unpaired, is not queued")
+	}
+	if m, _ := sh[0].Queue.Pair(ctx); len(m) != 0 {
+		t.Fatalf("paired again %+v", m)
+	}
+}
+
+func queueThreeInstances(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	clock := start()
+	sh := newInstances(t, clock, 4)
+	const players = 90
+	var (
+		mu     sync.Mutex
+		seen   = make(map[string]int)
+		wg     sync.WaitGroup
+		joined = make(chan struct{})
+	)
+	go func() {
+		defer close(joined)
+		for i := range players {
+			if err := sh[3].Queue.Join(ctx, lobby.Seeker{Player: fmt.Sprint("p", i), Variant: "classic", Rating: 1500 + float64(i%7)*40}); err != nil {
+				t.Error(err)
+				return
+			}
+			if i%10 == 0 {
+				clock.Advance(10 * time.Second) // widen the gaps as we go
+			}
+		}
+	}()
+	count := func(m []lobby.Pair) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range m {
+			seen[p.A.Player]++
+			seen[p.B.Player]++
+		}
+	}
+	for _, s := range sh[:3] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for done := false; ; {
+				select {
+				case <-joined:
+					done = true
+				default:
+				}
+				m, err := s.Queue.Pair(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				count(m)
+				if done && len(m) == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	clock.Advance(time.Minute) // any gap now
+	m, err := sh[0].Queue.Pair(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count(m)
+	if len(seen) != players {
+		t.Errorf("%d of %d players paired", len(seen), players)
+	}
+	for p, n := range seen {
+		if n != 1 {
+			t.Errorf("%s paired %d times", p, n)
+		}
+	}
+}
+
+func challenge(id, player string) lobby.ChallengeInfo {
+	return lobby.ChallengeInfo{ID: id, Player: player, Name: "n-" + player, Rating: 1500, Variant: "classic",
+		TimeLimitSeconds: 300, BestOf: 3, Rated: true, Since: time.Unix(1_000_000, 0).UTC()}
+}
+
+func challengesOpenTake(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 3)
+	a, b := sh[0].Challenges, sh[1].Challenges
+	c1 := challenge("C1", "ann")
+	if err := a.Open(ctx, c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Open(ctx, challenge("C2", "ann")); race.ErrorCode(err) != lobby.CodeAlreadyQueued {
+		t.Fatalf("a second challenge by ann: %v", err)
+	}
+	if err := b.Open(ctx, challenge("C3", "bob")); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := b.Get(ctx, "C1"); err != nil || !ok || got != c1 {
+		t.Fatalf("get on another instance: %+v %v %v", got, ok, err)
+	}
+	if id, ok, _ := b.Of(ctx, "ann"); !ok || id != "C1" {
+		t.Fatalf("ann's challenge %q %v", id, ok)
+	}
+	if err := a.Keep(ctx, []string{"C1", "NOPE"}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := sh[2].Challenges.List(ctx); err != nil || len(l) != 2 {
+		t.Fatalf("list %+v %v", l, err)
+	}
+	// Three instances take C1 at once: one gets it.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for _, s := range sh {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, ok, err := s.Challenges.Take(ctx, "C1")
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				won++
+				mu.Unlock()
+				if got != c1 {
+					t.Errorf("took %+v", got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("C1 taken %d times", won)
+	}
+	if _, ok, _ := a.Of(ctx, "ann"); ok {
+		t.Fatal("ann still has a challenge")
+	}
+	if _, ok, _ := a.Get(ctx, "C1"); ok {
+		t.Fatal("C1 still open")
+	}
+	if err := b.Open(ctx, challenge("C2", "ann")); err != nil {
+		t.Fatalf("ann's new challenge: %v", err)
+	}
+	if l, _ := a.List(ctx); len(l) != 2 {
+		t.Fatalf("list %+v", l)
+	}
+}
+
+func invitesOnce(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 3)
+	inv := lobby.Invite{Code: "ABCDEFGHJK", Player: "ann", Name: "Ann", Options: lobby.RaceOptions{Variant: "classic", Deal: "7"},
+		Expires: time.Unix(1_000_000, 0).UTC()}
+	if err := sh[0].Invites.Put(ctx, inv, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := sh[1].Invites.Get(ctx, inv.Code); err != nil || !ok || got != inv {
+		t.Fatalf("get on another instance: %+v %v %v", got, ok, err)
+	}
+	if _, ok, _ := sh[1].Invites.Get(ctx, "NOSUCHCODE"); ok {
+		t.Fatal("found a code never made")
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for _, s := range sh {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s.Invites.Take(ctx, inv.Code)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("invite used %d times", won)
+	}
+	if _, ok, _ := sh[0].Invites.Get(ctx, inv.Code); ok {
+		t.Fatal("a used invite is still found")
+	}
+}
+
+func seatsClaim(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 2)
+	a, b := sh[0].Seats, sh[1].Seats
+	if busy, err := a.Claim(ctx, []string{"ann", "bob"}, time.Minute); busy != "" || err != nil {
+		t.Fatalf("claim: %q %v", busy, err)
+	}
+	if id, ok, _ := b.Racing(ctx, "bob"); !ok || id != "" {
+		t.Fatalf("bob being paired: %q %v", id, ok)
+	}
+	if busy, _ := b.Claim(ctx, []string{"cat", "bob"}, time.Minute); busy != "bob" {
+		t.Fatalf("claimed bob twice (busy %q)", busy)
+	}
+	if _, ok, _ := a.Racing(ctx, "cat"); ok {
+		t.Fatal("a refused claim marked cat")
+	}
+	r := lobby.Reservation{Players: [2]lobby.PlayerRef{{ID: "ann", Name: "Ann"}, {ID: "bob", Name: "Bob"}}, Tokens: [2]string{"t0", "t1"}}
+	if err := a.Assign(ctx, "R1", r, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := b.Reservation(ctx, "R1"); err != nil || !ok || got != r {
+		t.Fatalf("reservation on another instance: %+v %v %v", got, ok, err)
+	}
+	if id, ok, _ := b.Racing(ctx, "ann"); !ok || id != "R1" {
+		t.Fatalf("ann racing %q %v", id, ok)
+	}
+	// Freeing another race, or a claim, leaves R1 alone.
+	if err := b.Free(ctx, "R2", []string{"ann", "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Free(ctx, "", []string{"ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok, _ := a.Racing(ctx, "ann"); !ok || id != "R1" {
+		t.Fatalf("ann racing %q %v after freeing others", id, ok)
+	}
+	if err := b.Free(ctx, "R1", []string{"ann", "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := a.Racing(ctx, "ann"); ok {
+		t.Fatal("ann still racing")
+	}
+	if _, ok, _ := a.Reservation(ctx, "R1"); ok {
+		t.Fatal("R1's seats still reserved")
+	}
+	// A claim whose race was not made is freed with "".
+	_, _ = a.Claim(ctx, []string{"dan"}, time.Minute)
+	if err := b.Free(ctx, "", []string{"dan"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := a.Racing(ctx, "dan"); ok {
+		t.Fatal("dan still claimed")
+	}
+}
+
+// seatsConcurrent has three instances claim overlapping pairs of players
+// at once: nobody is claimed twice.
+func seatsConcurrent(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 3)
+	const players = 30
+	var mu sync.Mutex
+	claims := make(map[string]int)
+	var wg sync.WaitGroup
+	for i, s := range sh {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range players {
+				pair := []string{fmt.Sprint("p", (j+i)%players), fmt.Sprint("p", (j+i+1)%players)}
+				busy, err := s.Seats.Claim(ctx, pair, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if busy == "" {
+					mu.Lock()
+					for _, p := range pair {
+						claims[p]++
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for p, n := range claims {
+		if n != 1 {
+			t.Errorf("%s claimed %d times", p, n)
+		}
+	}
+	if len(claims) < players/3 { // a claimed pair blocks at most its two neighbours
+		t.Errorf("only %d players claimed", len(claims))
+	}
+}
