@@ -240,10 +240,20 @@ func (p *player) matched() []*lobby.MatchedEvent {
 	return out
 }
 
-func (p *player) waitMatched(t *testing.T) *lobby.MatchedEvent {
+// waitMatched waits for the player's matched event of a kind (via).
+func (p *player) waitMatched(t *testing.T, via string) *lobby.MatchedEvent {
 	t.Helper()
-	waitFor(t, p.w.Name+"'s matched event", func() bool { return len(p.matched()) > 0 })
-	return p.matched()[0]
+	var got *lobby.MatchedEvent
+	waitFor(t, p.w.Name+"'s matched event", func() bool {
+		for _, m := range p.matched() {
+			if m.Via == via {
+				got = m
+				return true
+			}
+		}
+		return false
+	})
+	return got
 }
 
 // TestLobbiesPairAcrossInstances: quick play, a challenge and an invite,
@@ -257,7 +267,7 @@ func TestLobbiesPairAcrossInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ma, mb := ann.waitMatched(t), bob.waitMatched(t)
+	ma, mb := ann.waitMatched(t, "quick"), bob.waitMatched(t, "quick")
 	if ma.Race != mb.Race || ma.Seat == mb.Seat || ma.Opponent.Name != "bob" || mb.Opponent.Name != "ann" || ma.Via != "quick" {
 		t.Fatalf("matched %+v / %+v", ma, mb)
 	}
@@ -301,7 +311,7 @@ func TestLobbiesPairAcrossInstances(t *testing.T) {
 	if (e1 == nil) == (e2 == nil) {
 		t.Fatalf("accepted by both or neither: %v, %v", e1, e2)
 	}
-	mc := cat.waitMatched(t)
+	mc := cat.waitMatched(t, "challenge")
 	if mc.Via != "challenge" || mc.Challenge != ch.ID {
 		t.Fatalf("cat matched %+v", mc)
 	}
@@ -320,8 +330,8 @@ func TestLobbiesPairAcrossInstances(t *testing.T) {
 	if err := eve.s.AcceptInvite(inv.Code); err != nil {
 		t.Fatal(err)
 	}
-	md := dan.waitMatched(t)
-	me := eve.waitMatched(t)
+	md := dan.waitMatched(t, "invite")
+	me := eve.waitMatched(t, "invite")
 	if md.Via != "invite" || md.Race != me.Race || md.Invite != inv.Code {
 		t.Fatalf("invite matched %+v / %+v", md, me)
 	}
@@ -357,14 +367,9 @@ func TestThreeLobbiesNeverPairTwice(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waitFor(t, "everyone paired", func() bool {
-		for _, p := range ps {
-			if len(p.matched()) == 0 {
-				return false
-			}
-		}
-		return true
-	})
+	for _, p := range ps {
+		p.waitMatched(t, "quick")
+	}
 	time.Sleep(50 * time.Millisecond) // a second matched event would come by now
 	seats := make(map[string]string)
 	for _, p := range ps {
