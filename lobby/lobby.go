@@ -518,10 +518,27 @@ func (l *Lobby) checkRacing(ctx context.Context, player string) error {
 	if err != nil {
 		return unavailable(err)
 	}
+	if ok && id != "" && l.over(ctx, id) {
+		// The race ended a moment ago (its players see the result before
+		// its end frees them) or its end was never seen here: free them.
+		if err := l.sh.Seats.Free(ctx, id, []string{player}); err != nil {
+			return unavailable(err)
+		}
+		return nil
+	}
 	if ok {
 		return inRace(id)
 	}
 	return nil
+}
+
+// over reports whether race id is over, wherever it runs.
+func (l *Lobby) over(ctx context.Context, id string) bool {
+	h, err := l.deps.Races.Open(ctx, id)
+	if err != nil {
+		return race.ErrorCode(err) == race.CodeNoSuchRace
+	}
+	return h.State().Over()
 }
 
 // inRace is the refusal for a player in race id ("" while it is made).
@@ -835,6 +852,7 @@ func (l *Lobby) receive(n Notice) bool {
 	for _, sub := range subs {
 		sub.Deliver(n.Matched)
 	}
+	l.log.Debug().Str("player", n.Player).Str("to", n.To).Str("race", n.Matched.Race).Int("sessions", len(subs)).Msg("matched event delivered")
 	return len(subs) > 0
 }
 

@@ -28,12 +28,13 @@ const (
 	redisStartTimeout = 3 * time.Second
 )
 
-// backend is what the race service and the lobby's ratings run on:
+// backend is what the race service and the lobby's stores run on:
 // memory, or a shared Redis.
 type backend struct {
 	deps     race.Deps
 	ratings  lobby.Ratings
 	presence lobby.PresenceShare         // nil in memory mode
+	shared   lobby.Shared                // zero in memory mode: the lobby's own
 	check    func(context.Context) error // nil in memory mode
 	run      func(ctx context.Context, svc *race.Service)
 	close    func()
@@ -77,6 +78,11 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
 	lobbyKeys := redislobby.Keys{Prefix: cfg.redisPrefix}
 	presence := redislobby.NewPresence(rdb, lobbyKeys, instance, clock)
+	courier, err := redislobby.NewCourier(pctx, rdb, lobbyKeys, instance, log.With().Str("component", "courier").Logger())
+	if err != nil {
+		_ = errors.Join(cluster.Close(), bus.Close(), rdb.Close())
+		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+	}
 	log.Info().Str("redis", opt.Addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
 	return &backend{
 		deps: race.Deps{
@@ -85,6 +91,14 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		},
 		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
 		presence: presence,
+		shared: lobby.Shared{
+			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).For(instance),
+			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
+			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
+			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
+			Courier:    courier,
+			Races:      presence,
+		},
 		check: func(ctx context.Context) error {
 			if err := rdb.Ping(ctx).Err(); err != nil {
 				return fmt.Errorf("redis: %w", err)
@@ -95,8 +109,8 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		close: func() {
 			fctx, cancel := context.WithTimeout(context.Background(), redisIOTimeout)
 			defer cancel()
-			forgot := presence.Forget(fctx) // this instance's players stop counting at once
-			if err := errors.Join(forgot, cluster.Close(), bus.Close(), rdb.Close()); err != nil {
+			forgot := presence.Forget(fctx) // this instance's players and races stop counting at once
+			if err := errors.Join(forgot, courier.Close(), cluster.Close(), bus.Close(), rdb.Close()); err != nil {
 				log.Warn().Err(err).Msg("redis connections closed with an error")
 			}
 		},

@@ -170,7 +170,7 @@ func runServe(ctx context.Context, e env) error {
 		Grace:              cfg.grace,
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
-		Ratings: be.ratings, Presence: be.presence, Computer: lobby.ComputerFactory(computer),
+		Ratings: be.ratings, Presence: be.presence, Shared: be.shared, Computer: lobby.ComputerFactory(computer),
 	})
 	defer lob.Close()
 	var origins []string

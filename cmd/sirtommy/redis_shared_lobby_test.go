@@ -1,0 +1,282 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"sirtommy/engine"
+	"sirtommy/lobby"
+	"sirtommy/race/redisrace/redistest"
+)
+
+// lobbyClient is a websocket that said hello.
+type lobbyClient struct {
+	*client
+	id      string // player id
+	seat    int
+	race    string // the race taken a seat in
+	n       int
+	backlog []msg // messages read but not yet asked for
+}
+
+// next waits for a message that ok accepts, keeping the others for later
+// (a matched event may come before the reply to the request that made
+// it).
+func (c *lobbyClient) next(what string, ok func(msg) bool) msg {
+	c.t.Helper()
+	for i, m := range c.backlog {
+		if ok(m) {
+			c.backlog = slices.Delete(c.backlog, i, i+1)
+			return m
+		}
+	}
+	timeout := time.After(safetyTimeout)
+	for {
+		select {
+		case m, open := <-c.in:
+			if !open {
+				c.t.Fatalf("connection closed waiting for %s", what)
+			}
+			if ok(m) {
+				return m
+			}
+			c.backlog = append(c.backlog, m)
+		case <-timeout:
+			var seen []string
+			for _, m := range c.backlog {
+				if m.str("type") != "lobby" {
+					seen = append(seen, fmt.Sprint(m["type"], " ", m["race"], " ", m["state"], " ", m["via"], " ", m["id"], " ", m["code"]))
+				}
+			}
+			c.t.Fatalf("no %s; last unread %q", what, seen[max(0, len(seen)-8):])
+		}
+	}
+}
+
+// result waits for the state message that carries the race's result.
+func (c *lobbyClient) result() string {
+	c.t.Helper()
+	m := c.next("result", func(m msg) bool { return m.str("type") == "state" && m["result"] != nil && m.str("race") == c.race })
+	b, _ := json.Marshal(m["result"])
+	return string(b)
+}
+
+func hello(t *testing.T, base, name string) *lobbyClient {
+	t.Helper()
+	c := dial(t, base)
+	c.send(map[string]any{"type": "hello", "id": "h", "name": name})
+	w := c.next("welcome", ofType("welcome"))
+	return &lobbyClient{client: c, id: w.str("player")}
+}
+
+// request sends m and waits for its reply (type want), sending it again
+// while over the message budget; it fails on another reply.
+func (c *lobbyClient) request(m map[string]any, want string) msg {
+	c.t.Helper()
+	c.n++
+	id := fmt.Sprint("r", c.n)
+	m["id"] = id
+	for {
+		c.send(m)
+		r := c.next("reply to "+id, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
+		if r.str("code") == "rate-limited" {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if r.str("type") != want {
+			c.t.Fatalf("%v: got %v, want %s", m, r, want)
+		}
+		return r
+	}
+}
+
+// takeSeat waits for matched and joins its race, on this client's
+// instance.
+func (c *lobbyClient) takeSeat(via string) msg {
+	c.t.Helper()
+	m := c.next("matched", ofType("matched"))
+	if m.str("via") != via {
+		c.t.Fatalf("matched %v, want via %s", m, via)
+	}
+	j := c.request(map[string]any{"type": "join", "race": m.str("race")}, "joined")
+	if j["seat"] != m["seat"] {
+		c.t.Fatalf("joined seat %v, matched seat %v", j["seat"], m["seat"])
+	}
+	c.seat, c.race = int(j["seat"].(float64)), m.str("race")
+	return m
+}
+
+// running waits until the race taken a seat in runs.
+func (c *lobbyClient) running() msg {
+	c.t.Helper()
+	return c.next("running", func(m msg) bool {
+		return m.str("type") == "state" && m.str("state") == "running" && m.str("race") == c.race
+	})
+}
+
+// view decodes a board.
+func view(t testing.TB, v any) engine.View {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	var out engine.View
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// playBlind plays the player's game to its end from the views the server
+// sends (the deal is secret): a card that fits a foundation, else the
+// turned card on W1.
+func (c *lobbyClient) playBlind() {
+	c.t.Helper()
+	st := c.running()
+	v := view(c.t, st["you"])
+	for v.Status == engine.Playing {
+		mv, ok := blindMove(&v)
+		if !ok {
+			c.t.Fatalf("no move from %+v", v)
+		}
+		c.n++
+		id := fmt.Sprint("m", c.n)
+		c.send(map[string]any{"type": "move", "id": id, "move": mv.String()})
+		r := c.next("answer to "+id, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
+		if code := r.str("code"); code == "rate-limited" || code == "unavailable" { // busy machine: again
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if r.str("type") != "moved" {
+			c.t.Fatalf("move %s: %v", mv, r)
+		}
+		v = view(c.t, r["view"])
+	}
+}
+
+func blindMove(v *engine.View) (engine.Move, bool) {
+	fits := func(c engine.Card) (int, bool) {
+		for i, f := range v.Foundations {
+			if f.Wants != 0 && c.Rank() == f.Wants {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	if len(v.Turned) > 0 {
+		c := v.Turned[0]
+		if i, ok := fits(c); ok {
+			return engine.PlaceMove(c, engine.F(i)), true
+		}
+		return engine.PlaceMove(c, engine.W(0)), true
+	}
+	for _, w := range v.Waste {
+		if n := len(w.Cards); n > 0 {
+			if i, ok := fits(w.Cards[n-1]); ok {
+				return engine.PlaceMove(w.Cards[n-1], engine.F(i)), true
+			}
+		}
+	}
+	return engine.Move{}, false
+}
+
+// lobbyOf reads base's lobby over the API.
+func lobbyOf(t *testing.T, base string) lobby.LobbyEvent {
+	t.Helper()
+	res, err := http.Get(base + "/api/lobby")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var ev lobby.LobbyEvent
+	if err := json.NewDecoder(res.Body).Decode(&ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// until polls base's lobby until ok accepts it.
+func until(t *testing.T, base, what string, ok func(lobby.LobbyEvent) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(safetyTimeout); ; time.Sleep(50 * time.Millisecond) {
+		if ok(lobbyOf(t, base)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no %s", base, what)
+		}
+	}
+}
+
+// TestRedisLobbyAcrossInstances: two real servers on one Redis, players
+// on each. Quick play pairs them (the race is made on A, listed on B, and
+// played to its end, each player on their own instance); a challenge
+// posted on A is accepted on B; an invite made on A is accepted on B,
+// once.
+func TestRedisLobbyAcrossInstances(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", "0s")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", "0s")
+	defer func() {
+		if t.Failed() {
+			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
+		}
+	}()
+	ann, bob := hello(t, a, "ann"), hello(t, b, "bob")
+
+	// Quick play: bob waits on B; ann's queue on A pairs them there.
+	bob.request(map[string]any{"type": "queue", "variant": "classic"}, "queued")
+	until(t, a, "bob counted in the queue", func(ev lobby.LobbyEvent) bool { return ev.Presence.Queued == 1 })
+	ann.request(map[string]any{"type": "queue", "variant": "classic"}, "queued")
+	ma, mb := ann.takeSeat("quick"), bob.takeSeat("quick")
+	id := ma.str("race")
+	if mb.str("race") != id || ann.seat == bob.seat {
+		t.Fatalf("matched %v / %v", ma, mb)
+	}
+	if op, _ := ma["opponent"].(map[string]any); op["name"] != "bob" {
+		t.Fatalf("ann's opponent %v", ma["opponent"])
+	}
+	until(t, b, "the race made on A in B's list", func(ev lobby.LobbyEvent) bool {
+		return slices.ContainsFunc(ev.Races, func(r lobby.RaceSummary) bool { return r.Race == id })
+	})
+	ann.playBlind()
+	bob.playBlind()
+	ra, rb := ann.result(), bob.result()
+	if ra != rb {
+		t.Fatalf("results differ:\n%s\n%s", ra, rb)
+	}
+
+	// A challenge posted on A, accepted on B.
+	ch := ann.request(map[string]any{"type": "challenge", "variant": "classic"}, "challenged")
+	chID, _ := ch["challenge"].(map[string]any)["id"].(string)
+	until(t, b, "ann's challenge", func(ev lobby.LobbyEvent) bool {
+		return len(ev.Challenges) == 1 && ev.Challenges[0].ID == chID
+	})
+	bob.send(map[string]any{"type": "accept-challenge", "id": "ac", "challenge": chID}) // replied to with matched
+	ma, mb = ann.takeSeat("challenge"), bob.takeSeat("challenge")
+	if ma.str("race") != mb.str("race") || ma.str("challenge") != chID {
+		t.Fatalf("matched %v / %v", ma, mb)
+	}
+	until(t, a, "no challenge left", func(ev lobby.LobbyEvent) bool { return len(ev.Challenges) == 0 })
+	for _, c := range []*lobbyClient{ann, bob} {
+		c.running()
+		c.request(map[string]any{"type": "resign"}, "moved")
+	}
+	ann.result()
+
+	// An invite made on A, accepted on B, once.
+	inv := ann.request(map[string]any{"type": "invite", "deal": "7"}, "invited")
+	code := inv.str("code")
+	bob.send(map[string]any{"type": "accept-invite", "id": "ai", "code": code})
+	ma, mb = ann.takeSeat("invite"), bob.takeSeat("invite")
+	if ma.str("race") != mb.str("race") || mb.str("invite") != code {
+		t.Fatalf("matched %v / %v", ma, mb)
+	}
+	cat := hello(t, a, "cat")
+	if r := cat.request(map[string]any{"type": "accept-invite", "code": code}, "error"); r.str("code") != lobby.CodeNoSuchInvite {
+		t.Fatalf("invite used twice: %v", r)
+	}
+}
