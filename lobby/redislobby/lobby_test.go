@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
+	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
@@ -171,6 +172,23 @@ type instance struct {
 // lobbies makes n lobbies sharing one Redis (and, to keep the test
 // about the lobby, one in-memory race service).
 func lobbies(t *testing.T, n int) ([]*instance, *race.Service) {
+	ls, races, _ := lobbiesOnClock(t, n)
+	return ls, races
+}
+
+// firstMove is a computer player that plays the first legal move.
+type firstMove struct{}
+
+func (firstMove) Choose(_ *engine.View, legal []engine.Move) (engine.Move, bool) {
+	if len(legal) == 0 {
+		return engine.Move{}, false
+	}
+	return legal[0], true
+}
+
+// lobbiesOnClock is lobbies with the fake clock that runs their
+// heartbeats, and a computer player.
+func lobbiesOnClock(t *testing.T, n int) ([]*instance, *race.Service, *racetest.Clock) {
 	t.Helper()
 	srv := redistest.Start(t, redistest.Options{})
 	clock := racetest.NewClock(time.Unix(1_000_000, 0))
@@ -191,7 +209,8 @@ func lobbies(t *testing.T, n int) ([]*instance, *race.Service) {
 		}
 		out[i] = &instance{courier: c, lobby: lobby.New(lobby.Config{}, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: ratings,
-			Shared: sharedOn(rdb, keys, id, clock, c),
+			Shared:   sharedOn(rdb, keys, id, clock, c),
+			Computer: func(string, uint64) (race.Player, error) { return firstMove{}, nil },
 		})}
 		t.Cleanup(func() {
 			out[i].lobby.Close()
@@ -200,7 +219,7 @@ func lobbies(t *testing.T, n int) ([]*instance, *race.Service) {
 			}
 		})
 	}
-	return out, races
+	return out, races, clock
 }
 
 func sharedOn(rdb *redis.Client, keys redislobby.Keys, id string, clock race.Clock, c *redislobby.Courier) lobby.Shared {
@@ -382,5 +401,50 @@ func TestThreeLobbiesNeverPairTwice(t *testing.T) {
 			t.Fatalf("seat %s given to %s and %s", key, o, p.w.Name)
 		}
 		seats[key] = p.w.Name
+	}
+}
+
+// TestComputerOfferWithSharedQueue: a player offered the computer who
+// accepts just as someone on another instance queues is raced either by
+// the computer or by that player, never both.
+func TestComputerOfferWithSharedQueue(t *testing.T) {
+	ls, _, clock := lobbiesOnClock(t, 2)
+	for i := range 8 {
+		ann := enter(t, ls[0].lobby, fmt.Sprint("ann", i))
+		bob := enter(t, ls[1].lobby, fmt.Sprint("bob", i))
+		if _, err := ann.s.Queue("classic"); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(lobby.DefaultComputerOfferAfter + time.Second)
+		offered := false
+		for _, ev := range ann.rec.Events() {
+			_, ok := ev.(*lobby.OfferEvent)
+			offered = offered || ok
+		}
+		if !offered {
+			t.Fatal("ann was not offered the computer")
+		}
+		errs := make(chan error, 1)
+		go func() { errs <- ann.s.PlayComputer() }()
+		if _, err := bob.s.Queue("classic"); err != nil {
+			t.Fatal(err)
+		}
+		err := <-errs
+		if err == nil {
+			ann.waitMatched(t, "computer")
+			if err := bob.s.Unqueue(); err != nil {
+				t.Fatalf("bob, alone, not in the queue: %v", err)
+			}
+		} else {
+			if race.ErrorCode(err) != lobby.CodeNotQueued {
+				t.Fatal(err)
+			}
+			ann.waitMatched(t, "quick")
+			bob.waitMatched(t, "quick")
+		}
+		time.Sleep(20 * time.Millisecond) // a second matched event would come by now
+		if n := len(ann.matched()); n != 1 {
+			t.Fatalf("round %d: ann matched %d times", i, n)
+		}
 	}
 }
