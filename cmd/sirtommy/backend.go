@@ -92,7 +92,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
 		presence: presence,
 		shared: lobby.Shared{
-			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).For(instance),
+			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).DropDead().For(instance),
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),

@@ -43,6 +43,34 @@ type Queue struct {
 	keys  Keys
 	cfg   lobby.MatchConfig
 	clock race.Clock
+	// live: pair only players whose instance shares its presence
+	// (DropDead).
+	live bool
+}
+
+// DropDead makes Pair take out, unpaired, the players whose instance
+// stopped sharing its presence counts (it died: nobody would tell them
+// they were paired). For instances that share presence (NewPresence).
+func (q *Queue) DropDead() *Queue {
+	q.live = true
+	return q
+}
+
+// liveInstances are the instances whose presence has not expired.
+func (q *Queue) liveInstances(ctx context.Context) (map[string]bool, error) {
+	all, err := q.rdb.HGetAll(ctx, q.keys.PresenceKey()).Result()
+	if err != nil {
+		return nil, err
+	}
+	now := q.clock.Now()
+	live := make(map[string]bool, len(all))
+	for id, v := range all {
+		var s shared
+		if json.Unmarshal([]byte(v), &s) == nil && !time.UnixMilli(s.Until).Before(now) {
+			live[id] = true
+		}
+	}
+	return live, nil
 }
 
 // NewQueue makes a shared queue on rdb; cfg is the matchmaking
@@ -202,6 +230,12 @@ func (q *Queue) Pair(ctx context.Context, variant string) ([]Match, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redislobby: pair %s: %w", variant, err)
 	}
+	var live map[string]bool
+	if q.live {
+		if live, err = q.liveInstances(ctx); err != nil {
+			return nil, fmt.Errorf("redislobby: pair %s: %w", variant, err)
+		}
+	}
 	seekers := make([]lobby.Seeker, 0, len(players))
 	instances := make(map[string]string, len(players))
 	for i, p := range players {
@@ -212,6 +246,14 @@ func (q *Queue) Pair(ctx context.Context, variant string) ([]Match, error) {
 		var sk seeker
 		if err := json.Unmarshal([]byte(s), &sk); err != nil {
 			return nil, fmt.Errorf("redislobby: pair %s: seeker %s: %w", variant, p, err)
+		}
+		// A new instance shares its presence within a heartbeat: its
+		// players are not taken for dead before then.
+		if live != nil && !live[sk.Instance] && q.clock.Now().Sub(time.UnixMilli(sk.Since)) > PresenceTTL {
+			if _, err := q.take(ctx, variant, p); err != nil {
+				return nil, fmt.Errorf("redislobby: pair %s: drop %s: %w", variant, p, err)
+			}
+			continue
 		}
 		instances[p] = sk.Instance
 		seekers = append(seekers, lobby.Seeker{Player: p, Name: sk.Name, Variant: variant, Rating: sk.Rating, Since: time.UnixMilli(sk.Since)})

@@ -158,3 +158,33 @@ func TestQueueThreeInstancesNeverPairTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueDropsPlayersOfDeadInstances: with DropDead, a player whose
+// instance stopped sharing its presence is taken out instead of paired;
+// one who just joined on an instance not yet sharing is kept.
+func TestQueueDropsPlayersOfDeadInstances(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	ctx := t.Context()
+	keys := redislobby.Keys{Prefix: "dd:"}
+	t0 := time.Unix(1000, 0)
+	rdb := srv.Client(t)
+	if _, err := redislobby.NewPresence(rdb, keys, "alive", fixedClock{t0}).Share(ctx, lobby.Presence{}); err != nil {
+		t.Fatal(err)
+	}
+	join := redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, fixedClock{t0.Add(-time.Minute)})
+	for _, j := range [][2]string{{"ghost", "dead"}, {"ann", "alive"}} {
+		if err := join.Join(ctx, j[0], "classic", 1500, j[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, fixedClock{t0}).Join(ctx, "new", "classic", 1500, "starting"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, fixedClock{t0}).DropDead().Pair(ctx, "classic")
+	if err != nil || len(m) != 1 || m[0].A.Player != "ann" || m[0].B.Player != "new" {
+		t.Fatalf("pairs %+v, %v", m, err)
+	}
+	if _, ok, _ := join.Queued(ctx, "ghost"); ok {
+		t.Fatal("the dead instance's player is still queued")
+	}
+}
