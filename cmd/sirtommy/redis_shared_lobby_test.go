@@ -280,3 +280,47 @@ func TestRedisLobbyAcrossInstances(t *testing.T) {
 		t.Fatalf("invite used twice: %v", r)
 	}
 }
+
+// TestRedisLobbyInstanceKilled: an instance (its own process) is killed
+// with a challenge open and a player queued. The other instance's lobby
+// drops the challenge within seconds, and nobody there is paired with
+// the player who can no longer be told.
+func TestRedisLobbyInstanceKilled(t *testing.T) {
+	rds := redistest.Start(t, redistest.Options{})
+	bin := buildBinary(t)
+	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret)
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	cat, dan := hello(t, a, "cat"), hello(t, a, "dan")
+	cat.request(map[string]any{"type": "challenge"}, "challenged")
+	dan.request(map[string]any{"type": "queue", "variant": "classic"}, "queued")
+	until(t, b, "cat's challenge and dan queued", func(ev lobby.LobbyEvent) bool {
+		return len(ev.Challenges) == 1 && ev.Presence.Queued == 1
+	})
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	until(t, b, "the dead instance's challenge and player gone", func(ev lobby.LobbyEvent) bool {
+		return len(ev.Challenges) == 0 && ev.Presence.Queued == 0 && ev.Presence.Online == 0
+	})
+	eve := hello(t, b, "eve")
+	eve.request(map[string]any{"type": "queue", "variant": "classic"}, "queued")
+	time.Sleep(1500 * time.Millisecond) // a pairing would be told by now
+	for _, m := range eve.backlog {
+		if m.str("type") == "matched" {
+			t.Fatalf("eve paired with a player of the dead instance: %v", m)
+		}
+	}
+	for drained := false; !drained; {
+		select {
+		case m := <-eve.in:
+			if m.str("type") == "matched" {
+				t.Fatalf("eve paired with a player of the dead instance: %v", m)
+			}
+		default:
+			drained = true
+		}
+	}
+	if q := lobbyOf(t, b).Presence.Queued; q != 1 {
+		t.Fatalf("%d queued, want eve still waiting", q)
+	}
+}
