@@ -25,7 +25,10 @@ type Counts struct {
 
 // PlayerInfo describes who sits in a seat.
 type PlayerInfo struct {
-	Name      string `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Player is the lobby's player id of a seat the lobby reserved (public,
+	// as on the leaderboard); empty otherwise.
+	Player    string `json:"player,omitempty"`
 	Taken     bool   `json:"taken"`
 	Computer  bool   `json:"computer,omitempty"`
 	Connected bool   `json:"connected"`

@@ -87,11 +87,6 @@ type Options struct {
 	// Unrated races end with Result.Rated false even when decided (private
 	// races that ask not to be rated).
 	Unrated bool
-	// OnEnd, if set, is called once when the race ends, with its id and
-	// result; the next rounds and rematches made from this race inherit it.
-	// It runs with the race's lock held: it must not block and must not
-	// call back into the race.
-	OnEnd func(raceID string, res Result) `json:"-"`
 }
 
 func (o *Options) fill() {
@@ -124,6 +119,38 @@ type Deps struct {
 	// Cluster keeps races' records and decides results once across
 	// instances (Redis mode); nil in memory mode.
 	Cluster Cluster
+	// Computers makes a computer player of a level again when a race with
+	// a computer seat is rebuilt on another instance; nil: such a seat's
+	// player is out (as though it had left).
+	Computers ComputerFactory
+	// OnEnd, if set, is called once for every race that ends on this
+	// instance, whichever instance made it. It runs with the race's lock
+	// held: it must not block and must not call back into the race.
+	OnEnd func(Ended)
+}
+
+// ComputerFactory makes a computer player of a level (the engine bot's
+// names) from a seed.
+type ComputerFactory func(level string, seed uint64) (Player, error)
+
+// Computer is a computer player for a seat: the player, and the level and
+// seed that make it again when its race moves to another instance (Level
+// empty: it cannot be made again).
+type Computer struct {
+	Player Player
+	Level  string
+	Seed   uint64
+	// Pace is its time per move.
+	Pace time.Duration
+}
+
+// Ended is a race that ended, for Deps.OnEnd: its players (with the lobby's
+// player ids of reserved seats) and its result.
+type Ended struct {
+	Race    string
+	Variant string
+	Players [2]PlayerInfo
+	Result  Result
 }
 
 // Player is a computer player: given what it may know of its game (the
@@ -145,6 +172,7 @@ type seat struct {
 	taken     bool
 	name      string
 	token     string
+	player    string // the lobby's player id of a reserved seat
 	game      engine.Game
 	moves     []engine.Move
 	sub       Subscriber // the connection playing the seat, if any
@@ -154,6 +182,8 @@ type seat struct {
 	graceEnd  time.Time
 
 	computer Player
+	level    string // the computer's level and seed, to make it again
+	seed     uint64
 	pace     time.Duration
 	botT     Timer
 }
@@ -176,6 +206,7 @@ type Race struct {
 	bus   Bus
 	// cluster is nil in memory mode.
 	cluster Cluster
+	onEnd   func(Ended)
 	done    chan struct{}
 
 	mu        sync.Mutex
@@ -223,7 +254,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster,
+		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster, onEnd: d.OnEnd,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -289,8 +320,11 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 }
 
 // SeatComputer puts a computer player in the first free seat; it moves
-// every pace once the race runs.
-func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, error) {
+// every c.Pace once the race runs.
+func (r *Race) SeatComputer(name string, c Computer) (int, error) {
+	if c.Player == nil {
+		return 0, Errorf(CodeInternal, "a computer seat needs a player")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.freeSeatLocked()
@@ -298,20 +332,22 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 		return 0, err
 	}
 	st := &r.seats[s]
-	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
-	r.log.Info().Int("seat", s).Str("name", st.name).Dur("pace", pace).Msg("computer seated")
+	st.taken, st.name, st.connected = true, clip(name), true
+	st.computer, st.level, st.seed, st.pace = c.Player, c.Level, c.Seed, c.Pace
+	r.log.Info().Int("seat", s).Str("name", st.name).Str("level", c.Level).Dur("pace", c.Pace).Msg("computer seated")
 	r.maybeCountdownLocked()
 	r.saveLocked()
 	r.publishStateLocked(-1)
 	return s, nil
 }
 
-// Reserve takes the first free seat for a player who is not connected yet
-// (a lobby pairing two players): the seat is theirs, they take it with
-// Resume and the ticket's token, and if they do not come within the grace
-// period the race is aborted ("left"). The countdown starts once both
-// seats' players are connected.
-func (r *Race) Reserve(name string) (Ticket, error) {
+// Reserve takes the first free seat for the lobby's player id player,
+// called name, who is not connected yet (a lobby pairing two players): the
+// seat is theirs, they take it with Resume and the ticket's token (which
+// Service.SeatOf finds again from any instance), and if they do not come
+// within the grace period the race is aborted ("left"). The countdown
+// starts once both seats' players are connected.
+func (r *Race) Reserve(name, player string) (Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.freeSeatLocked()
@@ -319,7 +355,7 @@ func (r *Race) Reserve(name string) (Ticket, error) {
 		return Ticket{}, err
 	}
 	st := &r.seats[s]
-	st.taken, st.name, st.token = true, clip(name), NewToken()
+	st.taken, st.name, st.token, st.player = true, clip(name), NewToken(), player
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
@@ -789,8 +825,12 @@ func (r *Race) endLocked(res *Result, state State) {
 	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
-	if r.opts.OnEnd != nil {
-		r.opts.OnEnd(r.id, *res)
+	if r.onEnd != nil {
+		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res}
+		for i := range 2 {
+			e.Players[i] = r.playerInfoLocked(i)
+		}
+		r.onEnd(e)
 	}
 	close(r.done)
 	if ret, ok := r.store.(Retainer); ok {
@@ -867,8 +907,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		ev.Deal = strconv.FormatUint(r.deal, 10)
 	}
 	for i := range 2 {
-		st := &r.seats[i]
-		ev.Players[i] = PlayerInfo{Name: st.name, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+		ev.Players[i] = r.playerInfoLocked(i)
 	}
 	if !r.startAt.IsZero() {
 		start, end := r.startAt, r.startAt.Add(r.opts.TimeLimit)
@@ -938,8 +977,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 		in.Deal = strconv.FormatUint(r.deal, 10)
 	}
 	for i := range 2 {
-		st := &r.seats[i]
-		in.Players[i] = PlayerInfo{Name: st.name, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+		in.Players[i] = r.playerInfoLocked(i)
 		in.Counts[i] = r.countsLocked(i)
 	}
 	if !r.startAt.IsZero() {
@@ -957,6 +995,12 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 	}
 	in.Moves = moves
 	return in, nil
+}
+
+// playerInfoLocked describes seat i's player.
+func (r *Race) playerInfoLocked(i int) PlayerInfo {
+	st := &r.seats[i]
+	return PlayerInfo{Name: st.name, Player: st.player, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
 }
 
 func clip(name string) string {

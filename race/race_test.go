@@ -310,7 +310,7 @@ func TestComputerPlayer(t *testing.T) {
 	if _, err := f.race.Join("human", "", f.subs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.race.SeatComputer("bot", racetest.FirstLegal{}, time.Second); err != nil {
+	if _, err := f.race.SeatComputer("bot", race.Computer{Player: racetest.FirstLegal{}, Pace: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(race.DefaultCountdown)

@@ -17,17 +17,27 @@ func newService(clock *racetest.Clock) *race.Service {
 
 func TestReservedSeatsStartWhenBothResume(t *testing.T) {
 	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	var ended []race.Result
-	r, err := newService(clock).Create(race.Options{Unrated: true, OnEnd: func(_ string, res race.Result) { ended = append(ended, res) }})
+	var ended []race.Ended
+	svc := newService(clock)
+	svc.OnEnd(func(e race.Ended) { ended = append(ended, e) })
+	r, err := svc.Create(race.Options{Unrated: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := r.Reserve("ann")
-	b, _ := r.Reserve("bob")
+	a, _ := r.Reserve("ann", "p-ann")
+	b, _ := r.Reserve("bob", "p-bob")
 	if a.Seat != 0 || b.Seat != 1 || a.Token == b.Token {
 		t.Fatalf("tickets %+v %+v", a, b)
 	}
-	if _, err := r.Reserve("cy"); race.ErrorCode(err) != race.CodeRaceFull {
+	for _, c := range []struct {
+		player, token string
+	}{{"p-ann", a.Token}, {"p-bob", b.Token}, {"p-cy", ""}} {
+		token, reserved, err := svc.SeatOf(t.Context(), r.ID(), c.player)
+		if err != nil || !reserved || token != c.token {
+			t.Errorf("SeatOf(%s) = %q, %v, %v; want %q, reserved", c.player, token, reserved, err, c.token)
+		}
+	}
+	if _, err := r.Reserve("cy", "p-cy"); race.ErrorCode(err) != race.CodeRaceFull {
 		t.Fatalf("third reserve: %v", err)
 	}
 	if _, err := r.Join("cy", "", &recorder{}); race.ErrorCode(err) != race.CodeRaceFull {
@@ -57,16 +67,30 @@ func TestReservedSeatsStartWhenBothResume(t *testing.T) {
 	}
 	clock.Advance(race.DefaultCountdown)
 	r.Abort("shutdown")
-	if len(ended) != 1 || ended[0].Outcome != "aborted" || r.Result() == nil {
+	if len(ended) != 1 || ended[0].Result.Outcome != "aborted" || r.Result() == nil {
 		t.Fatalf("OnEnd got %+v", ended)
+	}
+	if e := ended[0]; e.Race != r.ID() || e.Variant != "classic" || e.Players[0].Player != "p-ann" || e.Players[1].Player != "p-bob" {
+		t.Errorf("OnEnd heard %+v, want the race's id, variant and both players' ids", e)
+	}
+}
+
+func TestSeatOfUnreservedRace(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc := newService(clock)
+	r, _ := svc.Create(race.Options{})
+	for _, id := range []string{r.ID(), "no-such-race"} {
+		if token, reserved, err := svc.SeatOf(t.Context(), id, "p-ann"); token != "" || reserved || err != nil {
+			t.Errorf("SeatOf(%s) = %q, %v, %v; want nothing reserved", id, token, reserved, err)
+		}
 	}
 }
 
 func TestReservedSeatNotTakenAborts(t *testing.T) {
 	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	r, _ := newService(clock).Create(race.Options{})
-	a, _ := r.Reserve("ann")
-	_, _ = r.Reserve("bob")
+	a, _ := r.Reserve("ann", "p-ann")
+	_, _ = r.Reserve("bob", "p-bob")
 	if _, err := r.Resume(a.Token, "", &recorder{}); err != nil {
 		t.Fatal(err)
 	}

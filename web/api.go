@@ -121,7 +121,7 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			}
 			opts.Deal, opts.DealNamed = n, true
 		}
-		var bot race.Player
+		var bot race.Computer
 		pace := defaultComputerPace
 		if c := req.Computer; c != nil {
 			if deps.Computer == nil {
@@ -133,18 +133,18 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "computer: %v", err)
 				return
 			}
-			bot = p
 			if c.PaceMs > 0 {
 				pace = max(time.Duration(c.PaceMs)*time.Millisecond, minComputerPace)
 			}
+			bot = race.Computer{Player: p, Level: c.Level, Seed: c.Seed, Pace: pace}
 		}
 		rc, err := deps.Races.Create(opts)
 		if err != nil {
 			writeRaceError(w, err)
 			return
 		}
-		if bot != nil {
-			if _, err := rc.SeatComputer("computer", bot, pace); err != nil {
+		if bot.Player != nil {
+			if _, err := rc.SeatComputer("computer", bot); err != nil {
 				writeRaceError(w, err)
 				return
 			}

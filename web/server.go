@@ -42,8 +42,8 @@ func (OpenSeats) AuthorizeSeat(_, _, name string) (string, string, error) {
 }
 
 // ComputerFactory makes a computer player of a level (the engine bot's
-// level names) with a seed.
-type ComputerFactory func(level string, seed uint64) (race.Player, error)
+// level names) with a seed: the race package's.
+type ComputerFactory = race.ComputerFactory
 
 // Limits bound what one connection may cost the server.
 type Limits struct {

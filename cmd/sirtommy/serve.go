@@ -148,6 +148,7 @@ func runServe(ctx context.Context, e env) error {
 		}
 	}
 	defer be.close()
+	be.deps.Computers = newComputer // computer seats survive their instance
 	races := race.NewService(be.deps)
 	runCtx, stopRun := context.WithCancel(context.Background())
 	ran := make(chan struct{})
@@ -163,14 +164,14 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("player tokens: %w", err)
 	}
-	computer := web.ComputerFactory(newComputer)
+	computer := race.ComputerFactory(newComputer)
 	lob := lobby.New(lobby.Config{
 		ComputerOfferAfter: cfg.computerOffer,
 		SpectatorDelay:     cfg.spectatorDelay,
 		Grace:              cfg.grace,
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
-		Ratings: be.ratings, Presence: be.presence, Computer: lobby.ComputerFactory(computer),
+		Ratings: be.ratings, Presence: be.presence, Computer: computer,
 	})
 	defer lob.Close()
 	var origins []string
