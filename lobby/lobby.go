@@ -551,7 +551,7 @@ func (l *Lobby) startRace(p pairing) (string, error) {
 			}
 			continue
 		}
-		if _, err := rc.Reserve(p.players[s].Name, p.players[s].ID); err != nil {
+		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
 			rc.Abort("left")
 			return "", fmt.Errorf("lobby: reserve seat: %w", err)
 		}

@@ -37,10 +37,11 @@ type Record struct {
 
 // SeatState is a seat in a Record.
 type SeatState struct {
-	Taken  bool   `json:"taken"`
-	Name   string `json:"name,omitempty"`
-	Token  string `json:"token,omitempty"`
-	Player string `json:"player,omitempty"`
+	Taken  bool    `json:"taken"`
+	Name   string  `json:"name,omitempty"`
+	Token  string  `json:"token,omitempty"`
+	Player string  `json:"player,omitempty"`
+	Rating float64 `json:"rating,omitempty"`
 	// Computer seats keep the level, seed and pace that make their player
 	// again on another instance.
 	Computer  bool      `json:"computer,omitempty"`
@@ -118,7 +119,7 @@ func (r *Race) recordLocked() *Record {
 	}
 	for s := range 2 {
 		st := &r.seats[s]
-		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player,
+		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player, Rating: st.rating,
 			Computer: st.computer != nil, Level: st.level, Seed: st.seed, PaceMs: st.pace.Milliseconds(),
 			Connected: st.connected, GraceEnd: st.graceEnd}
 	}
@@ -199,7 +200,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	for s := range 2 {
 		st, sr := &r.seats[s], rec.Seats[s]
-		st.taken, st.name, st.token, st.player = sr.Taken, sr.Name, sr.Token, sr.Player
+		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
 		st.game = engine.New(rules, r.deal)
 		if sr.Computer && sr.Level != "" && d.Computers != nil {
 			p, err := d.Computers(sr.Level, sr.Seed)

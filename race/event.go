@@ -28,10 +28,13 @@ type PlayerInfo struct {
 	Name string `json:"name,omitempty"`
 	// Player is the lobby's player id of a seat the lobby reserved (public,
 	// as on the leaderboard); empty otherwise.
-	Player    string `json:"player,omitempty"`
-	Taken     bool   `json:"taken"`
-	Computer  bool   `json:"computer,omitempty"`
-	Connected bool   `json:"connected"`
+	Player string `json:"player,omitempty"`
+	// Rating is that player's rating in the race's variant when the race
+	// was made; 0 (absent) when they had none.
+	Rating    float64 `json:"rating,omitempty"`
+	Taken     bool    `json:"taken"`
+	Computer  bool    `json:"computer,omitempty"`
+	Connected bool    `json:"connected"`
 }
 
 // Result is how a race ended.
@@ -87,6 +90,8 @@ type StateEvent struct {
 	Result *Result         `json:"result,omitempty"`
 	// Match is set for rounds of a best-of-N match and for rematches.
 	Match *Match `json:"match,omitempty"`
+	// Spectators is how many are watching the race now.
+	Spectators int `json:"spectators"`
 }
 
 // EventType is "state".
@@ -142,6 +147,16 @@ type PresenceEvent struct {
 
 // EventType is "presence".
 func (*PresenceEvent) EventType() string { return "presence" }
+
+// SpectatorsEvent ("spectators") tells players and spectators how many
+// are watching, at most once a second while it changes.
+type SpectatorsEvent struct {
+	Race  string `json:"race"`
+	Count int    `json:"count"`
+}
+
+// EventType is "spectators".
+func (*SpectatorsEvent) EventType() string { return "spectators" }
 
 // ReplacedEvent ("replaced") tells a connection that another one resumed
 // its seat; the server then closes it.

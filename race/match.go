@@ -142,7 +142,7 @@ func (r *Race) nextLocked(m Match) error {
 	next.match = m
 	for s := range 2 {
 		from, to := &r.seats[s], &next.seats[s]
-		to.taken, to.name, to.token, to.player = true, from.name, from.token, from.player
+		to.taken, to.name, to.token, to.player, to.rating = true, from.name, from.token, from.player, from.rating
 		to.computer, to.level, to.seed, to.pace = from.computer, from.level, from.seed, from.pace
 		to.connected = from.computer != nil
 		if !to.connected { // the player has the grace period to come over

@@ -172,7 +172,8 @@ type seat struct {
 	taken     bool
 	name      string
 	token     string
-	player    string // the lobby's player id of a reserved seat
+	player    string  // the lobby's player id of a reserved seat
+	rating    float64 // and their rating as the race was made
 	game      engine.Game
 	moves     []engine.Move
 	sub       Subscriber // the connection playing the seat, if any
@@ -236,8 +237,12 @@ type Race struct {
 	next    *Race
 	rematch [2]bool
 	spawn   func(Options) (*Race, error)
-	// spectators is the number of spectators watching now.
+	// spectators is the number of spectators watching now; told is the
+	// number last published, and watchT publishes a change (at most once
+	// every spectatorsEvery, so that a crowd arriving is one message).
 	spectators int
+	told       int
+	watchT     Timer
 }
 
 // New makes a race waiting for its players.
@@ -341,13 +346,23 @@ func (r *Race) SeatComputer(name string, c Computer) (int, error) {
 	return s, nil
 }
 
-// Reserve takes the first free seat for the lobby's player id player,
-// called name, who is not connected yet (a lobby pairing two players): the
-// seat is theirs, they take it with Resume and the ticket's token (which
-// Service.SeatOf finds again from any instance), and if they do not come
-// within the grace period the race is aborted ("left"). The countdown
-// starts once both seats' players are connected.
-func (r *Race) Reserve(name, player string) (Ticket, error) {
+// Reservation is who the lobby keeps a seat for.
+type Reservation struct {
+	Name string
+	// Player is the lobby's player id.
+	Player string
+	// Rating is their rating in the race's variant as the race is made
+	// (0: none), shown to everyone beside their name.
+	Rating float64
+}
+
+// Reserve takes the first free seat for a lobby player who is not
+// connected yet (a lobby pairing two players): the seat is theirs, they
+// take it with Resume and the ticket's token (which Service.SeatOf finds
+// again from any instance), and if they do not come within the grace
+// period the race is aborted ("left"). The countdown starts once both
+// seats' players are connected.
+func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.freeSeatLocked()
@@ -355,7 +370,7 @@ func (r *Race) Reserve(name, player string) (Ticket, error) {
 		return Ticket{}, err
 	}
 	st := &r.seats[s]
-	st.taken, st.name, st.token, st.player = true, clip(name), NewToken(), player
+	st.taken, st.name, st.token, st.player, st.rating = true, clip(p.Name), NewToken(), p.Player, p.Rating
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
@@ -452,8 +467,9 @@ func (r *Race) detach(s int, sub Subscriber) {
 func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sub.Deliver(r.snapshotLocked(-1))
 	r.spectators++
+	sub.Deliver(r.snapshotLocked(-1))
+	r.spectatorsChangedLocked()
 	unsub := r.bus.Subscribe(WatchTopic(r.id), sub)
 	var once sync.Once
 	return func() {
@@ -461,9 +477,37 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 			unsub()
 			r.mu.Lock()
 			r.spectators--
+			r.spectatorsChangedLocked()
 			r.mu.Unlock()
 		})
 	}
+}
+
+// spectatorsEvery is the shortest time between two spectators messages of
+// a race.
+const spectatorsEvery = time.Second
+
+// spectatorsChangedLocked schedules a spectators message, unless one is
+// due already or the race is over.
+func (r *Race) spectatorsChangedLocked() {
+	if r.watchT != nil || r.state.Over() || r.stopped {
+		return
+	}
+	r.watchT = r.clock.AfterFunc(spectatorsEvery, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.watchT = nil
+		if r.state.Over() || r.stopped || r.spectators == r.told {
+			return
+		}
+		r.told = r.spectators
+		// Not game information: nobody's feed delays it.
+		ev := &SpectatorsEvent{Race: r.id, Count: r.spectators}
+		for s := range 2 {
+			r.bus.Publish(SeatTopic(r.id, s), ev)
+		}
+		r.bus.Publish(WatchTopic(r.id), ev)
+	})
 }
 
 // Result is how the race ended, or nil while it is not over.
@@ -763,7 +807,13 @@ func (r *Race) Stop() {
 
 func (r *Race) stopLocked() {
 	r.stopped = true
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+	r.stopTimersLocked()
+}
+
+// stopTimersLocked stops every timer of the race.
+func (r *Race) stopTimersLocked() {
+	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
+		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
 		if t != nil {
 			t.Stop()
 		}
@@ -811,11 +861,7 @@ func (r *Race) endLocked(res *Result, state State) {
 		return // the result could not be stored; decideLocked tries again
 	}
 	r.state = state
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
-		if t != nil {
-			t.Stop()
-		}
-	}
+	r.stopTimersLocked()
 	r.result = res
 	// The race is over: the spectators' delay protects nothing any more.
 	// What it still held back is dropped, not sent in a burst (which would
@@ -898,6 +944,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		TimeLimitMs: r.opts.TimeLimit.Milliseconds(),
 		Now:         r.clock.Now(),
 		Result:      r.result,
+		Spectators:  r.spectators,
 	}
 	if r.match.BestOf > 1 || r.match.Prev != "" {
 		m := r.match
@@ -1000,7 +1047,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	return PlayerInfo{Name: st.name, Player: st.player, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
 }
 
 func clip(name string) string {

@@ -1,6 +1,7 @@
 package race_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -604,4 +605,42 @@ func lastView(r *recorder) *engine.View {
 		}
 	}
 	return nil
+}
+
+// TestSpectatorCountPushed: players and spectators hear how many watch,
+// once for a crowd arriving together, and again when some leave.
+func TestSpectatorCountPushed(t *testing.T) {
+	f := newRace(t, race.Options{Public: true, SpectatorDelay: 10 * time.Second})
+	f.seatBoth(t)
+	counts := func(rec *recorder) []int {
+		var out []int
+		for _, ev := range rec.Events() {
+			if e, ok := ev.(*race.SpectatorsEvent); ok {
+				out = append(out, e.Count)
+			}
+		}
+		return out
+	}
+	var watchers [3]*recorder
+	var cancels [3]func()
+	for i := range watchers {
+		watchers[i] = &recorder{}
+		cancels[i] = f.race.Watch(watchers[i])
+	}
+	if st, ok := watchers[2].Events()[0].(*race.StateEvent); !ok || st.Spectators != 3 {
+		t.Fatalf("the third spectator's first event is %+v, want a state counting 3", watchers[2].Events()[0])
+	}
+	f.clock.Advance(time.Second)
+	cancels[0]()
+	cancels[1]()
+	f.clock.Advance(time.Second)
+	f.clock.Advance(time.Second) // nothing changed: no message
+	for s := range 2 {
+		if got := counts(f.subs[s]); fmt.Sprint(got) != "[3 1]" {
+			t.Errorf("seat %d heard spectator counts %v, want [3 1]", s, got)
+		}
+	}
+	if got := counts(watchers[2]); fmt.Sprint(got) != "[3 1]" {
+		t.Errorf("a spectator heard counts %v, want [3 1] (not delayed)", got)
+	}
 }

@@ -24,8 +24,8 @@ func TestReservedSeatsStartWhenBothResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := r.Reserve("ann", "p-ann")
-	b, _ := r.Reserve("bob", "p-bob")
+	a, _ := r.Reserve(race.Reservation{Name: "ann", Player: "p-ann"})
+	b, _ := r.Reserve(race.Reservation{Name: "bob", Player: "p-bob"})
 	if a.Seat != 0 || b.Seat != 1 || a.Token == b.Token {
 		t.Fatalf("tickets %+v %+v", a, b)
 	}
@@ -37,7 +37,7 @@ func TestReservedSeatsStartWhenBothResume(t *testing.T) {
 			t.Errorf("SeatOf(%s) = %q, %v, %v; want %q, reserved", c.player, token, reserved, err, c.token)
 		}
 	}
-	if _, err := r.Reserve("cy", "p-cy"); race.ErrorCode(err) != race.CodeRaceFull {
+	if _, err := r.Reserve(race.Reservation{Name: "cy", Player: "p-cy"}); race.ErrorCode(err) != race.CodeRaceFull {
 		t.Fatalf("third reserve: %v", err)
 	}
 	if _, err := r.Join("cy", "", &recorder{}); race.ErrorCode(err) != race.CodeRaceFull {
@@ -89,8 +89,8 @@ func TestSeatOfUnreservedRace(t *testing.T) {
 func TestReservedSeatNotTakenAborts(t *testing.T) {
 	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	r, _ := newService(clock).Create(race.Options{})
-	a, _ := r.Reserve("ann", "p-ann")
-	_, _ = r.Reserve("bob", "p-bob")
+	a, _ := r.Reserve(race.Reservation{Name: "ann", Player: "p-ann"})
+	_, _ = r.Reserve(race.Reservation{Name: "bob", Player: "p-bob"})
 	if _, err := r.Resume(a.Token, "", &recorder{}); err != nil {
 		t.Fatal(err)
 	}

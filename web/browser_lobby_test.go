@@ -60,6 +60,10 @@ func TestBrowserQuickPlay(t *testing.T) {
 	carol.waitJS(`document.querySelector("[data-count=queued]").textContent === "1" && document.querySelector("[data-count=online]").textContent === "3"`)
 	ann.screenshot("queued")
 
+	// The chosen variant's rule shows under quick play, from the server's list.
+	if got := bob.text(`[data-testid=quick-variant-summary]`); !strings.Contains(got, "One card at a time") {
+		t.Errorf("quick play's variant summary reads %q", got)
+	}
 	bob.click(`[data-action=queue]`)
 	ann.waitRaceState("countdown")
 	bob.waitRaceState("countdown")
@@ -98,8 +102,16 @@ func TestBrowserQuickPlay(t *testing.T) {
 	dave := b.newPage("dave", 1280, 900)
 	dave.do(chromedp.Navigate(srv.url + "/"))
 	dave.waitJS(fmt.Sprintf(`(document.querySelector(%q)||{textContent:""}).textContent.includes("1 watching")`, row+" [data-testid=spectators]"))
-	// The spectate page shows the count too.
-	carol.waitJS(`document.querySelector("[data-testid=watchers]").dataset.count === "1"`)
+	// The spectate page shows the count too, and so do the players' pages.
+	for _, p := range []*page{carol, ann, bob} {
+		p.waitJS(`document.querySelector("[data-testid=watchers]").dataset.count === "1"`)
+	}
+	// and both players' ratings as the race was made (new players: 1500).
+	for s := range 2 {
+		if got := carol.text(fmt.Sprintf(".seat%d h2", s)); !strings.Contains(got, "(1500)") {
+			t.Errorf("carol sees seat %d as %q, want its player's rating (1500)", s, got)
+		}
+	}
 
 	ann.waitRaceState("running")
 	bob.waitRaceState("running")

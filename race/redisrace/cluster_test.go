@@ -237,7 +237,7 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 	if _, err := r.SeatComputer("bot", race.Computer{Player: racetest.FirstLegal{}, Level: "first", Seed: 1, Pace: pace}); err != nil {
 		t.Fatal(err)
 	}
-	tk, err := r.Reserve("ann", "p-ann")
+	tk, err := r.Reserve(race.Reservation{Name: "ann", Player: "p-ann", Rating: 1612})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 	}
 	select {
 	case e := <-ended:
-		if e.Race != r.ID() || e.Result.Winner == nil || *e.Result.Winner != 0 || e.Players[1].Player != "p-ann" || !e.Players[0].Computer {
+		if e.Race != r.ID() || e.Result.Winner == nil || *e.Result.Winner != 0 || e.Players[1].Player != "p-ann" || e.Players[1].Rating != 1612 || !e.Players[0].Computer {
 			t.Errorf("b's OnEnd heard %+v", e)
 		}
 	case <-time.After(5 * time.Second):
