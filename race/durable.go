@@ -252,6 +252,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		}
 	}
 	if r.state.Over() {
+		r.endedAt = r.clock.Now()
 		close(r.done)
 	}
 	return r, nil

@@ -215,6 +215,7 @@ type Race struct {
 	seats     [2]seat
 	createdAt time.Time
 	startAt   time.Time
+	endedAt   time.Time // when it ended (or was rebuilt here over)
 	result    *Result
 	countT    Timer
 	limitT    Timer
@@ -862,7 +863,7 @@ func (r *Race) endLocked(res *Result, state State) {
 	}
 	r.state = state
 	r.stopTimersLocked()
-	r.result = res
+	r.result, r.endedAt = res, r.clock.Now()
 	// The race is over: the spectators' delay protects nothing any more.
 	// What it still held back is dropped, not sent in a burst (which would
 	// overflow a spectator's send queue after a fast race): the final state

@@ -99,3 +99,45 @@ func TestReservedSeatNotTakenAborts(t *testing.T) {
 		t.Fatalf("result %+v, want an unrated abort (left)", res)
 	}
 }
+
+// TestEvictForgetsOldFinishedRaces: a finished race stays for keep after
+// its end, then it and its log are gone; live races stay whatever their age.
+func TestEvictForgetsOldFinishedRaces(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	store := memrace.NewStore()
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: store, Bus: memrace.NewBus()})
+	done, _ := svc.Create(race.Options{})
+	live, _ := svc.Create(race.Options{})
+	for range 2 {
+		if _, err := done.Join("p", "", &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	for s := range 2 {
+		if err := done.Resign(s, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if moves, _ := store.Moves(t.Context(), done.ID()); !done.State().Over() || len(moves) != 2 {
+		t.Fatalf("race is %s with %d moves logged after both resigned", done.State(), len(moves))
+	}
+	const keep = time.Hour
+	clock.Advance(keep - time.Second)
+	if n := svc.Evict(keep); n != 0 {
+		t.Fatalf("evicted %d races before keep", n)
+	}
+	clock.Advance(time.Second)
+	if n := svc.Evict(keep); n != 1 {
+		t.Fatalf("evicted %d races, want the finished one", n)
+	}
+	if _, err := svc.Get(done.ID()); race.ErrorCode(err) != race.CodeNoSuchRace {
+		t.Errorf("the evicted race is still found: %v", err)
+	}
+	if moves, _ := store.Moves(t.Context(), done.ID()); len(moves) != 0 {
+		t.Errorf("its log still holds %d moves", len(moves))
+	}
+	if _, err := svc.Get(live.ID()); err != nil {
+		t.Errorf("the waiting race was evicted: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Service keeps the races of one server: it makes them, finds them by id,
@@ -148,6 +149,35 @@ func (s *Service) Live() int {
 		}
 	}
 	return n
+}
+
+// Evict drops from memory the races that ended at least keep ago, and
+// their logs from a store that keeps them in this process (Forgetter). It
+// returns how many it dropped. In memory mode they are then gone (GET
+// /api/races/{id} says no such race); in Redis mode Open rebuilds them from
+// their records while Redis keeps them.
+func (s *Service) Evict(keep time.Duration) int {
+	now := s.deps.Clock.Now()
+	var gone []string
+	s.mu.Lock()
+	for id, r := range s.races {
+		r.mu.Lock()
+		old := r.state.Over() && !r.endedAt.IsZero() && now.Sub(r.endedAt) >= keep
+		r.mu.Unlock()
+		if old {
+			delete(s.races, id)
+			gone = append(gone, id)
+		}
+	}
+	s.mu.Unlock()
+	if f, ok := s.deps.Store.(Forgetter); ok {
+		for _, id := range gone {
+			if err := f.Forget(context.Background(), id); err != nil {
+				s.deps.Log.Warn().Err(err).Str("race", id).Msg("race log not forgotten")
+			}
+		}
+	}
+	return len(gone)
 }
 
 // Races returns every race the service keeps, in no particular order.
