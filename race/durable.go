@@ -291,6 +291,8 @@ func (r *Race) rearmLocked(rec *Record) {
 		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
 	}
 	switch r.state {
+	case Waiting:
+		r.waitT = r.clock.AfterFunc(until(r.createdAt.Add(r.opts.WaitTimeout)), r.waitOver)
 	case Countdown:
 		r.countT = r.clock.AfterFunc(until(r.startAt), r.start)
 	case Running:

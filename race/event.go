@@ -45,7 +45,8 @@ type Result struct {
 	Winner *int `json:"winner,omitempty"`
 	// Reason is why: "won-deal", "more-cards" (both out), "passed" (the
 	// other was out and this one got more cards), "time", "equal-cards",
-	// "forfeit", "no-first-move", "left", "shutdown".
+	// "forfeit", "no-first-move", "left", "expired" (nobody came in time),
+	// "shutdown".
 	Reason   string           `json:"reason"`
 	Scores   [2]int           `json:"scores"`
 	Statuses [2]engine.Status `json:"statuses"`

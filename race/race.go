@@ -53,6 +53,10 @@ const (
 	// DefaultGrace is how long a disconnected player may take to resume
 	// before forfeiting: enough for a page reload or a network change.
 	DefaultGrace = 30 * time.Second
+	// DefaultWaitTimeout aborts a race whose seats are not both taken
+	// this long after it was made ("expired"): an invite nobody used must
+	// not hold memory for ever.
+	DefaultWaitTimeout = time.Hour
 	// maxNameLen bounds a player's display name, in bytes.
 	maxNameLen = 40
 )
@@ -80,6 +84,9 @@ type Options struct {
 	// FirstMoveTimeout aborts the race when a player has not moved this long
 	// after the start (default 30 s).
 	FirstMoveTimeout time.Duration
+	// WaitTimeout aborts the race ("expired") when it is still waiting
+	// for players this long after it was made (default 1 h).
+	WaitTimeout time.Duration
 	// BestOf makes the race the first round of a match of that many rounds
 	// (odd, at most 9; default 1): each round is a new race on a new deal,
 	// made when the one before ends, until a player has won most rounds.
@@ -101,6 +108,9 @@ func (o *Options) fill() {
 	}
 	if o.FirstMoveTimeout <= 0 {
 		o.FirstMoveTimeout = DefaultFirstMoveTimeout
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = DefaultWaitTimeout
 	}
 	if !o.Public {
 		o.SpectatorDelay = 0
@@ -218,6 +228,7 @@ type Race struct {
 	endedAt   time.Time // when it ended (or was rebuilt here over)
 	result    *Result
 	countT    Timer
+	waitT     Timer // aborts the race if it is still waiting (WaitTimeout)
 	limitT    Timer
 	firstT    Timer
 	decideT   Timer // retries a result Redis could not store
@@ -271,6 +282,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		r.deal, r.salt = randomDeal()
 	}
 	r.createdAt = r.clock.Now()
+	r.waitT = r.clock.AfterFunc(opts.WaitTimeout, r.waitOver)
 	for s := range 2 {
 		r.seats[s].game = engine.New(rules, r.deal)
 		r.specBoards[s] = r.boardLocked(s)
@@ -754,6 +766,17 @@ func (r *Race) firstMoveCheck() {
 	}
 }
 
+// waitOver aborts a race nobody came to play.
+func (r *Race) waitOver() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != Waiting || r.stopped {
+		return
+	}
+	r.log.Info().Dur("waited", r.opts.WaitTimeout).Msg("nobody came: the race expires")
+	r.abortLocked("expired")
+}
+
 func (r *Race) graceOver(s int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -813,7 +836,7 @@ func (r *Race) stopLocked() {
 
 // stopTimersLocked stops every timer of the race.
 func (r *Race) stopTimersLocked() {
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
+	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
 		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
 		if t != nil {
 			t.Stop()

@@ -644,3 +644,27 @@ func TestSpectatorCountPushed(t *testing.T) {
 		t.Errorf("a spectator heard counts %v, want [3 1] (not delayed)", got)
 	}
 }
+
+// TestWaitingRaceExpires: a race whose seats are not both taken within its
+// WaitTimeout is aborted as expired; one that filled in time is not.
+func TestWaitingRaceExpires(t *testing.T) {
+	f := newRace(t, race.Options{WaitTimeout: time.Minute})
+	if _, err := f.race.Join("ann", "", &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Minute - time.Second)
+	if st := f.race.State(); st != race.Waiting {
+		t.Fatalf("state %s before the timeout", st)
+	}
+	f.clock.Advance(time.Second)
+	if res := f.race.Result(); f.race.State() != race.Aborted || res == nil || res.Reason != "expired" || res.Rated {
+		t.Fatalf("after the timeout: %s, %+v; want aborted as expired", f.race.State(), res)
+	}
+
+	full := newRace(t, race.Options{WaitTimeout: time.Minute, FirstMoveTimeout: time.Hour})
+	full.seatBoth(t)
+	full.clock.Advance(2 * time.Minute)
+	if st := full.race.State(); st != race.Running {
+		t.Errorf("a race that filled in time is %s after the wait timeout", st)
+	}
+}

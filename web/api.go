@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-chi/httprate"
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
@@ -197,6 +198,21 @@ func raceInfo(w http.ResponseWriter, r *http.Request, log zerolog.Logger, races 
 		return race.Info{}, false
 	}
 	return info, true
+}
+
+// limitPerClient lets each client address (the connection's, not a
+// forwarded header, which anyone can write) make n requests a minute to h;
+// the rest get 429 rate-limited. n <= 0: no limit.
+func limitPerClient(n int, h http.HandlerFunc) http.Handler {
+	if n <= 0 {
+		return h
+	}
+	return httprate.Limit(n, time.Minute,
+		httprate.WithKeyFuncs(httprate.KeyByIP),
+		httprate.WithLimitHandler(func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, http.StatusTooManyRequests, CodeRateLimited, "too many races made from your address; try again in a minute")
+		}),
+	)(h)
 }
 
 // apiError is the body of every failed API request.

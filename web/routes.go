@@ -6,7 +6,7 @@ import "net/http"
 func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("GET /healthz", handleHealthz())
 	mux.HandleFunc("GET /readyz", handleReadyz(&s.ready, s.deps.Check))
-	mux.HandleFunc("POST /api/races", handleCreateRace(s.log, s.deps))
+	mux.Handle("POST /api/races", limitPerClient(s.deps.Limits.RacesPerMinute, handleCreateRace(s.log, s.deps)))
 	mux.HandleFunc("GET /api/races/{id}", handleGetRace(s.log, s.deps.Races))
 	mux.HandleFunc("GET /api/races/{id}/solution", handleSolution(s.log, s.deps.Races, s.solutions))
 	mux.HandleFunc("GET /api/variants", handleVariants())

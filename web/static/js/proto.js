@@ -299,6 +299,7 @@ export function reasonText(reason) {
     "forfeit": "the other player left and did not come back in time",
     "no-first-move": "a player made no move in the first 30 seconds",
     "left": "a player left before the start",
+    "expired": "nobody came to play within the hour",
     "shutdown": "the server shut down",
   }[reason] || reason;
 }
