@@ -102,9 +102,9 @@ func (c *Config) fill() {
 	}
 }
 
-// ComputerFactory makes a computer player of a level with a seed (the same
-// hook as the web server's).
-type ComputerFactory func(level string, seed uint64) (race.Player, error)
+// ComputerFactory makes a computer player of a level (the engine bot's
+// level names) with a seed: the race package's.
+type ComputerFactory = race.ComputerFactory
 
 // Deps are what the lobby needs from the outside.
 type Deps struct {
@@ -262,6 +262,7 @@ func New(cfg Config, deps Deps) *Lobby {
 	l.mu.Lock()
 	l.tick = deps.Clock.AfterFunc(cfg.Tick, l.heartbeat)
 	l.mu.Unlock()
+	deps.Races.OnEnd(l.ended)
 	return l
 }
 
@@ -645,7 +646,7 @@ type pairing struct {
 	players [2]PlayerRef
 	dests   [2]dest
 	ratings [2]float64
-	bot     race.Player
+	bot     race.Computer
 	claimed bool // the players are claimed in Seats already
 }
 
@@ -751,31 +752,26 @@ func (l *Lobby) start(p pairing) error {
 
 func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	p.opts.SpectatorDelay, p.opts.Grace = l.cfg.SpectatorDelay, l.cfg.Grace
-	rv := Reservation{Players: p.players}
 	variant := p.opts.Variant
-	p.opts.OnEnd = func(raceID string, res race.Result) { l.ended(raceID, variant, rv.Players, res) }
 	rc, err := l.deps.Races.Create(p.opts)
 	if err != nil {
 		return fmt.Errorf("lobby: create race: %w", err)
 	}
 	for s := range 2 {
 		if p.players[s].Computer {
-			if _, err := rc.SeatComputer(p.players[s].Name, p.bot, l.cfg.ComputerPace); err != nil {
+			if _, err := rc.SeatComputer(p.players[s].Name, p.bot); err != nil {
 				rc.Abort("left")
 				return fmt.Errorf("lobby: seat computer: %w", err)
 			}
 			continue
 		}
-		t, err := rc.Reserve(p.players[s].Name)
-		if err != nil {
+		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
 			rc.Abort("left")
 			return fmt.Errorf("lobby: reserve seat: %w", err)
 		}
-		rv.Tokens[t.Seat] = t.Token
 	}
-	// The seats are stored before anyone is told, so that a join on any
-	// instance finds them.
-	if err := l.sh.Seats.Assign(ctx, rc.ID(), rv, l.keepFor(p.opts)); err != nil {
+	// The players' marks name the race before anyone is told of it.
+	if err := l.sh.Seats.Assign(ctx, rc.ID(), p.humans(), l.keepFor(p.opts)); err != nil {
 		rc.Abort("left")
 		return unavailable(err)
 	}
@@ -892,7 +888,8 @@ func (s *Session) PlayComputer() error {
 	if l.deps.Computer == nil {
 		return race.Errorf(CodeNoComputer, "this server has no computer players")
 	}
-	bot, err := l.deps.Computer(l.cfg.ComputerLevel, randomSeed())
+	seed := randomSeed()
+	bot, err := l.deps.Computer(l.cfg.ComputerLevel, seed)
 	if err != nil {
 		return &race.Error{Code: race.CodeInternal, Message: "the computer player could not be made", Err: fmt.Errorf("lobby: computer: %w", err)}
 	}
@@ -922,7 +919,7 @@ func (s *Session) PlayComputer() error {
 		via:     "computer",
 		players: [2]PlayerRef{{ID: who.ID, Name: who.Name}, {Name: "computer", Computer: true}},
 		dests:   [2]dest{{s: s}, {}},
-		bot:     bot,
+		bot:     race.Computer{Player: bot, Level: l.cfg.ComputerLevel, Seed: seed, Pace: l.cfg.ComputerPace},
 	})
 }
 
@@ -1179,8 +1176,9 @@ func (s *Session) AcceptChallenge(id string) error {
 }
 
 // AuthorizeSeat decides who takes a seat in a race: the holder of a valid
-// player token (CodeNotIdentified without one). In races the lobby made,
-// on any instance, only the players it paired, each in their own seat: it
+// player token (CodeNotIdentified without one). In races the lobby made
+// (their record keeps each seat's player, so any instance knows), only
+// the players it paired, each in their own seat: it
 // returns that seat's resume token (CodeNotYourSeat for anyone else). In
 // other races (made over the API), any free seat under the player's
 // display name.
@@ -1194,25 +1192,32 @@ func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, se
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
-	rv, ok, err := l.sh.Seats.Reservation(ctx, raceID)
-	if err != nil {
-		return "", "", unavailable(err)
+	token, reserved, err := l.deps.Races.SeatOf(ctx, raceID, who.ID)
+	switch {
+	case err != nil:
+		return "", "", err
+	case reserved && token == "":
+		return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for other players; watch it instead", raceID)
 	}
-	if !ok {
-		return who.Name, "", nil
-	}
-	for s := range 2 {
-		if rv.Players[s].ID == who.ID {
-			return who.Name, rv.Tokens[s], nil
-		}
-	}
-	return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for other players; watch it instead", raceID)
+	return who.Name, token, nil
 }
 
-// ended is every lobby race's OnEnd: it frees the players (at once, so
-// that they may queue again as soon as they see the result) and hands the
-// result to a goroutine that rates it.
-func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Result) {
+// ended is the race service's OnEnd hook: it hears of every race that ends
+// on this instance, even one made by an instance that died since, frees
+// the players of those the lobby made (their seats carry player ids; at
+// once, so that they may queue again as soon as they see the result) and
+// hands the result to a goroutine that rates it.
+func (l *Lobby) ended(e race.Ended) {
+	var players [2]PlayerRef
+	lobbyRace := false
+	for s, p := range e.Players {
+		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer}
+		lobbyRace = lobbyRace || p.Player != ""
+	}
+	if !lobbyRace {
+		return // made over the API: nobody to rate
+	}
+	raceID, variant, res := e.Race, e.Variant, e.Result
 	var ids []string
 	for _, p := range players {
 		if p.ID != "" && !p.Computer {

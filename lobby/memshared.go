@@ -194,14 +194,13 @@ func (m *MemoryInvites) Take(_ context.Context, code string) (bool, error) {
 type MemorySeats struct {
 	mu     sync.Mutex
 	racing map[string]string // player -> race ("" while made)
-	seats  map[string]Reservation
 }
 
 var _ Seats = (*MemorySeats)(nil)
 
 // NewMemorySeats makes an empty store.
 func NewMemorySeats() *MemorySeats {
-	return &MemorySeats{racing: make(map[string]string), seats: make(map[string]Reservation)}
+	return &MemorySeats{racing: make(map[string]string)}
 }
 
 // Claim marks players as being paired unless one is busy.
@@ -219,16 +218,13 @@ func (m *MemorySeats) Claim(_ context.Context, players []string, _ time.Duration
 	return "", nil
 }
 
-// Assign records raceID and its seats.
-func (m *MemorySeats) Assign(_ context.Context, raceID string, r Reservation, _ time.Duration) error {
+// Assign records raceID for players.
+func (m *MemorySeats) Assign(_ context.Context, raceID string, players []string, _ time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, p := range r.Players {
-		if p.ID != "" {
-			m.racing[p.ID] = raceID
-		}
+	for _, p := range players {
+		m.racing[p] = raceID
 	}
-	m.seats[raceID] = r
 	return nil
 }
 
@@ -240,15 +236,7 @@ func (m *MemorySeats) Racing(_ context.Context, player string) (string, bool, er
 	return id, ok, nil
 }
 
-// Reservation is raceID's seats.
-func (m *MemorySeats) Reservation(_ context.Context, raceID string) (Reservation, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.seats[raceID]
-	return r, ok, nil
-}
-
-// Free ends raceID's marks and reservation.
+// Free ends raceID's marks.
 func (m *MemorySeats) Free(_ context.Context, raceID string, players []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -256,9 +244,6 @@ func (m *MemorySeats) Free(_ context.Context, raceID string, players []string) e
 		if id, ok := m.racing[p]; ok && id == raceID {
 			delete(m.racing, p)
 		}
-	}
-	if raceID != "" {
-		delete(m.seats, raceID)
 	}
 	return nil
 }

@@ -61,30 +61,21 @@ type Invites interface {
 	Take(ctx context.Context, code string) (ok bool, err error)
 }
 
-// Reservation is the lobby's seats in a race it made: who may take them,
-// with which seat token.
-type Reservation struct {
-	Players [2]PlayerRef `json:"players"`
-	Tokens  [2]string    `json:"tokens"`
-}
-
-// Seats records which players are in a lobby race not over (nobody plays
-// two at once) and the seats reserved for them.
+// Seats records which players are in a lobby race not over: nobody plays
+// two at once. (Which seat is whose is in the race's record.)
 type Seats interface {
 	// Claim marks players as being paired, unless one of them is in a
 	// race (or being paired) already: then it changes nothing and returns
 	// that player's id. The mark lapses after keep unless Assign renews
 	// it.
 	Claim(ctx context.Context, players []string, keep time.Duration) (busy string, err error)
-	// Assign records the race made for claimed players and its seats,
-	// both kept until Free or until keep has passed.
-	Assign(ctx context.Context, raceID string, r Reservation, keep time.Duration) error
+	// Assign records the race made for claimed players, kept until Free
+	// or until keep has passed.
+	Assign(ctx context.Context, raceID string, players []string, keep time.Duration) error
 	// Racing is the race player is in ("" while it is being made).
 	Racing(ctx context.Context, player string) (raceID string, ok bool, err error)
-	// Reservation is the seats of race raceID, if the lobby made it.
-	Reservation(ctx context.Context, raceID string) (r Reservation, ok bool, err error)
 	// Free ends raceID's marks of players (raceID "": a claim whose race
-	// was not made) and its reservation.
+	// was not made).
 	Free(ctx context.Context, raceID string, players []string) error
 }
 

@@ -2,7 +2,6 @@ package redislobby
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -16,14 +15,9 @@ import (
 // being made).
 func (k Keys) Racing(player string) string { return k.lobbyStem() + ":racing:" + player }
 
-// Reserved is the key of the lobby's seats in race id (lobby.Reservation
-// JSON).
-func (k Keys) Reserved(raceID string) string { return k.lobbyStem() + ":seats:" + raceID }
-
-// Seats is lobby.Seats shared in Redis: a key per racing player and per
-// lobby race, each expiring (the lobby picks a time longer than the race
-// can last) so that nothing stays marked when the end of a race is never
-// seen.
+// Seats is lobby.Seats shared in Redis: a key per racing player, expiring
+// (the lobby picks a time longer than the race can last) so that nobody
+// stays marked when the end of a race is never seen.
 type Seats struct {
 	rdb  redis.UniversalClient
 	keys Keys
@@ -47,13 +41,11 @@ for i = 1, #KEYS do redis.call('SET', KEYS[i], '', 'PX', ARGV[1]) end
 return 0
 `)
 
-// freeScript removes the marks of KEYS[2..] that name race ARGV[1], and
-// the reservation KEYS[1] when ARGV[1] is not empty.
+// freeScript removes the marks of KEYS that name race ARGV[1].
 var freeScript = redis.NewScript(`
-for i = 2, #KEYS do
+for i = 1, #KEYS do
   if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('DEL', KEYS[i]) end
 end
-if ARGV[1] ~= '' then redis.call('DEL', KEYS[1]) end
 return 1
 `)
 
@@ -73,24 +65,17 @@ func (s *Seats) Claim(ctx context.Context, players []string, keep time.Duration)
 	return "", nil
 }
 
-// Assign records race raceID for its players and its seats, all kept for
-// keep, in one transaction.
-func (s *Seats) Assign(ctx context.Context, raceID string, r lobby.Reservation, keep time.Duration) error {
-	js, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("redislobby: seats of %s: %w", raceID, err)
-	}
-	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, pl := range r.Players {
-			if pl.ID != "" && !pl.Computer {
-				p.Set(ctx, s.keys.Racing(pl.ID), raceID, keep)
-			}
+// Assign records race raceID for its players, kept for keep, in one
+// transaction.
+func (s *Seats) Assign(ctx context.Context, raceID string, players []string, keep time.Duration) error {
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, pl := range players {
+			p.Set(ctx, s.keys.Racing(pl), raceID, keep)
 		}
-		p.Set(ctx, s.keys.Reserved(raceID), js, keep)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("redislobby: seats of %s: %w", raceID, err)
+		return fmt.Errorf("redislobby: players of %s: %w", raceID, err)
 	}
 	return nil
 }
@@ -107,25 +92,12 @@ func (s *Seats) Racing(ctx context.Context, player string) (string, bool, error)
 	return id, true, nil
 }
 
-// Reservation is the seats of race raceID.
-func (s *Seats) Reservation(ctx context.Context, raceID string) (lobby.Reservation, bool, error) {
-	js, err := s.rdb.Get(ctx, s.keys.Reserved(raceID)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return lobby.Reservation{}, false, nil
-	}
-	if err != nil {
-		return lobby.Reservation{}, false, fmt.Errorf("redislobby: seats of %s: %w", raceID, err)
-	}
-	var r lobby.Reservation
-	if err := json.Unmarshal(js, &r); err != nil {
-		return lobby.Reservation{}, false, fmt.Errorf("redislobby: seats of %s: %w", raceID, err)
-	}
-	return r, true, nil
-}
-
-// Free ends raceID's marks of players and its reservation.
+// Free ends raceID's marks of players.
 func (s *Seats) Free(ctx context.Context, raceID string, players []string) error {
-	keys := []string{s.keys.Reserved(raceID)}
+	if len(players) == 0 {
+		return nil
+	}
+	var keys []string
 	for _, p := range players {
 		keys = append(keys, s.keys.Racing(p))
 	}
