@@ -576,19 +576,22 @@ func (s *Session) Queue(variant string) (string, error) {
 		return "", err
 	}
 	// This session is recorded before the shared queue has the player, so
-	// that a pairing made at once by another instance finds it.
+	// that a pairing made at once by another instance finds it. The shared
+	// queue does not have them (waiting checked): an entry left here is
+	// stale, and replaced.
 	q := &queued{s: s, variant: rules.Name, since: l.deps.Clock.Now()}
 	l.mu.Lock()
-	if o := l.queuedBy[who.ID]; o != nil {
-		l.mu.Unlock()
-		return "", race.Errorf(CodeAlreadyQueued, "you are already in the %s queue", o.variant)
-	}
+	prev := l.queuedBy[who.ID]
 	l.queuedBy[who.ID] = q
 	l.mu.Unlock()
 	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
 		l.mu.Lock()
-		if l.queuedBy[who.ID] == q {
-			delete(l.queuedBy, who.ID)
+		if l.queuedBy[who.ID] == q { // as it was: another tab may have queued meanwhile
+			if prev != nil {
+				l.queuedBy[who.ID] = prev
+			} else {
+				delete(l.queuedBy, who.ID)
+			}
 		}
 		l.mu.Unlock()
 		if race.ErrorCode(err) == "" {
