@@ -258,13 +258,28 @@ func (q *Queue) Pair(ctx context.Context, variant string) ([]Match, error) {
 		instances[p] = sk.Instance
 		seekers = append(seekers, lobby.Seeker{Player: p, Name: sk.Name, Variant: variant, Rating: sk.Rating, Since: time.UnixMilli(sk.Since)})
 	}
+	pairs := lobby.PairQueue(q.cfg, seekers, q.clock.Now())
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	// One claim script per pair, each atomic on its own, sent in one
+	// pipeline: a round trip per pass, not per pair.
+	k := q.keys
+	keys := []string{k.Where(), k.Seekers(variant), k.Order(variant)}
+	if err := leaveScript.Load(ctx, q.rdb).Err(); err != nil {
+		return nil, fmt.Errorf("redislobby: pair %s: %w", variant, err)
+	}
+	pipe := q.rdb.Pipeline()
+	claims := make([]*redis.Cmd, len(pairs))
+	for i, p := range pairs {
+		claims[i] = leaveScript.EvalSha(ctx, pipe, keys, variant, p.A.Player, p.B.Player)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("redislobby: pair %s: claim: %w", variant, err)
+	}
 	var out []Match
-	for _, p := range lobby.PairQueue(q.cfg, seekers, q.clock.Now()) {
-		ok, err := q.take(ctx, variant, p.A.Player, p.B.Player)
-		if err != nil {
-			return out, fmt.Errorf("redislobby: pair %s: claim %s and %s: %w", variant, p.A.Player, p.B.Player, err)
-		}
-		if ok {
+	for i, p := range pairs {
+		if n, _ := claims[i].Int(); n == 1 {
 			p.Variant = variant
 			out = append(out, Match{Pair: p, InstanceA: instances[p.A.Player], InstanceB: instances[p.B.Player]})
 		}

@@ -188,3 +188,28 @@ func TestQueueDropsPlayersOfDeadInstances(t *testing.T) {
 		t.Fatal("the dead instance's player is still queued")
 	}
 }
+
+// BenchmarkQueuePair1000 pairs 1,000 queued players of one variant in the
+// shared queue (one pass: plan, then a claim script per pair).
+func BenchmarkQueuePair1000(b *testing.B) {
+	srv := redistest.Start(b, redistest.Options{})
+	ctx := b.Context()
+	clock := fixedClock{time.Unix(1000, 0)}
+	q := redislobby.NewQueue(srv.Client(b), redislobby.Keys{Prefix: "b:"}, lobby.MatchConfig{}, clock)
+	paired := 0
+	for b.Loop() {
+		b.StopTimer()
+		for i := range 1000 {
+			if err := q.Join(ctx, fmt.Sprint("p", i), "classic", 1500+float64(i%50), "i"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		m, err := q.Pair(ctx, "classic")
+		if err != nil {
+			b.Fatal(err)
+		}
+		paired += 2 * len(m)
+	}
+	b.ReportMetric(float64(paired)/float64(b.N), "paired/op")
+}
