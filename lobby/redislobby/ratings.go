@@ -1,13 +1,16 @@
 // Package redislobby holds the Redis implementations of the lobby's
-// stores, for several instances sharing one Redis: standings as a hash per
-// variant and player, a leaderboard as a sorted set per variant and each
-// player's history as a capped list.
+// stores, for several instances sharing one Redis: the ratings (standings
+// as a hash per variant and player, a leaderboard as a sorted set per
+// variant and each player's history as a capped list), the presence counts
+// and live race lists, and the shared lobby (the quick-play queue, open
+// challenges, invites, who is racing, and the courier that carries a
+// matched event to the instance holding a player's connection).
 //
-// Every key carries the deployment's prefix (default "sirtommy:") and the
-// hash tag {ratings}: Save writes both players' standings, the boards and
-// the histories in one Lua script, which Redis Cluster allows only within
-// one slot. Ratings traffic is one script per finished race, so one slot
-// is no bottleneck.
+// Every key carries the deployment's prefix (default "sirtommy:") and a
+// hash tag per group ({ratings}, {presence}, {queue}, {lobby}): each Lua
+// script touches one group, which Redis Cluster allows only within one
+// slot. Ratings traffic is one script per finished race, so one slot is
+// no bottleneck.
 package redislobby
 
 import (
