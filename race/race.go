@@ -387,6 +387,7 @@ func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
+	r.saveLocked() // so that SeatOf on another instance finds the player
 	r.publishStateLocked(-1)
 	return Ticket{Seat: s, Token: st.token}, nil
 }

@@ -459,3 +459,23 @@ func TestConnectionFollowsItsRace(t *testing.T) {
 		t.Errorf("b has %d moves for seat 0, want 3", info.Counts[0].Moves)
 	}
 }
+
+// TestReservedSeatFoundOnAnotherInstance: a seat reserved on instance a is
+// found, with its token, by SeatOf on instance b before anyone joins (a
+// lobby tells both players at once, and either may join first, through
+// either instance).
+func TestReservedSeatFoundOnAnotherInstance(t *testing.T) {
+	a, b := twoInstances(t, racetest.NewClock(time.Now()))
+	r, err := a.svc.Create(race.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := r.Reserve(race.Reservation{Name: "ann", Player: "p-ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, reserved, err := b.svc.SeatOf(t.Context(), r.ID(), "p-ann")
+	if err != nil || !reserved || token != tk.Token {
+		t.Fatalf("SeatOf on b = %q, %v, %v; want ann's token", token, reserved, err)
+	}
+}
