@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -346,5 +347,64 @@ func TestRedisLobbyInstanceKilled(t *testing.T) {
 	}
 	if q := lobbyOf(t, b).Presence.Queued; q != 1 {
 		t.Fatalf("%d queued, want eve still waiting", q)
+	}
+}
+
+// TestRedisLobbyThreeInstancesQuickPlay: three real servers on one Redis,
+// four players on each, all queuing at once: each player is matched
+// exactly once, every race has both seats given, and each player takes
+// their seat through their own instance.
+func TestRedisLobbyThreeInstancesQuickPlay(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	var bases []string
+	for range 3 {
+		base, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+		bases = append(bases, base)
+	}
+	var players []*lobbyClient
+	for i := range 12 {
+		players = append(players, hello(t, bases[i%3], fmt.Sprint("p", i)))
+	}
+	queued := make(chan msg, len(players))
+	for _, p := range players {
+		go func() { // each goroutine writes to its own websocket only
+			p.send(map[string]any{"type": "queue", "id": "q", "variant": "classic"})
+			queued <- nil
+		}()
+	}
+	for range players {
+		<-queued
+	}
+	seats := make(map[string]string) // race/seat -> player
+	for _, p := range players {
+		m := p.takeSeat("quick")
+		key := fmt.Sprint(m.str("race"), "/", p.seat)
+		if o, ok := seats[key]; ok {
+			t.Fatalf("seat %s given to %s and %s", key, o, p.id)
+		}
+		seats[key] = p.id
+	}
+	for key := range seats {
+		race, seat, _ := strings.Cut(key, "/")
+		if _, ok := seats[race+"/"+map[string]string{"0": "1", "1": "0"}[seat]]; !ok {
+			t.Fatalf("race %s has nobody in the other seat", race)
+		}
+	}
+	time.Sleep(time.Second) // a second matched event would come by now
+	for _, p := range players {
+		for drained := false; !drained; {
+			select {
+			case m := <-p.in:
+				p.backlog = append(p.backlog, m)
+			default:
+				drained = true
+			}
+		}
+		for _, m := range p.backlog {
+			if m.str("type") == "matched" {
+				t.Fatalf("%s matched twice: %v", p.id, m)
+			}
+		}
 	}
 }
