@@ -4,10 +4,17 @@
 // presence counts, and Glicko-2 ratings with a leaderboard and histories.
 // It makes races with package race; the web package speaks for it.
 //
-// Locking: the Lobby's mutex guards its own maps and the matchmaker's
-// queues. It is never held while calling into a race, so that a race's end
-// (which runs with the race's lock held) may take it. The live race list is
-// read on the heartbeat, outside the lock, and cached.
+// What instances share (the queue, challenges, invites, who is racing,
+// the race list) lives behind the interfaces of shared.go: in memory for
+// one server, in Redis (redislobby) for several. The Lobby itself keeps
+// only its own connections' bookkeeping: which of its sessions queued or
+// opened a challenge, so that a matched event, made here or carried by
+// the Courier from another instance, reaches the right one.
+//
+// Locking: the Lobby's mutex guards its own maps. It is never held while
+// calling into a race or a shared store, so that a race's end (which runs
+// with the race's lock held) may take it. The live race list is read on
+// the heartbeat, outside the lock, and cached.
 package lobby
 
 import (
@@ -62,6 +69,8 @@ const (
 
 // Config tunes the lobby; zero fields take the defaults.
 type Config struct {
+	// Match tunes the in-memory queue; a shared queue (Deps.Shared) is
+	// made with its own.
 	Match              MatchConfig
 	ComputerOfferAfter time.Duration
 	ComputerPace       time.Duration
