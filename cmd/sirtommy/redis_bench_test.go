@@ -59,3 +59,32 @@ func BenchmarkCrossInstanceWebsocket(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkCrossInstancePairing measures quick play across two real
+// servers on one Redis: ann waits in the queue on A; from bob's "queue"
+// sent to B until ann's websocket on A has "matched" (B pairs, makes the
+// race, and the courier carries ann's event over Redis pub/sub to A). It
+// reports the median and the 99th percentile; new players are not timed.
+func BenchmarkCrossInstancePairing(b *testing.B) {
+	rds := redistest.Start(b, redistest.Options{})
+	a, _, _, _ := startServe(b, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	bb, _, _, _ := startServe(b, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	lat := make([]time.Duration, 0, b.N)
+	b.StopTimer()
+	for range b.N {
+		ann, bob := hello(b, a, "ann"), hello(b, bb, "bob")
+		ann.request(map[string]any{"type": "queue", "variant": "classic"}, "queued")
+		b.StartTimer()
+		start := time.Now()
+		bob.send(map[string]any{"type": "queue", "id": "q", "variant": "classic"})
+		ann.next("matched", ofType("matched"))
+		lat = append(lat, time.Since(start))
+		b.StopTimer()
+		bob.next("matched", ofType("matched"))
+		_ = ann.ws.Close()
+		_ = bob.ws.Close()
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}

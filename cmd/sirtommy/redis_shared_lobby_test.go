@@ -66,7 +66,7 @@ func (c *lobbyClient) result() string {
 	return string(b)
 }
 
-func hello(t *testing.T, base, name string) *lobbyClient {
+func hello(t testing.TB, base, name string) *lobbyClient {
 	t.Helper()
 	c := dial(t, base)
 	c.send(map[string]any{"type": "hello", "id": "h", "name": name})
