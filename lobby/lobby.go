@@ -689,24 +689,25 @@ func (l *Lobby) matchNow() {
 			dests:   [2]dest{{to: ToQueued}, {to: ToQueued}},
 			ratings: [2]float64{p.A.Rating, p.B.Rating},
 		})
-		var busy *busyError
-		if errors.As(err, &busy) {
-			// One of them is racing (paired elsewhere meanwhile): the other
-			// goes back to the queue.
-			for _, sk := range [2]Seeker{p.A, p.B} {
-				if sk.Player != busy.player {
-					sk.Variant = p.Variant
-					rctx, rcancel := opCtx()
-					if err := l.sh.Queue.Join(rctx, sk); err != nil {
-						l.log.Warn().Err(err).Str("player", sk.Player).Msg("not queued again")
-					}
-					rcancel()
-				}
-			}
+		if err == nil {
 			continue
 		}
-		if err != nil {
-			l.log.Error().Err(err).Msg("matched race not started")
+		// Nobody was told: back to the queue, but for a player racing
+		// already (paired elsewhere meanwhile).
+		var busy *busyError
+		if !errors.As(err, &busy) {
+			busy = &busyError{}
+			l.log.Error().Err(err).Msg("matched race not started; its players queue again")
+		}
+		for _, sk := range [2]Seeker{p.A, p.B} {
+			if sk.Player != busy.player {
+				sk.Variant = p.Variant
+				rctx, rcancel := opCtx()
+				if err := l.sh.Queue.Join(rctx, sk); err != nil {
+					l.log.Warn().Err(err).Str("player", sk.Player).Msg("not queued again")
+				}
+				rcancel()
+			}
 		}
 	}
 }
