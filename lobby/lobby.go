@@ -1027,7 +1027,7 @@ func (s *Session) AcceptInvite(code string) error {
 		l.Publish()
 	}
 	opts, _ := inv.Options.check(true) // checked when made
-	return l.start(pairing{
+	err = l.start(pairing{
 		opts:    opts,
 		via:     "invite",
 		code:    code,
@@ -1036,6 +1036,13 @@ func (s *Session) AcceptInvite(code string) error {
 		ratings: [2]float64{l.rating(opts.Variant, inv.Player), l.rating(opts.Variant, who.ID)},
 		claimed: true,
 	})
+	if err != nil { // no race: the invite works again
+		keep := inv.Expires.Add(l.cfg.InviteTTL).Sub(l.deps.Clock.Now())
+		if perr := l.sh.Invites.Put(ctx, inv, keep); perr != nil {
+			l.log.Warn().Err(perr).Str("invite", code).Msg("invite not restored")
+		}
+	}
+	return err
 }
 
 // away reports whether player has no session on any instance.
