@@ -1429,9 +1429,20 @@ func (l *Lobby) refreshRaces() {
 		}
 		live = append(live, ListedRace{sum, in.CreatedAt})
 	}
+	newestFirst := func(live []ListedRace) {
+		sort.Slice(live, func(i, j int) bool {
+			if !live[i].Created.Equal(live[j].Created) {
+				return live[i].Created.After(live[j].Created)
+			}
+			return live[i].Race < live[j].Race
+		})
+	}
 	if sh := l.sh.Races; sh != nil {
+		// Only this instance's newest are shared: the list shows the
+		// newest of all, which are among them.
+		newestFirst(live)
 		ctx, cancel := opCtx()
-		others, err := sh.ShareRaces(ctx, live)
+		others, err := sh.ShareRaces(ctx, live[:min(len(live), l.cfg.MaxListed)])
 		cancel()
 		if err != nil {
 			l.log.Warn().Err(err).Msg("race list not shared")
@@ -1447,12 +1458,7 @@ func (l *Lobby) refreshRaces() {
 			}
 		}
 	}
-	sort.Slice(live, func(i, j int) bool {
-		if !live[i].Created.Equal(live[j].Created) {
-			return live[i].Created.After(live[j].Created)
-		}
-		return live[i].Race < live[j].Race
-	})
+	newestFirst(live)
 	races := make([]RaceSummary, 0, min(len(live), l.cfg.MaxListed))
 	for i := 0; i < len(live) && i < l.cfg.MaxListed; i++ {
 		races = append(races, live[i].RaceSummary)
