@@ -241,18 +241,18 @@ type Lobby struct {
 // New makes a lobby and starts its heartbeat on the clock; Close stops it.
 func New(cfg Config, deps Deps) *Lobby {
 	cfg.fill()
-	sh := deps.Shared
+	sh, mem := deps.Shared, NewMemoryShared(cfg.Match, deps.Clock)
 	if sh.Queue == nil {
-		sh.Queue = NewMemoryQueue(cfg.Match, deps.Clock)
-	}
-	if sh.Challenges == nil {
-		sh.Challenges = NewMemoryChallenges()
-	}
-	if sh.Invites == nil {
-		sh.Invites = NewMemoryInvites(deps.Clock)
+		sh.Queue = mem.Queue
 	}
 	if sh.Seats == nil {
-		sh.Seats = NewMemorySeats()
+		sh.Seats = mem.Seats // tied to mem.Queue, as the interfaces ask
+	}
+	if sh.Challenges == nil {
+		sh.Challenges = mem.Challenges
+	}
+	if sh.Invites == nil {
+		sh.Invites = mem.Invites
 	}
 	l := &Lobby{
 		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
@@ -264,7 +264,7 @@ func New(cfg Config, deps Deps) *Lobby {
 		listed:     []RaceSummary{},
 	}
 	if sh.Courier != nil {
-		sh.Courier.Start(func(n Notice) { l.receive(n) })
+		sh.Courier.Start(func(n Notice) { l.receive(n, false) })
 	}
 	// Under the lock: a short tick may fire, and reschedule itself, before
 	// AfterFunc returns.
@@ -593,9 +593,12 @@ func (s *Session) Queue(variant string) (string, error) {
 	prev := l.queuedBy[who.ID]
 	l.queuedBy[who.ID] = q
 	l.mu.Unlock()
-	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
+	// undo puts the entry back as it was, unless a matched event took it
+	// meanwhile (or another tab queued): prev may be the entry a pairing
+	// in flight is meant for.
+	undo := func() {
 		l.mu.Lock()
-		if l.queuedBy[who.ID] == q { // as it was: another tab may have queued meanwhile
+		if l.queuedBy[who.ID] == q {
 			if prev != nil {
 				l.queuedBy[who.ID] = prev
 			} else {
@@ -603,6 +606,9 @@ func (s *Session) Queue(variant string) (string, error) {
 			}
 		}
 		l.mu.Unlock()
+	}
+	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
+		undo()
 		if race.ErrorCode(err) == "" {
 			err = unavailable(err)
 		}
@@ -614,32 +620,31 @@ func (s *Session) Queue(variant string) (string, error) {
 }
 
 // Unqueue takes the player out of their queue (CodeNotQueued if not in
-// one, or if they were just paired).
+// one, or if they were just paired: their matched event is on its way).
 func (s *Session) Unqueue() error {
 	l := s.l
 	id := s.Player().ID
 	l.mu.Lock()
 	q := l.queuedBy[id]
+	l.mu.Unlock()
 	if q == nil {
-		l.mu.Unlock()
 		return race.Errorf(CodeNotQueued, "you are not in a queue")
 	}
-	delete(l.queuedBy, id)
-	l.mu.Unlock()
 	ctx, cancel := opCtx()
 	defer cancel()
 	left, err := l.sh.Queue.Leave(ctx, id)
 	if err != nil {
-		l.mu.Lock()
-		if l.queuedBy[id] == nil {
-			l.queuedBy[id] = q
-		}
-		l.mu.Unlock()
 		return unavailable(err)
 	}
 	if !left {
+		// Paired: the entry stays, for the matched event to find.
 		return race.Errorf(CodeNotQueued, "you are not in a queue: you were just paired")
 	}
+	l.mu.Lock()
+	if l.queuedBy[id] == q {
+		delete(l.queuedBy, id)
+	}
+	l.mu.Unlock()
 	return nil
 }
 
@@ -820,7 +825,7 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 // courier to the instance that holds them when they are not here (to
 // every instance, for ToAll).
 func (l *Lobby) tell(n Notice) {
-	if l.receive(n) && n.To != ToAll {
+	if l.receive(n, l.sh.Courier == nil) && n.To != ToAll {
 		return
 	}
 	c := l.sh.Courier
@@ -836,18 +841,24 @@ func (l *Lobby) tell(n Notice) {
 }
 
 // receive delivers a notice to the sessions here it is meant for and
-// reports whether there were any.
-func (l *Lobby) receive(n Notice) bool {
+// reports whether there were any. The player is racing now: this
+// instance's record of their queuing goes. When every session is here
+// (alone: no courier) and the one that queued is not (it queued again in
+// the moment its pairing was made), all their sessions get it.
+func (l *Lobby) receive(n Notice, alone bool) bool {
 	if n.Matched == nil {
 		return false
 	}
 	var subs []race.Subscriber
 	l.mu.Lock()
+	q := l.queuedBy[n.Player]
+	delete(l.queuedBy, n.Player)
 	switch n.To {
 	case ToQueued:
-		if q := l.queuedBy[n.Player]; q != nil {
-			delete(l.queuedBy, n.Player)
+		if q != nil {
 			subs = append(subs, q.s.sub)
+		} else if alone {
+			subs = l.subsOfLocked(n.Player)
 		}
 	case ToChallenger:
 		if s := l.challenges[n.Ref]; s != nil {

@@ -15,8 +15,9 @@ import (
 type MemoryQueue struct {
 	mm *Matchmaker
 
-	mu    sync.Mutex
+	mu    sync.Mutex        // taken before the seats' (MemorySeats.Claim)
 	names map[string]string // queued player -> display name
+	seats *MemorySeats      // whose marks Join checks (NewMemoryShared)
 }
 
 var _ Queue = (*MemoryQueue)(nil)
@@ -31,6 +32,11 @@ func NewMemoryQueue(cfg MatchConfig, clock race.Clock) *MemoryQueue {
 func (q *MemoryQueue) Join(_ context.Context, s Seeker) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.seats != nil {
+		if id, ok, _ := q.seats.Racing(context.Background(), s.Player); ok {
+			return inRace(id)
+		}
+	}
 	if err := q.mm.Join(s.Player, s.Variant, s.Rating); err != nil {
 		return err
 	}
@@ -192,8 +198,19 @@ func (m *MemoryInvites) Take(_ context.Context, code string) (bool, error) {
 // MemorySeats is Seats in memory; marks do not lapse (the lobby frees
 // them when its races end).
 type MemorySeats struct {
+	queue *MemoryQueue // whose players Claim takes out (NewMemoryShared)
+
 	mu     sync.Mutex
 	racing map[string]string // player -> race ("" while made)
+}
+
+// NewMemoryShared makes the in-memory Queue, Challenges, Invites and
+// Seats of one lobby, the queue and the seats tied together as the
+// interfaces ask.
+func NewMemoryShared(cfg MatchConfig, clock race.Clock) Shared {
+	q, s := NewMemoryQueue(cfg, clock), NewMemorySeats()
+	q.seats, s.queue = s, q
+	return Shared{Queue: q, Challenges: NewMemoryChallenges(), Invites: NewMemoryInvites(clock), Seats: s}
 }
 
 var _ Seats = (*MemorySeats)(nil)
@@ -203,8 +220,13 @@ func NewMemorySeats() *MemorySeats {
 	return &MemorySeats{racing: make(map[string]string)}
 }
 
-// Claim marks players as being paired unless one is busy.
+// Claim marks players as being paired unless one is busy, and takes them
+// out of the queue.
 func (m *MemorySeats) Claim(_ context.Context, players []string, _ time.Duration) (string, error) {
+	if m.queue != nil {
+		m.queue.mu.Lock() // first, as in Join
+		defer m.queue.mu.Unlock()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, p := range players {
@@ -214,6 +236,10 @@ func (m *MemorySeats) Claim(_ context.Context, players []string, _ time.Duration
 	}
 	for _, p := range players {
 		m.racing[p] = ""
+		if m.queue != nil {
+			m.queue.mm.Leave(p)
+			delete(m.queue.names, p)
+		}
 	}
 	return "", nil
 }

@@ -17,7 +17,9 @@ import (
 type Queue interface {
 	// Join puts s.Player in s.Variant's queue (s.Since is set by the
 	// queue); a player in a queue already is refused with
-	// CodeAlreadyQueued.
+	// CodeAlreadyQueued, one marked racing by the Seats of the same store
+	// with CodeInRace (checked together, so that nobody joins the queue
+	// while their pairing is being claimed).
 	Join(ctx context.Context, s Seeker) error
 	// Leave takes player out of their queue and reports whether they were
 	// in one: false once they were paired.
@@ -66,8 +68,9 @@ type Invites interface {
 type Seats interface {
 	// Claim marks players as being paired, unless one of them is in a
 	// race (or being paired) already: then it changes nothing and returns
-	// that player's id. The mark lapses after keep unless Assign renews
-	// it.
+	// that player's id. It takes the players it marks out of the Queue of
+	// the same store (in the same step). The mark lapses after keep
+	// unless Assign renews it.
 	Claim(ctx context.Context, players []string, keep time.Duration) (busy string, err error)
 	// Assign records the race made for claimed players, kept until Free
 	// or until keep has passed.

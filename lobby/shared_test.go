@@ -12,12 +12,7 @@ import (
 // in-memory ones, every instance seeing the same stores.
 func TestMemoryShared(t *testing.T) {
 	lobbytest.SharedSuite(t, func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
-		sh := lobby.Shared{
-			Queue:      lobby.NewMemoryQueue(lobby.MatchConfig{}, clock),
-			Challenges: lobby.NewMemoryChallenges(),
-			Invites:    lobby.NewMemoryInvites(clock),
-			Seats:      lobby.NewMemorySeats(),
-		}
+		sh := lobby.NewMemoryShared(lobby.MatchConfig{}, clock)
 		out := make([]lobby.Shared, n)
 		for i := range out {
 			out[i] = sh

@@ -27,6 +27,7 @@ func SharedSuite(t *testing.T, newInstances Instances) {
 	t.Run("InvitesUsedOnce", func(t *testing.T) { invitesOnce(t, newInstances) })
 	t.Run("SeatsClaimAssignFree", func(t *testing.T) { seatsClaim(t, newInstances) })
 	t.Run("SeatsConcurrentClaims", func(t *testing.T) { seatsConcurrent(t, newInstances) })
+	t.Run("ClaimUnqueuesAndRacingCannotQueue", func(t *testing.T) { claimUnqueues(t, newInstances) })
 }
 
 func start() *racetest.Clock { return racetest.NewClock(time.Unix(1_000_000, 0)) }
@@ -363,5 +364,36 @@ func seatsConcurrent(t *testing.T, newInstances Instances) {
 	}
 	if len(claims) < players/3 { // a claimed pair blocks at most its two neighbours
 		t.Errorf("only %d players claimed", len(claims))
+	}
+}
+
+// claimUnqueues: claiming a queued player takes them out of the queue, and
+// a player marked racing cannot join it, until freed.
+func claimUnqueues(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 2)
+	if err := sh[0].Queue.Join(ctx, lobby.Seeker{Player: "ann", Variant: "classic", Rating: 1500}); err != nil {
+		t.Fatal(err)
+	}
+	if busy, err := sh[1].Seats.Claim(ctx, []string{"ann", "bob"}, time.Minute); busy != "" || err != nil {
+		t.Fatalf("claim: %q %v", busy, err)
+	}
+	if _, ok, _ := sh[0].Queue.Queued(ctx, "ann"); ok {
+		t.Fatal("a claimed player is still queued")
+	}
+	if err := sh[0].Queue.Join(ctx, lobby.Seeker{Player: "bob", Variant: "strict", Rating: 1500}); race.ErrorCode(err) != lobby.CodeInRace {
+		t.Fatalf("a claimed player joined the queue: %v", err)
+	}
+	if err := sh[1].Seats.Assign(ctx, "R", []string{"ann", "bob"}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := sh[1].Queue.Join(ctx, lobby.Seeker{Player: "ann", Variant: "classic", Rating: 1500}); race.ErrorCode(err) != lobby.CodeInRace {
+		t.Fatalf("a racing player joined the queue: %v", err)
+	}
+	if err := sh[0].Seats.Free(ctx, "R", []string{"ann", "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sh[1].Queue.Join(ctx, lobby.Seeker{Player: "ann", Variant: "classic", Rating: 1500}); err != nil {
+		t.Fatalf("a freed player cannot queue: %v", err)
 	}
 }

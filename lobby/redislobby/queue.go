@@ -99,11 +99,18 @@ type Match struct {
 // queued already.
 const alreadyReply = "ALREADY"
 
-// joinScript queues a player unless queued already.
-// KEYS: where, seekers, order, seq, variants. ARGV: player, variant, seeker JSON.
+// inRaceReply starts the error the join script returns for a player in a
+// lobby race.
+const inRaceReply = "INRACE"
+
+// joinScript queues a player unless queued already or racing (Seats
+// marks them in the same slot). KEYS: where, seekers, order, seq,
+// variants, the player's racing mark. ARGV: player, variant, seeker JSON.
 var joinScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v then return redis.error_reply('` + alreadyReply + ` ' .. v) end
+local r = redis.call('GET', KEYS[6])
+if r then return redis.error_reply('` + inRaceReply + ` ' .. r) end
 local seq = redis.call('INCR', KEYS[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
@@ -139,8 +146,15 @@ func (q *Queue) join(ctx context.Context, s lobby.Seeker, instance string) error
 		return fmt.Errorf("redislobby: join %s: %w", player, err)
 	}
 	k := q.keys
-	err = joinScript.Run(ctx, q.rdb, []string{k.Where(), k.Seekers(variant), k.Order(variant), k.Seq(), k.QueueVariants()},
+	err = joinScript.Run(ctx, q.rdb, []string{k.Where(), k.Seekers(variant), k.Order(variant), k.Seq(), k.QueueVariants(), k.Racing(player)},
 		player, variant, js).Err()
+	if err != nil && strings.HasPrefix(err.Error(), inRaceReply) {
+		id := strings.TrimSpace(strings.TrimPrefix(err.Error(), inRaceReply))
+		if id == "" {
+			return race.Errorf(lobby.CodeInRace, "you were just paired: your race is being made")
+		}
+		return race.Errorf(lobby.CodeInRace, "you are in race %s until it is over", id)
+	}
 	if err != nil && strings.HasPrefix(err.Error(), alreadyReply) {
 		return race.Errorf(lobby.CodeAlreadyQueued, "you are already in the %s queue", strings.TrimSpace(strings.TrimPrefix(err.Error(), alreadyReply)))
 	}

@@ -12,8 +12,9 @@ import (
 )
 
 // Racing is the key holding the lobby race player is in ("" while it is
-// being made).
-func (k Keys) Racing(player string) string { return k.lobbyStem() + ":racing:" + player }
+// being made). It shares the queue's hash tag, so that joining the queue
+// and claiming a player each check the other in one script.
+func (k Keys) Racing(player string) string { return k.queue() + ":racing:" + player }
 
 // Seats is lobby.Seats shared in Redis: a key per racing player, expiring
 // (the lobby picks a time longer than the race can last) so that nobody
@@ -30,14 +31,27 @@ func NewSeats(rdb redis.UniversalClient, keys Keys) *Seats {
 	return &Seats{rdb: rdb, keys: keys}
 }
 
-// claimScript marks every player of KEYS as being paired unless one is
-// marked already: it returns that one's index (from 1), or 0. ARGV: the
-// mark's life in milliseconds.
+// claimScript marks every player as being paired unless one is marked
+// already (it returns that one's index, from 1, or 0), and takes the
+// marked players out of any queue. KEYS: the players' marks, then the
+// queue's where hash. ARGV: the mark's life in milliseconds, the queue's
+// key stem, the players. (The seekers and order keys, named from the
+// player's variant, share the slot of the others.)
 var claimScript = redis.NewScript(`
-for i = 1, #KEYS do
+local n = #KEYS - 1
+for i = 1, n do
   if redis.call('EXISTS', KEYS[i]) == 1 then return i end
 end
-for i = 1, #KEYS do redis.call('SET', KEYS[i], '', 'PX', ARGV[1]) end
+for i = 1, n do
+  redis.call('SET', KEYS[i], '', 'PX', ARGV[1])
+  local p = ARGV[i + 2]
+  local v = redis.call('HGET', KEYS[n + 1], p)
+  if v then
+    redis.call('HDEL', KEYS[n + 1], p)
+    redis.call('HDEL', ARGV[2] .. ':seekers:' .. v, p)
+    redis.call('ZREM', ARGV[2] .. ':order:' .. v, p)
+  end
+end
 return 0
 `)
 
@@ -49,13 +63,17 @@ end
 return 1
 `)
 
-// Claim marks players as being paired unless one of them is busy.
+// Claim marks players as being paired unless one of them is busy, and
+// takes them out of the queue.
 func (s *Seats) Claim(ctx context.Context, players []string, keep time.Duration) (string, error) {
-	keys := make([]string, len(players))
-	for i, p := range players {
-		keys[i] = s.keys.Racing(p)
+	keys := make([]string, 0, len(players)+1)
+	args := []any{keep.Milliseconds(), s.keys.queue()}
+	for _, p := range players {
+		keys = append(keys, s.keys.Racing(p))
+		args = append(args, p)
 	}
-	i, err := claimScript.Run(ctx, s.rdb, keys, keep.Milliseconds()).Int()
+	keys = append(keys, s.keys.Where())
+	i, err := claimScript.Run(ctx, s.rdb, keys, args...).Int()
 	if err != nil {
 		return "", fmt.Errorf("redislobby: claim players: %w", err)
 	}
