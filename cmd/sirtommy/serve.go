@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +48,7 @@ type serveConfig struct {
 	secret         string
 	computerOffer  time.Duration
 	retention      time.Duration
+	apiRaces       int
 	// Redis mode: empty redisURL keeps everything in memory.
 	redisURL       string
 	redisPrefix    string
@@ -69,6 +71,16 @@ func parseServe(e env) (serveConfig, error) {
 		fs.StringVar(p, name, def, usage+" (env "+envFlag(name)+")")
 	}
 	var durErr error
+	intFlag := func(p *int, name string, def int, usage string) {
+		if v := e.getenv(envFlag(name)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				durErr = fmt.Errorf("%s=%q: %w", envFlag(name), v, err)
+			}
+			def = n
+		}
+		fs.IntVar(p, name, def, usage+" (env "+envFlag(name)+")")
+	}
 	dur := func(p *time.Duration, name string, def time.Duration, usage string) {
 		if v := e.getenv(envFlag(name)); v != "" {
 			d, err := time.ParseDuration(v)
@@ -89,6 +101,7 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.secret, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
 	dur(&c.computerOffer, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
 	dur(&c.retention, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
+	intFlag(&c.apiRaces, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
 	str(&c.redisURL, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
 	str(&c.redisPrefix, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
 	dur(&c.redisRetention, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
@@ -107,6 +120,9 @@ func parseServe(e env) (serveConfig, error) {
 	}
 	if c.secret != "" && len(c.secret) < lobby.MinSecretBytes {
 		return c, usagef("--secret must be at least %d bytes", lobby.MinSecretBytes)
+	}
+	if c.apiRaces < 0 {
+		return c, usagef("--api-races-per-minute must be 0 (no limit) or more, not %d", c.apiRaces)
 	}
 	if c.retention <= 0 {
 		return c, usagef("--retention must be positive, not %s", c.retention)
@@ -191,7 +207,10 @@ func runServe(ctx context.Context, e env) error {
 		}
 	}
 	met := metrics.New()
+	limits := web.DefaultLimits()
+	limits.RacesPerMinute = cfg.apiRaces
 	srv := web.NewServer(web.Deps{
+		Limits:         limits,
 		Observer:       met,
 		Log:            log,
 		Races:          races,
