@@ -236,8 +236,9 @@ func until(t *testing.T, base, what string, ok func(lobby.LobbyEvent) bool) {
 }
 
 // TestRedisLobbyAcrossInstances: two real servers on one Redis, players
-// on each. Quick play pairs them (the race is made on A, listed on B, and
-// played to its end, each player on their own instance); a challenge
+// on each. Quick play pairs them (the race is made on A, listed on B,
+// watched from B, and played to its end, each player on their own
+// instance); a challenge
 // posted on A is accepted on B; an invite made on A is accepted on B,
 // once.
 func TestRedisLobbyAcrossInstances(t *testing.T) {
@@ -267,11 +268,17 @@ func TestRedisLobbyAcrossInstances(t *testing.T) {
 	until(t, b, "the race made on A in B's list", func(ev lobby.LobbyEvent) bool {
 		return slices.ContainsFunc(ev.Races, func(r lobby.RaceSummary) bool { return r.Race == id })
 	})
+	watcher := dial(t, b) // a spectator on B, of the race listed there
+	watcher.send(map[string]any{"type": "watch", "id": "w", "race": id})
+	watcher.next("watching", ofType("watching"))
 	ann.playBlind()
 	bob.playBlind()
 	ra, rb := ann.result(), bob.result()
 	if ra != rb {
 		t.Fatalf("results differ:\n%s\n%s", ra, rb)
+	}
+	if rw := watcher.result(); rw != ra {
+		t.Fatalf("the spectator on B saw another result:\n%s\n%s", rw, ra)
 	}
 
 	// A challenge posted on A, accepted on B.
