@@ -264,7 +264,7 @@ func New(cfg Config, deps Deps) *Lobby {
 		listed:     []RaceSummary{},
 	}
 	if sh.Courier != nil {
-		sh.Courier.Start(func(n Notice) { l.receive(n, false) })
+		sh.Courier.Start(func(n Notice) { l.receive(n, false) }, l.Publish)
 	}
 	// Under the lock: a short tick may fire, and reschedule itself, before
 	// AfterFunc returns.
@@ -458,7 +458,7 @@ func (s *Session) Leave() {
 	l.mu.Unlock()
 	l.syncListen(s.who.ID)
 	if l.dropWaiting(s) {
-		l.Publish()
+		l.challengesChanged()
 	}
 }
 
@@ -763,7 +763,7 @@ func (l *Lobby) start(p pairing) error {
 		}
 	}
 	if p.via == "challenge" {
-		l.Publish() // the challenge is no longer open
+		l.challengesChanged() // the challenge is no longer open
 	}
 	return err
 }
@@ -1035,7 +1035,7 @@ func (s *Session) AcceptInvite(code string) error {
 		return race.Errorf(CodeNoSuchInvite, "no invite has code %q: it was just used", code)
 	}
 	if l.dropWaiting(s) {
-		l.Publish()
+		l.challengesChanged()
 	}
 	opts, _ := inv.Options.check(true) // checked when made
 	err = l.start(pairing{
@@ -1110,7 +1110,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 		}
 		return ChallengeInfo{}, err
 	}
-	l.Publish()
+	l.challengesChanged()
 	return c, nil
 }
 
@@ -1142,7 +1142,7 @@ func (s *Session) CancelChallenge() error {
 	if !found {
 		return race.Errorf(CodeNoSuchChallenge, "you have no open challenge")
 	}
-	l.Publish()
+	l.challengesChanged()
 	return nil
 }
 
@@ -1188,7 +1188,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		return err
 	}
 	if busy != "" { // the author went racing: the challenge is gone
-		l.Publish()
+		l.challengesChanged()
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: %s is racing", id, c.Name)
 	}
 	l.dropWaiting(s)
@@ -1477,6 +1477,19 @@ func (l *Lobby) refreshRaces() {
 	l.mu.Lock()
 	l.listed, l.racing = races, racing
 	l.mu.Unlock()
+}
+
+// challengesChanged shows a change of the open challenges at once: here,
+// and on the other instances (through the courier).
+func (l *Lobby) challengesChanged() {
+	l.Publish()
+	if c := l.sh.Courier; c != nil {
+		ctx, cancel := opCtx()
+		defer cancel()
+		if err := c.Changed(ctx); err != nil {
+			l.log.Warn().Err(err).Msg("challenge change not announced; the others see it on their heartbeat")
+		}
+	}
 }
 
 // Publish sends every session the lobby as it is now, unless it is the

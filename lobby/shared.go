@@ -106,8 +106,10 @@ const (
 // players it holds connections of.
 type Courier interface {
 	// Start delivers every notice for a listened-to player, sent by
-	// another instance, to receive (called once, before any Listen).
-	Start(receive func(Notice))
+	// another instance, to receive, and calls changed when another
+	// instance announces a change of the open challenges (called once,
+	// before any Listen).
+	Start(receive func(Notice), changed func())
 	// Listen and Unlisten start and stop receiving player's notices.
 	Listen(ctx context.Context, player string) error
 	Unlisten(ctx context.Context, player string) error
@@ -117,6 +119,9 @@ type Courier interface {
 	// Listening reports whether another instance listens for player (has
 	// a connection of theirs).
 	Listening(ctx context.Context, player string) (bool, error)
+	// Changed tells the other instances that the open challenges changed,
+	// so that they show it at once.
+	Changed(ctx context.Context) error
 }
 
 // ListedRace is a live public race with its creation time, which orders

@@ -20,6 +20,10 @@ func (k Keys) PlayerChannel(player string) string { return k.lobbyStem() + ":pla
 // start so that its subscription is never empty.
 func (k Keys) InstanceChannel(instance string) string { return k.lobbyStem() + ":instance:" + instance }
 
+// ChangedChannel carries the announcements that the open challenges
+// changed (the announcing instance's id); every instance subscribes.
+func (k Keys) ChangedChannel() string { return k.lobbyStem() + ":changed" }
+
 // Courier is lobby.Courier over Redis pub/sub: a channel per player,
 // subscribed by the instances that hold a session of theirs. PUBLISH
 // answers how many subscribers got a message and PUBSUB NUMSUB how many
@@ -49,16 +53,19 @@ type envelope struct {
 
 // NewCourier carries notices for instance on rdb; Close stops it.
 func NewCourier(ctx context.Context, rdb redis.UniversalClient, keys Keys, instance string, log zerolog.Logger) (*Courier, error) {
-	ps := rdb.Subscribe(ctx, keys.InstanceChannel(instance))
-	if _, err := ps.Receive(ctx); err != nil { // the subscription's confirmation
-		_ = ps.Close()
-		return nil, fmt.Errorf("redislobby: courier: %w", err)
+	ps := rdb.Subscribe(ctx, keys.InstanceChannel(instance), keys.ChangedChannel())
+	for range 2 { // the subscriptions' confirmations
+		if _, err := ps.Receive(ctx); err != nil {
+			_ = ps.Close()
+			return nil, fmt.Errorf("redislobby: courier: %w", err)
+		}
 	}
 	return &Courier{rdb: rdb, keys: keys, instance: instance, log: log, ps: ps, done: make(chan struct{}), mine: make(map[string]bool)}, nil
 }
 
-// Start delivers the notices other instances send to receive.
-func (c *Courier) Start(receive func(lobby.Notice)) {
+// Start delivers the notices other instances send to receive, and their
+// announcements of changed challenges to changed.
+func (c *Courier) Start(receive func(lobby.Notice), changed func()) {
 	ch := c.ps.Channel()
 	c.mu.Lock()
 	c.started = true
@@ -66,6 +73,12 @@ func (c *Courier) Start(receive func(lobby.Notice)) {
 	go func() {
 		defer close(c.done)
 		for m := range ch {
+			if m.Channel == c.keys.ChangedChannel() {
+				if m.Payload != c.instance {
+					changed()
+				}
+				continue
+			}
 			var env envelope
 			if err := json.Unmarshal([]byte(m.Payload), &env); err != nil {
 				c.log.Warn().Err(err).Str("channel", m.Channel).Msg("bad notice")
@@ -132,6 +145,14 @@ func (c *Courier) Listening(ctx context.Context, player string) (bool, error) {
 		return false, fmt.Errorf("redislobby: listeners of %s: %w", player, err)
 	}
 	return c.others(player, subs[ch]) > 0, nil
+}
+
+// Changed announces that the open challenges changed.
+func (c *Courier) Changed(ctx context.Context) error {
+	if err := c.rdb.Publish(ctx, c.keys.ChangedChannel(), c.instance).Err(); err != nil {
+		return fmt.Errorf("redislobby: announce a change: %w", err)
+	}
+	return nil
 }
 
 // Close stops listening.

@@ -42,8 +42,9 @@ func TestCourierReachesOtherInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan lobby.Notice, 4)
-	a.Start(func(n lobby.Notice) { t.Errorf("A got its own notice %+v", n) })
-	b.Start(func(n lobby.Notice) { got <- n })
+	changed := make(chan struct{}, 4)
+	a.Start(func(n lobby.Notice) { t.Errorf("A got its own notice %+v", n) }, func() { t.Error("A heard its own change") })
+	b.Start(func(n lobby.Notice) { got <- n }, func() { changed <- struct{}{} })
 	defer func() {
 		if err := errorsJoin(a.Close(), b.Close()); err != nil {
 			t.Error(err)
@@ -70,6 +71,14 @@ func TestCourierReachesOtherInstances(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("B got nothing")
+	}
+	if err := a.Changed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("B did not hear of A's change")
 	}
 	if err := b.Unlisten(ctx, "ann"); err != nil {
 		t.Fatal(err)
@@ -321,6 +330,16 @@ func TestLobbiesPairAcrossInstances(t *testing.T) {
 	if snap := ls[0].lobby.Snapshot(); len(snap.Challenges) != 1 || snap.Challenges[0].ID != ch.ID {
 		t.Fatalf("instance 0 lists %+v", snap.Challenges)
 	}
+	// Pushed to ann's session on instance 0 at once (the fake clock runs
+	// no heartbeat): the courier carried the change.
+	waitFor(t, "the challenge pushed to instance 0", func() bool {
+		for _, ev := range ann.rec.Events() {
+			if le, ok := ev.(*lobby.LobbyEvent); ok && len(le.Challenges) == 1 && le.Challenges[0].ID == ch.ID {
+				return true
+			}
+		}
+		return false
+	})
 	dan := enter(t, ls[1].lobby, "dan")
 	errs := make(chan error, 2)
 	for _, p := range []*player{ann, dan} { // two instances accept at once
