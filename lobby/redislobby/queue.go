@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -328,15 +329,17 @@ func (i *Instance) Queued(ctx context.Context, player string) (string, bool, err
 	return i.q.Queued(ctx, player)
 }
 
-// Pair claims the pairs of every variant's queue, longest waiting first
-// within each variant.
+// Pair claims the pairs of every variant's queue, longest waiting first.
 func (i *Instance) Pair(ctx context.Context) ([]lobby.Pair, error) {
-	variants, err := i.q.rdb.SMembers(ctx, i.q.keys.QueueVariants()).Result()
+	counts, err := i.q.Counts(ctx) // two round trips, however many variants
 	if err != nil {
 		return nil, fmt.Errorf("redislobby: pair: %w", err)
 	}
 	var out []lobby.Pair
-	for _, v := range variants {
+	for v, n := range counts {
+		if n < 2 {
+			continue
+		}
 		ms, err := i.q.Pair(ctx, v)
 		for _, m := range ms {
 			out = append(out, m.Pair)
@@ -345,5 +348,6 @@ func (i *Instance) Pair(ctx context.Context) ([]lobby.Pair, error) {
 			return out, err
 		}
 	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].A.Since.Before(out[b].A.Since) })
 	return out, nil
 }
