@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -190,13 +191,8 @@ func (c *conn) writeLoop(ctx context.Context) error {
 			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
 			return nil
 		case m := <-c.send:
-			b, err := encode(m)
-			if err != nil {
+			if err := c.write(m); err != nil {
 				return err
-			}
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-				return fmt.Errorf("write: %w", err)
 			}
 			if _, ok := m.(*race.ReplacedEvent); ok {
 				c.cancel(errReplaced)
@@ -209,15 +205,32 @@ func (c *conn) writeLoop(ctx context.Context) error {
 	}
 }
 
-func encode(m any) ([]byte, error) {
-	if ev, ok := m.(race.Event); ok {
-		return encodeEvent(ev)
+// encode is the protocol message for m in a new slice.
+func encode(m any) ([]byte, error) { return appendMessage(nil, m) }
+
+// writeBufs recycles the slices messages are encoded into: gorilla copies
+// a message out before WriteMessage returns, so one slice serves every
+// message of every connection in turn.
+var writeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledBuf keeps the rare huge message's slice out of the pool.
+const maxPooledBuf = 64 << 10
+
+// write encodes and sends one message.
+func (c *conn) write(m any) error {
+	bp := writeBufs.Get().(*[]byte)
+	b, err := appendMessage((*bp)[:0], m)
+	if err == nil {
+		_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+		if err = c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+			err = fmt.Errorf("write: %w", err)
+		}
 	}
-	b, err := marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encode reply: %w", err)
+	if cap(b) <= maxPooledBuf {
+		*bp = b[:0]
+		writeBufs.Put(bp)
 	}
-	return b, nil
+	return err
 }
 
 func (c *conn) readLoop(ctx context.Context) error {

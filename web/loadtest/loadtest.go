@@ -14,6 +14,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,10 @@ const (
 
 // Config is one load run.
 type Config struct {
-	URL        string        // the race server's websocket, ws://host:port/ws
+	// URLs are the race servers' websockets (ws://host:port/ws): players
+	// and spectators dial them in turn, so with two instances of a
+	// cluster half the races have their players on different instances.
+	URLs       []string
 	Races      int           // races kept running at once (two players each)
 	Spectators int           // spectator connections, spread over the races
 	Duration   time.Duration // how long to run
@@ -58,18 +62,21 @@ type Config struct {
 
 // Report is what a run measured.
 type Report struct {
-	URL           string           `json:"url"`
-	Races         int              `json:"races"`
-	Spectators    int              `json:"spectators"`
-	Seconds       float64          `json:"seconds"`
-	Connections   int64            `json:"connections"` // websockets opened
-	RacesStarted  int64            `json:"racesStarted"`
-	RacesFinished int64            `json:"racesFinished"`
-	RacesAborted  int64            `json:"racesAborted"`
-	Moves         int64            `json:"moves"` // accepted moves
-	MovesPerSec   float64          `json:"movesPerSec"`
-	OwnReply      Quantiles        `json:"moveToOwnReply"`
-	OpponentSeen  Quantiles        `json:"moveToOpponentUpdate"`
+	URLs          []string  `json:"urls"`
+	Races         int       `json:"races"`
+	Spectators    int       `json:"spectators"`
+	Seconds       float64   `json:"seconds"`
+	Connections   int64     `json:"connections"` // websockets opened
+	RacesStarted  int64     `json:"racesStarted"`
+	RacesFinished int64     `json:"racesFinished"`
+	RacesAborted  int64     `json:"racesAborted"`
+	Moves         int64     `json:"moves"` // accepted moves
+	MovesPerSec   float64   `json:"movesPerSec"`
+	OwnReply      Quantiles `json:"moveToOwnReply"`
+	OpponentSeen  Quantiles `json:"moveToOpponentUpdate"`
+	// OpponentCross is OpponentSeen for the races whose two players
+	// dialled different URLs (instances); absent with one URL.
+	OpponentCross *Quantiles       `json:"moveToOpponentUpdateAcrossInstances,omitempty"`
 	BoardUpdates  int64            `json:"boardUpdates"` // board messages spectators got
 	Errors        map[string]int64 `json:"errorsByCode"` // error codes the server sent, and client-side failures
 	Dropped       int64            `json:"droppedConnections"`
@@ -80,8 +87,10 @@ type run struct {
 	cfg   Config
 	start time.Time
 
-	own, opp *latency
-	errs     counters
+	own, opp, oppCross *latency
+	errs               counters
+	// nextURL hands out Config.URLs in turn.
+	nextURL atomic.Int64
 
 	conns, started, finished, aborted, moves, boards, dropped atomic.Int64
 
@@ -100,6 +109,8 @@ type raceTrack struct {
 	mu   sync.Mutex
 	sent [2]map[int]time.Time
 	refs int
+	// url is the URL index each seat's player dialled (-1: not yet).
+	url [2]int
 }
 
 func (r *run) track(id string) *raceTrack {
@@ -107,7 +118,7 @@ func (r *run) track(id string) *raceTrack {
 	defer r.racesMu.Unlock()
 	t := r.races[id]
 	if t == nil {
-		t = &raceTrack{sent: [2]map[int]time.Time{{}, {}}}
+		t = &raceTrack{sent: [2]map[int]time.Time{{}, {}}, url: [2]int{-1, -1}}
 		r.races[id] = t
 	}
 	t.refs++
@@ -136,14 +147,23 @@ func (t *raceTrack) sentMove(seat, n int, at time.Time) {
 	t.mu.Unlock()
 }
 
-func (t *raceTrack) seen(seat, n int) (time.Time, bool) {
+// joined notes which URL the player in seat dialled.
+func (t *raceTrack) joined(seat, url int) {
+	t.mu.Lock()
+	t.url[seat] = url
+	t.mu.Unlock()
+}
+
+// seen looks up when seat sent its n-th move, and whether the race's
+// players are on different URLs.
+func (t *raceTrack) seen(seat, n int) (at time.Time, cross, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	at, ok := t.sent[seat][n]
+	at, ok = t.sent[seat][n]
 	if ok {
 		delete(t.sent[seat], n)
 	}
-	return at, ok
+	return at, t.url[0] >= 0 && t.url[1] >= 0 && t.url[0] != t.url[1], ok
 }
 
 // Progress is a snapshot for a progress line.
@@ -160,8 +180,8 @@ type Progress struct {
 // Run runs the load until cfg.Duration is up or ctx is done, calling
 // progress (if not nil) about once a second, and reports.
 func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, error) {
-	if cfg.Races < 1 {
-		return Report{}, errors.New("loadtest: at least one race")
+	if cfg.Races < 1 || len(cfg.URLs) == 0 {
+		return Report{}, errors.New("loadtest: at least one race and one URL")
 	}
 	if cfg.Rate <= 0 {
 		cfg.Rate = DefaultRate
@@ -170,7 +190,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 		cfg.Variant = "classic"
 	}
 	r := &run{
-		cfg: cfg, start: time.Now(), own: newLatency(), opp: newLatency(),
+		cfg: cfg, start: time.Now(), own: newLatency(), opp: newLatency(), oppCross: newLatency(),
 		races: make(map[string]*raceTrack), live: make(chan string, max(cfg.Spectators, 1)),
 	}
 	r.perRace = (cfg.Spectators + cfg.Races - 1) / cfg.Races
@@ -179,7 +199,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	sem := make(chan struct{}, dialConcurrency)
 	var wg sync.WaitGroup
 	for i := range 2 * cfg.Races {
-		wg.Go(func() { r.player(ctx, sem, cfg.Seed+uint64(i)) })
+		wg.Go(func() { r.player(ctx, sem, i%len(cfg.URLs), cfg.Seed+uint64(i)) })
 	}
 	for range cfg.Spectators {
 		wg.Go(func() { r.spectator(ctx, sem) })
@@ -201,13 +221,17 @@ loop:
 	}
 	elapsed := time.Since(r.start)
 	rep := Report{
-		URL: cfg.URL, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(),
+		URLs: cfg.URLs, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(),
 		Connections: r.conns.Load(), RacesStarted: r.started.Load(), RacesFinished: r.finished.Load(),
 		RacesAborted: r.aborted.Load(), Moves: r.moves.Load(),
 		OwnReply: r.own.quantiles(), OpponentSeen: r.opp.quantiles(),
 		BoardUpdates: r.boards.Load(), Errors: r.errs.snapshot(), Dropped: r.dropped.Load(),
 	}
 	rep.MovesPerSec = float64(rep.Moves) / elapsed.Seconds()
+	if len(cfg.URLs) > 1 {
+		q := r.oppCross.quantiles()
+		rep.OpponentCross = &q
+	}
 	if rep.Errors == nil {
 		rep.Errors = map[string]int64{}
 	}
@@ -254,8 +278,13 @@ func (r *run) dial(ctx context.Context, sem chan struct{}, url string) (*wsConn,
 
 func (c *wsConn) read(ctx context.Context) {
 	defer close(c.inbox)
+	var buf bytes.Buffer // reused: decode keeps nothing of the bytes
 	for {
-		_, b, err := c.ws.ReadMessage()
+		_, rd, err := c.ws.NextReader()
+		if err == nil {
+			buf.Reset()
+			_, err = buf.ReadFrom(rd)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = nil
@@ -263,7 +292,7 @@ func (c *wsConn) read(ctx context.Context) {
 			c.rerr <- err
 			return
 		}
-		m, err := decode(b)
+		m, err := decode(buf.Bytes())
 		if err != nil {
 			c.rerr <- err
 			return
@@ -321,8 +350,8 @@ func closeName(err error) string {
 
 // player is one bot player: hello, quick play, join, play; again until
 // the run ends.
-func (r *run) player(ctx context.Context, sem chan struct{}, seed uint64) {
-	c, err := r.dial(ctx, sem, r.cfg.URL)
+func (r *run) player(ctx context.Context, sem chan struct{}, url int, seed uint64) {
+	c, err := r.dial(ctx, sem, r.cfg.URLs[url])
 	if err != nil {
 		if ctx.Err() == nil {
 			r.errs.add("dial-failed")
@@ -330,7 +359,7 @@ func (r *run) player(ctx context.Context, sem chan struct{}, seed uint64) {
 		return
 	}
 	defer c.close()
-	p := &player{run: r, c: c, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
+	p := &player{run: r, c: c, url: url, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
 	err = p.play(ctx)
 	switch {
 	case ctx.Err() != nil:

@@ -92,7 +92,7 @@ func TestRunPlaysRaces(t *testing.T) {
 	}
 	url := newServer(t)
 	rep, err := Run(context.Background(), Config{
-		URL: url, Races: 2, Spectators: 2, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
+		URLs: []string{url}, Races: 2, Spectators: 2, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
