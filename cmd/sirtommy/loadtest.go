@@ -46,6 +46,8 @@ func loadtestCommand(ctx context.Context, e env) error {
 	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	flooders := fs.Int("flood", 0, "extra clients that each send --flood-rate messages a second, reconnecting when closed (hardening: do the players' figures move?)")
+	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
 	memProfile := fs.String("memprofile", "", "write the load client's allocation profile to this file at the end")
 	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration (read the server's /metrics meanwhile)")
@@ -55,7 +57,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	if len(urls) == 0 && *echoURL == "" {
 		return usagef("loadtest: give --url, --echo or both")
 	}
-	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 {
+	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 || *flooders < 0 || *floodRate <= 0 {
 		return usagef("loadtest: --races, --duration and --rate must be positive, --spectators not negative")
 	}
 	if *idle > 0 {
@@ -96,6 +98,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	if len(urls) > 0 {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
+				Flooders: *flooders, FloodRate: *floodRate,
 				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
 			}, progress)
@@ -163,6 +166,10 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 		}
 		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)
 		errs(r.Errors)
+		if f := r.Flood; f != nil {
+			fmt.Fprintf(w, "  flood: %d clients sent %d messages (%.0f/s) on %d connections, ended by:\n", f.Clients, f.Sent, f.SentPerSec, f.Connections)
+			errs(f.Ends)
+		}
 	}
 	if r := rep.Echo; r != nil {
 		fmt.Fprintf(w, "echo server %s: %d connections for %.1fs, %d messages\n", r.URL, r.Connections, r.Seconds, r.Messages)

@@ -58,6 +58,12 @@ type Config struct {
 	Rate       float64       // moves a second per player; 0 means DefaultRate
 	Variant    string        // the quick-play variant; "" means classic
 	Seed       uint64        // seeds the bots
+	// Flooders are extra connections that each send FloodRate messages a
+	// second (pings) regardless of answers, reconnecting whenever the
+	// server closes them: the hardening test of one client flooding while
+	// the others play. Their figures are reported apart.
+	Flooders  int
+	FloodRate float64
 }
 
 // Report is what a run measured.
@@ -80,6 +86,17 @@ type Report struct {
 	BoardUpdates  int64            `json:"boardUpdates"` // board messages spectators got
 	Errors        map[string]int64 `json:"errorsByCode"` // error codes the server sent, and client-side failures
 	Dropped       int64            `json:"droppedConnections"`
+	// Flood is what the flooders did, when there were any.
+	Flood *FloodReport `json:"flood,omitempty"`
+}
+
+// FloodReport is what the flooding connections sent and how they ended.
+type FloodReport struct {
+	Clients     int              `json:"clients"`
+	Sent        int64            `json:"messagesSent"`
+	SentPerSec  float64          `json:"messagesPerSec"`
+	Connections int64            `json:"connections"` // websockets the flooders opened
+	Ends        map[string]int64 `json:"endsByCode"`  // how the server ended them: closed-1008 is the rate limit
 }
 
 // run is the shared state of one load run.
@@ -91,6 +108,9 @@ type run struct {
 	errs               counters
 	// nextURL hands out Config.URLs in turn.
 	nextURL atomic.Int64
+	// The flooders' own figures, kept out of the players'.
+	floodSent, floodConns atomic.Int64
+	floodEnds             counters
 
 	conns, started, finished, aborted, moves, boards, dropped atomic.Int64
 
@@ -204,6 +224,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	for range cfg.Spectators {
 		wg.Go(func() { r.spectator(ctx, sem) })
 	}
+	for range cfg.Flooders {
+		wg.Go(func() { r.flooder(ctx) })
+	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	tick := time.NewTicker(time.Second)
@@ -228,6 +251,16 @@ loop:
 		BoardUpdates: r.boards.Load(), Errors: r.errs.snapshot(), Dropped: r.dropped.Load(),
 	}
 	rep.MovesPerSec = float64(rep.Moves) / elapsed.Seconds()
+	if cfg.Flooders > 0 {
+		rep.Flood = &FloodReport{
+			Clients: cfg.Flooders, Sent: r.floodSent.Load(), Connections: r.floodConns.Load(),
+			Ends: r.floodEnds.snapshot(),
+		}
+		rep.Flood.SentPerSec = float64(rep.Flood.Sent) / elapsed.Seconds()
+		if rep.Flood.Ends == nil {
+			rep.Flood.Ends = map[string]int64{}
+		}
+	}
 	if len(cfg.URLs) > 1 {
 		q := r.oppCross.quantiles()
 		rep.OpponentCross = &q
@@ -367,5 +400,65 @@ func (r *run) player(ctx context.Context, sem chan struct{}, url int, seed uint6
 		r.connEnded(ctx, c)
 	case err != nil:
 		r.errs.add("client-write")
+	}
+}
+
+// floodTick is how often a flooder sends its batch: 10,000 messages a
+// second go as 100 every 10 ms, not one timer per message.
+const floodTick = 10 * time.Millisecond
+
+// floodPing is what a flooder sends: a valid message, so that the server's
+// rate limit, not its decoder, is what stops it.
+var floodPing = []byte(`{"v":1,"type":"ping","id":"f"}`)
+
+// flooder sends FloodRate messages a second on a connection until the
+// server closes it, then reconnects, until the run ends.
+func (r *run) flooder(ctx context.Context) {
+	per := max(1, int(r.cfg.FloodRate*floodTick.Seconds()))
+	tick := time.NewTicker(floodTick)
+	defer tick.Stop()
+	sem := make(chan struct{}, 1) // its own: the players' ramp-up does not wait for it
+	for ctx.Err() == nil {
+		c, err := r.dial(ctx, sem, r.cfg.URLs[0])
+		if err != nil {
+			if ctx.Err() == nil {
+				r.floodEnds.add("dial-failed")
+				time.Sleep(floodTick)
+			}
+			continue
+		}
+		r.conns.Add(-1) // counted apart from the players'
+		r.floodConns.Add(1)
+		r.flood(ctx, c, tick.C, per)
+		c.close()
+		if ctx.Err() == nil {
+			if err := <-c.rerr; err != nil {
+				r.floodEnds.add(closeName(err))
+			} else {
+				r.floodEnds.add("write-failed")
+			}
+		}
+	}
+}
+
+// flood sends per messages each tick on c until c ends or the run does.
+func (r *run) flood(ctx context.Context, c *wsConn, tick <-chan time.Time, per int) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-c.inbox: // the server's answers: pongs, rate-limited errors
+			if !ok {
+				return
+			}
+		case <-tick:
+			for range per {
+				_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+				if err := c.ws.WriteMessage(websocket.TextMessage, floodPing); err != nil {
+					return
+				}
+				r.floodSent.Add(1)
+			}
+		}
 	}
 }
