@@ -66,3 +66,46 @@ func TestFastEncodingFallsBack(t *testing.T) {
 		t.Fatal("an invalid card encoded without an error")
 	}
 }
+
+// BenchmarkEncodeMove encodes the three messages of one move ("moved",
+// "opponent", "board") the generic way (encoding/json, as before) and the
+// hand-written way.
+func BenchmarkEncodeMove(b *testing.B) {
+	rules, err := engine.Variant("classic")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := engine.New(rules, 7)
+	for range 20 {
+		_ = g.Apply(racetest.Greedy(&g))
+	}
+	v := g.View()
+	c := race.Counts{Score: g.Score(), Stock: g.StockLeft(), Moves: g.Plies(), Connected: true}
+	evs := []race.Event{
+		&race.MovedEvent{Race: "4a83e4221b9a2f917bdf9fb93585a634", ID: "17", Seat: 0, Seq: 21, Move: "3H>F2", AtMs: 10234, View: v},
+		&race.OpponentEvent{Race: "4a83e4221b9a2f917bdf9fb93585a634", Seat: 0, Counts: c},
+		&race.BoardEvent{Race: "4a83e4221b9a2f917bdf9fb93585a634", Seat: 0, Seq: 21, Move: "3H>F2", AtMs: 10234, View: v, Counts: c},
+	}
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, ev := range evs {
+				if _, err := encodeEvent(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("hand-written", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			for _, ev := range evs {
+				var err error
+				if buf, err = appendMessage(buf[:0], ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
