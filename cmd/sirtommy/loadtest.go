@@ -46,6 +46,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	direct := fs.Bool("direct", false, "make races over the HTTP API of the first --url and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only)")
 	flooders := fs.Int("flood", 0, "extra clients that each send --flood-rate messages a second, reconnecting when closed (hardening: do the players' figures move?)")
 	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
@@ -98,7 +99,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	if len(urls) > 0 {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
-				Flooders: *flooders, FloodRate: *floodRate,
+				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct,
 				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
 			}, progress)

@@ -16,9 +16,12 @@ package loadtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +67,12 @@ type Config struct {
 	// the others play. Their figures are reported apart.
 	Flooders  int
 	FloodRate float64
+	// Direct skips the lobby's quick play: races are made over the HTTP
+	// API of the first URL and players 2k and 2k+1 join each of their
+	// pair's races by id, on URLs[2k % len] and URLs[(2k+1) % len]. With
+	// two instances of a cluster every race then has a player on each
+	// (quick play pairs players of one instance only).
+	Direct bool
 }
 
 // Report is what a run measured.
@@ -218,8 +227,15 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	defer cancel()
 	sem := make(chan struct{}, dialConcurrency)
 	var wg sync.WaitGroup
+	pairs := make([]*pairing, cfg.Races)
+	if cfg.Direct {
+		for k := range pairs {
+			pairs[k] = &pairing{next: [2]chan string{make(chan string, 1), make(chan string, 1)}, done: make(chan struct{}, 2)}
+			wg.Go(func() { r.pairer(ctx, pairs[k]) })
+		}
+	}
 	for i := range 2 * cfg.Races {
-		wg.Go(func() { r.player(ctx, sem, i%len(cfg.URLs), cfg.Seed+uint64(i)) })
+		wg.Go(func() { r.player(ctx, sem, i%len(cfg.URLs), cfg.Seed+uint64(i), pairs[i/2], i%2) })
 	}
 	for range cfg.Spectators {
 		wg.Go(func() { r.spectator(ctx, sem) })
@@ -383,7 +399,7 @@ func closeName(err error) string {
 
 // player is one bot player: hello, quick play, join, play; again until
 // the run ends.
-func (r *run) player(ctx context.Context, sem chan struct{}, url int, seed uint64) {
+func (r *run) player(ctx context.Context, sem chan struct{}, url int, seed uint64, pair *pairing, pairIdx int) {
 	c, err := r.dial(ctx, sem, r.cfg.URLs[url])
 	if err != nil {
 		if ctx.Err() == nil {
@@ -392,7 +408,7 @@ func (r *run) player(ctx context.Context, sem chan struct{}, url int, seed uint6
 		return
 	}
 	defer c.close()
-	p := &player{run: r, c: c, url: url, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
+	p := &player{run: r, c: c, url: url, pair: pair, pairIdx: pairIdx, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
 	err = p.play(ctx)
 	switch {
 	case ctx.Err() != nil:
@@ -461,4 +477,73 @@ func (r *run) flood(ctx context.Context, c *wsConn, tick <-chan time.Time, per i
 			}
 		}
 	}
+}
+
+// pairing hands two players of a Direct run their races: each gets the id
+// on its next channel, and says done when its race is over.
+type pairing struct {
+	next [2]chan string
+	done chan struct{}
+}
+
+// createTimeout bounds one POST /api/races.
+const createTimeout = 10 * time.Second
+
+// pairer makes races for a pair, one after the other, until the run ends.
+func (r *run) pairer(ctx context.Context, pair *pairing) {
+	base := "http" + strings.TrimPrefix(r.cfg.URLs[0], "ws")
+	base = strings.TrimSuffix(base, "/ws")
+	client := &http.Client{Timeout: createTimeout}
+	for ctx.Err() == nil {
+		id, err := createRace(ctx, client, base, r.cfg.Variant)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.errs.add("create-failed")
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+				}
+			}
+			continue
+		}
+		r.started.Add(1)
+		for range r.perRace { // offer the race to spectators; none waiting is fine
+			select {
+			case r.live <- id:
+			default:
+			}
+		}
+		for i := range 2 {
+			pair.next[i] <- id // buffered, and emptied before done comes
+		}
+		for range 2 {
+			select {
+			case <-pair.done:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// createRace makes a private race over the HTTP API and returns its id.
+func createRace(ctx context.Context, client *http.Client, base, variant string) (string, error) {
+	body := fmt.Sprintf(`{"variant":%q}`, variant)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/races", strings.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	var out struct {
+		Race string `json:"race"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusCreated || out.Race == "" {
+		return "", fmt.Errorf("create race: status %d, %v", res.StatusCode, err)
+	}
+	return out.Race, nil
 }

@@ -80,7 +80,7 @@ func peekType(b []byte) string {
 // only counted by type, and "opponent" is read for its move count alone.
 func decode(b []byte) (inMsg, error) {
 	switch typ := peekType(b); typ {
-	case "lobby", "presence", "board", "joined", "welcome", "watching", "queued", "pong":
+	case "lobby", "presence", "board", "welcome", "watching", "queued", "pong":
 		return inMsg{Type: typ}, nil
 	case "opponent":
 		var o struct {
@@ -122,6 +122,10 @@ type player struct {
 	bot *engine.Bot
 	rng *rand.Rand
 	url int // the index of the URL this player dialled, in Config.URLs
+	// pair, in Config.Direct runs, hands this player its races; pairIdx
+	// is its place in the pair (not its seat, which join decides).
+	pair    *pairing
+	pairIdx int
 
 	raceID  string
 	seat    int
@@ -144,9 +148,30 @@ func (p *player) next(ctx context.Context, tick <-chan time.Time) (inMsg, bool, 
 		return m, false, nil
 	case <-tick:
 		return inMsg{}, true, nil
+	case id := <-p.pairNext():
+		return inMsg{Type: "matched", Race: id, Seat: -1}, false, nil
 	case <-ctx.Done():
 		return inMsg{}, false, ctx.Err()
 	}
+}
+
+// pairNext is where a Direct run's next race comes from; nil (never
+// ready) when the player queues for quick play.
+func (p *player) pairNext() <-chan string {
+	if p.pair == nil {
+		return nil
+	}
+	return p.pair.next[p.pairIdx]
+}
+
+// again asks for the player's next race: quick play, or in a Direct run
+// the pair's next race.
+func (p *player) again() error {
+	if p.pair != nil {
+		p.pair.done <- struct{}{} // room for both players: never blocks
+		return nil
+	}
+	return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant})
 }
 
 func (p *player) id() string {
@@ -158,8 +183,10 @@ func (p *player) play(ctx context.Context) error {
 	if err := p.c.send(outMsg{V: 1, Type: "hello", ID: "h"}); err != nil {
 		return err
 	}
-	if err := p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant}); err != nil {
-		return err
+	if p.pair == nil {
+		if err := p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant}); err != nil {
+			return err
+		}
 	}
 	// Each player moves every 1/rate seconds, starting at a random phase
 	// so that the players do not move in lockstep.
@@ -199,8 +226,7 @@ func (p *player) handle(m inMsg) error {
 		p.leaveRace()
 		p.raceID, p.seat, p.running, p.inFlight = m.Race, m.Seat, false, ""
 		p.track = r.track(m.Race)
-		p.track.joined(m.Seat, p.url)
-		if m.Seat == 0 {
+		if m.Seat == 0 { // quick play: the seat is known; a Direct run's pairer counts its races
 			r.started.Add(1)
 			for range r.perRace { // offer the race to spectators; none waiting is fine
 				select {
@@ -210,6 +236,11 @@ func (p *player) handle(m inMsg) error {
 			}
 		}
 		return p.c.send(outMsg{V: 1, Type: "join", ID: "j", Race: m.Race})
+	case "joined":
+		if m.Race == p.raceID && p.track != nil {
+			p.seat = m.Seat
+			p.track.joined(m.Seat, p.url)
+		}
 	case "state":
 		if m.Race != p.raceID {
 			return nil
@@ -230,7 +261,7 @@ func (p *player) handle(m inMsg) error {
 				}
 			}
 			p.leaveRace()
-			return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: r.cfg.Variant})
+			return p.again()
 		}
 	case "moved":
 		if m.ID != p.inFlight || m.ID == "" {
