@@ -165,6 +165,7 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 		if r.OpponentCross != nil {
 			q("  across instances", *r.OpponentCross)
 		}
+		fmt.Fprintf(w, "  moves that crossed their race's end (race-over, not errors) %d\n", r.LateMoves)
 		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)
 		errs(r.Errors)
 		if f := r.Flood; f != nil {

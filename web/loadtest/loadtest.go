@@ -94,6 +94,9 @@ type Report struct {
 	OpponentCross *Quantiles       `json:"moveToOpponentUpdateAcrossInstances,omitempty"`
 	BoardUpdates  int64            `json:"boardUpdates"` // board messages spectators got
 	Errors        map[string]int64 `json:"errorsByCode"` // error codes the server sent, and client-side failures
+	// LateMoves are moves the server refused with race-over because the
+	// race ended while they were on their way: not errors.
+	LateMoves int64 `json:"lateMoves"`
 	Dropped       int64            `json:"droppedConnections"`
 	// Flood is what the flooders did, when there were any.
 	Flood *FloodReport `json:"flood,omitempty"`
@@ -121,7 +124,7 @@ type run struct {
 	floodSent, floodConns atomic.Int64
 	floodEnds             counters
 
-	conns, started, finished, aborted, moves, boards, dropped atomic.Int64
+	conns, started, finished, aborted, moves, boards, dropped, late atomic.Int64
 
 	racesMu sync.Mutex
 	races   map[string]*raceTrack
@@ -265,6 +268,7 @@ loop:
 		RacesAborted: r.aborted.Load(), Moves: r.moves.Load(),
 		OwnReply: r.own.quantiles(), OpponentSeen: r.opp.quantiles(),
 		BoardUpdates: r.boards.Load(), Errors: r.errs.snapshot(), Dropped: r.dropped.Load(),
+		LateMoves: r.late.Load(),
 	}
 	rep.MovesPerSec = float64(rep.Moves) / elapsed.Seconds()
 	if cfg.Flooders > 0 {

@@ -284,6 +284,14 @@ func (p *player) handle(m inMsg) error {
 			}
 		}
 	case "error":
+		if m.Code == "race-over" && m.ID != "" && m.ID == p.inFlight {
+			// The move crossed the race's end (the opponent won, or the
+			// time ran out) on the wire: every player of a fast game
+			// may see this, so it is counted apart from errors.
+			r.late.Add(1)
+			p.inFlight = ""
+			return nil
+		}
 		r.errs.add(m.Code)
 		if m.ID != "" && m.ID == p.inFlight {
 			p.inFlight = ""
