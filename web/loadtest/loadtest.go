@@ -97,7 +97,7 @@ type Report struct {
 	// LateMoves are moves the server refused with race-over because the
 	// race ended while they were on their way: not errors.
 	LateMoves int64 `json:"lateMoves"`
-	Dropped       int64            `json:"droppedConnections"`
+	Dropped   int64 `json:"droppedConnections"`
 	// Flood is what the flooders did, when there were any.
 	Flood *FloodReport `json:"flood,omitempty"`
 }
