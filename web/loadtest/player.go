@@ -136,6 +136,9 @@ type player struct {
 	inFlight string
 	sentAt   time.Time
 	nextID   int
+	// lastInFlight is the move in flight when the last race ended: its
+	// race-over refusal may come after the final state.
+	lastInFlight string
 }
 
 // next waits for the next message, or ends with the run or connection.
@@ -252,7 +255,7 @@ func (p *player) handle(m inMsg) error {
 		case "running":
 			p.running = true
 		case "finished", "aborted":
-			p.running, p.inFlight = false, ""
+			p.running, p.lastInFlight, p.inFlight = false, p.inFlight, ""
 			if m.Seat == 0 {
 				if m.State == "finished" {
 					r.finished.Add(1)
@@ -284,7 +287,7 @@ func (p *player) handle(m inMsg) error {
 			}
 		}
 	case "error":
-		if m.Code == "race-over" && m.ID != "" && m.ID == p.inFlight {
+		if m.Code == "race-over" && m.ID != "" && (m.ID == p.inFlight || m.ID == p.lastInFlight) {
 			// The move crossed the race's end (the opponent won, or the
 			// time ran out) on the wire: every player of a fast game
 			// may see this, so it is counted apart from errors.
