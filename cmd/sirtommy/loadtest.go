@@ -46,7 +46,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	direct := fs.Bool("direct", false, "make races over the HTTP API of the first --url and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only)")
+	direct := fs.Bool("direct", false, "make races over the HTTP API of the --urls in turn and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only); the server needs --api-races-per-minute 0")
 	flooders := fs.Int("flood", 0, "extra clients that each send --flood-rate messages a second, reconnecting when closed (hardening: do the players' figures move?)")
 	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")

@@ -67,9 +67,9 @@ type Config struct {
 	// the others play. Their figures are reported apart.
 	Flooders  int
 	FloodRate float64
-	// Direct skips the lobby's quick play: races are made over the HTTP
-	// API of the first URL and players 2k and 2k+1 join each of their
-	// pair's races by id, on URLs[2k % len] and URLs[(2k+1) % len]. With
+	// Direct skips the lobby's quick play: pair k's races are made over
+	// the HTTP API of URLs[k % len] and its players 2k and 2k+1 join them
+	// by id, on URLs[2k % len] and URLs[(2k+1) % len]. With
 	// two instances of a cluster every race then has a player on each
 	// (quick play pairs players of one instance only).
 	Direct bool
@@ -234,7 +234,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	if cfg.Direct {
 		for k := range pairs {
 			pairs[k] = &pairing{next: [2]chan string{make(chan string, 1), make(chan string, 1)}, done: make(chan struct{}, 2)}
-			wg.Go(func() { r.pairer(ctx, pairs[k]) })
+			wg.Go(func() { r.pairer(ctx, pairs[k], r.cfg.URLs[k%len(r.cfg.URLs)]) })
 		}
 	}
 	for i := range 2 * cfg.Races {
@@ -493,9 +493,11 @@ type pairing struct {
 // createTimeout bounds one POST /api/races.
 const createTimeout = 10 * time.Second
 
-// pairer makes races for a pair, one after the other, until the run ends.
-func (r *run) pairer(ctx context.Context, pair *pairing) {
-	base := "http" + strings.TrimPrefix(r.cfg.URLs[0], "ws")
+// pairer makes races for a pair over the API of the instance at url (the
+// pairs take the URLs in turn, so that each instance runs its share of
+// the races), one after the other, until the run ends.
+func (r *run) pairer(ctx context.Context, pair *pairing, url string) {
+	base := "http" + strings.TrimPrefix(url, "ws")
 	base = strings.TrimSuffix(base, "/ws")
 	client := &http.Client{Timeout: createTimeout}
 	for ctx.Err() == nil {
