@@ -102,9 +102,9 @@ func (c *Config) fill() {
 	}
 }
 
-// ComputerFactory makes a computer player of a level with a seed (the same
-// hook as the web server's).
-type ComputerFactory func(level string, seed uint64) (race.Player, error)
+// ComputerFactory makes a computer player of a level (the engine bot's
+// level names) with a seed: the race package's.
+type ComputerFactory = race.ComputerFactory
 
 // Deps are what the lobby needs from the outside.
 type Deps struct {
@@ -189,12 +189,6 @@ type challenge struct {
 	from *Session
 }
 
-// reserved are the lobby's seats in a race it made: who may take them.
-type reserved struct {
-	players [2]PlayerRef
-	tokens  [2]string
-}
-
 // Lobby is the meeting place. Its methods are safe for concurrent use.
 type Lobby struct {
 	deps Deps
@@ -210,12 +204,11 @@ type Lobby struct {
 	queuedBy   map[string]*Session // player -> the session that queued
 	invites    map[string]*Invite  // by code
 	challenges map[string]*challenge
-	seats      map[string]*reserved // race id -> reserved seats
-	busy       map[string]string    // player -> their lobby race not over ("" while it is made)
-	last       []byte               // the last lobby message sent, to skip repeats
-	listed     []RaceSummary        // live public races, as of the last heartbeat
-	racing     int                  // players seated in live races, as of the last heartbeat
-	others     Presence             // the other instances' counts, as of the last heartbeat (Deps.Presence)
+	busy       map[string]string // player -> their lobby race not over ("" while it is made)
+	last       []byte            // the last lobby message sent, to skip repeats
+	listed     []RaceSummary     // live public races, as of the last heartbeat
+	racing     int               // players seated in live races, as of the last heartbeat
+	others     Presence          // the other instances' counts, as of the last heartbeat (Deps.Presence)
 
 	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
 	wg     sync.WaitGroup // rating updates in flight
@@ -232,7 +225,6 @@ func New(cfg Config, deps Deps) *Lobby {
 		queuedBy:   make(map[string]*Session),
 		invites:    make(map[string]*Invite),
 		challenges: make(map[string]*challenge),
-		seats:      make(map[string]*reserved),
 		busy:       make(map[string]string),
 		listed:     []RaceSummary{},
 	}
@@ -241,8 +233,13 @@ func New(cfg Config, deps Deps) *Lobby {
 	l.mu.Lock()
 	l.tick = deps.Clock.AfterFunc(cfg.Tick, l.heartbeat)
 	l.mu.Unlock()
+	deps.Races.OnEnd(l.ended)
 	return l
 }
+
+// seatLookupTimeout bounds reading a race's reserved seats (a Redis read in
+// Redis mode).
+const seatLookupTimeout = 2 * time.Second
 
 // Config is the lobby's configuration, defaults filled in.
 func (l *Lobby) Config() Config { return l.cfg }
@@ -485,7 +482,7 @@ type pairing struct {
 	players [2]PlayerRef
 	subs    [2][]race.Subscriber
 	ratings [2]float64
-	bot     race.Player
+	bot     race.Computer
 }
 
 // matchNow runs a matchmaking pass and starts the races it pairs.
@@ -541,31 +538,24 @@ func (l *Lobby) start(p pairing) error {
 
 func (l *Lobby) startRace(p pairing) (string, error) {
 	p.opts.SpectatorDelay, p.opts.Grace = l.cfg.SpectatorDelay, l.cfg.Grace
-	rv := &reserved{players: p.players}
 	variant := p.opts.Variant
-	p.opts.OnEnd = func(raceID string, res race.Result) { l.ended(raceID, variant, rv.players, res) }
 	rc, err := l.deps.Races.Create(p.opts)
 	if err != nil {
 		return "", fmt.Errorf("lobby: create race: %w", err)
 	}
 	for s := range 2 {
 		if p.players[s].Computer {
-			if _, err := rc.SeatComputer(p.players[s].Name, p.bot, l.cfg.ComputerPace); err != nil {
+			if _, err := rc.SeatComputer(p.players[s].Name, p.bot); err != nil {
 				rc.Abort("left")
 				return "", fmt.Errorf("lobby: seat computer: %w", err)
 			}
 			continue
 		}
-		t, err := rc.Reserve(p.players[s].Name)
-		if err != nil {
+		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
 			rc.Abort("left")
 			return "", fmt.Errorf("lobby: reserve seat: %w", err)
 		}
-		rv.tokens[t.Seat] = t.Token
 	}
-	l.mu.Lock()
-	l.seats[rc.ID()] = rv
-	l.mu.Unlock()
 	now := l.deps.Clock.Now()
 	rated := !p.opts.Unrated && !p.players[0].Computer && !p.players[1].Computer
 	for s := range 2 {
@@ -619,7 +609,8 @@ func (s *Session) PlayComputer() error {
 	if l.deps.Computer == nil {
 		return race.Errorf(CodeNoComputer, "this server has no computer players")
 	}
-	bot, err := l.deps.Computer(l.cfg.ComputerLevel, randomSeed())
+	seed := randomSeed()
+	bot, err := l.deps.Computer(l.cfg.ComputerLevel, seed)
 	if err != nil {
 		return &race.Error{Code: race.CodeInternal, Message: "the computer player could not be made", Err: fmt.Errorf("lobby: computer: %w", err)}
 	}
@@ -637,7 +628,7 @@ func (s *Session) PlayComputer() error {
 		via:     "computer",
 		players: [2]PlayerRef{{ID: s.who.ID, Name: s.who.Name}, {Name: "computer", Computer: true}},
 		subs:    [2][]race.Subscriber{{s.sub}, nil},
-		bot:     bot,
+		bot:     race.Computer{Player: bot, Level: l.cfg.ComputerLevel, Seed: seed, Pace: l.cfg.ComputerPace},
 	}
 	l.mu.Unlock()
 	return l.start(p)
@@ -823,25 +814,35 @@ func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, se
 	if err != nil {
 		return "", "", err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rv, ok := l.seats[raceID]
-	if !ok {
-		return who.Name, "", nil
+	ctx, cancel := context.WithTimeout(context.Background(), seatLookupTimeout)
+	defer cancel()
+	token, reserved, err := l.deps.Races.SeatOf(ctx, raceID, who.ID)
+	switch {
+	case err != nil:
+		return "", "", err
+	case reserved && token == "":
+		return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for other players; watch it instead", raceID)
 	}
-	for s := range 2 {
-		if rv.players[s].ID == who.ID {
-			return who.Name, rv.tokens[s], nil
-		}
-	}
-	return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for other players; watch it instead", raceID)
+	return who.Name, token, nil
 }
 
-// ended is every lobby race's OnEnd: it runs with the race's lock held, so
-// it only hands the result to a goroutine that rates it.
-func (l *Lobby) ended(raceID, variant string, players [2]PlayerRef, res race.Result) {
+// ended is the race service's OnEnd hook: it hears of every race that ends
+// on this instance, even one made by an instance that died since, and
+// records those the lobby made (their seats carry player ids). It runs
+// with the race's lock held, so it only hands the result to a goroutine
+// that rates it.
+func (l *Lobby) ended(e race.Ended) {
+	var players [2]PlayerRef
+	lobbyRace := false
+	for s, p := range e.Players {
+		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer}
+		lobbyRace = lobbyRace || p.Player != ""
+	}
+	if !lobbyRace {
+		return // made over the API: nobody to rate
+	}
+	raceID, variant, res := e.Race, e.Variant, e.Result
 	l.mu.Lock()
-	delete(l.seats, raceID)
 	for _, p := range players {
 		if l.busy[p.ID] == raceID {
 			delete(l.busy, p.ID)

@@ -72,7 +72,10 @@ type Ratings interface {
 	Standing(ctx context.Context, variant, player string) (Standing, error)
 	// Save stores a finished race and, for its human players, their
 	// standings after it, all at once; or nothing, wrapping ErrStale, when
-	// a stored standing has as many games as the one given, or more.
+	// a stored standing has as many games as the one given, or more. A race
+	// is recorded once: saving one whose id (g.Race) was saved already does
+	// nothing and returns nil (an instance that took a race over may end
+	// it again after the one before had recorded it).
 	Save(ctx context.Context, g GameRecord, after []Standing) error
 	// Leaderboard is the n best rated players of a variant, best first.
 	Leaderboard(ctx context.Context, variant string, n int) ([]Standing, error)

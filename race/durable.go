@@ -37,10 +37,17 @@ type Record struct {
 
 // SeatState is a seat in a Record.
 type SeatState struct {
-	Taken     bool      `json:"taken"`
-	Name      string    `json:"name,omitempty"`
-	Token     string    `json:"token,omitempty"`
+	Taken  bool    `json:"taken"`
+	Name   string  `json:"name,omitempty"`
+	Token  string  `json:"token,omitempty"`
+	Player string  `json:"player,omitempty"`
+	Rating float64 `json:"rating,omitempty"`
+	// Computer seats keep the level, seed and pace that make their player
+	// again on another instance.
 	Computer  bool      `json:"computer,omitempty"`
+	Level     string    `json:"level,omitempty"`
+	Seed      uint64    `json:"seed,omitempty,string"`
+	PaceMs    int64     `json:"paceMs,omitempty"`
 	Connected bool      `json:"connected"`
 	GraceEnd  time.Time `json:"graceEnd"`
 }
@@ -112,7 +119,9 @@ func (r *Race) recordLocked() *Record {
 	}
 	for s := range 2 {
 		st := &r.seats[s]
-		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Computer: st.computer != nil, Connected: st.connected, GraceEnd: st.graceEnd}
+		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player, Rating: st.rating,
+			Computer: st.computer != nil, Level: st.level, Seed: st.seed, PaceMs: st.pace.Milliseconds(),
+			Connected: st.connected, GraceEnd: st.graceEnd}
 	}
 	return rec
 }
@@ -180,7 +189,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	r := &Race{
 		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
-		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster,
+		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster, onEnd: d.OnEnd,
 		log:   d.Log.With().Str("race", rec.ID).Logger(),
 		done:  make(chan struct{}),
 		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,
@@ -191,8 +200,17 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	for s := range 2 {
 		st, sr := &r.seats[s], rec.Seats[s]
-		st.taken, st.name, st.token = sr.Taken, sr.Name, sr.Token
+		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
 		st.game = engine.New(rules, r.deal)
+		if sr.Computer && sr.Level != "" && d.Computers != nil {
+			p, err := d.Computers(sr.Level, sr.Seed)
+			if err != nil {
+				r.log.Warn().Err(err).Int("seat", s).Str("level", sr.Level).Msg("computer player not made again; it is out")
+			} else {
+				st.computer, st.level, st.seed = p, sr.Level, sr.Seed
+				st.pace = time.Duration(sr.PaceMs) * time.Millisecond
+			}
+		}
 	}
 	// Spectators of a public race see the games as they were the
 	// spectator delay ago: the replay stops there for their boards.
@@ -234,6 +252,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		}
 	}
 	if r.state.Over() {
+		r.endedAt = r.clock.Now()
 		close(r.done)
 	}
 	return r, nil
@@ -247,9 +266,14 @@ func (r *Race) rearmLocked(rec *Record) {
 	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }
 	for s := range 2 {
 		st := &r.seats[s]
+		if st.computer != nil {
+			// Made again by Restore: it plays on from here.
+			st.connected = true
+			continue
+		}
 		if !st.taken || rec.Seats[s].Computer {
-			// A computer seat's player does not survive its instance: it
-			// is out, as though it had left.
+			// A computer seat whose player could not be made again is out,
+			// as though it had left.
 			if rec.Seats[s].Computer {
 				st.connected = false
 				st.graceEnd = now
@@ -267,11 +291,18 @@ func (r *Race) rearmLocked(rec *Record) {
 		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
 	}
 	switch r.state {
+	case Waiting:
+		r.waitT = r.clock.AfterFunc(until(r.createdAt.Add(r.opts.WaitTimeout)), r.waitOver)
 	case Countdown:
 		r.countT = r.clock.AfterFunc(until(r.startAt), r.start)
 	case Running:
 		r.limitT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.TimeLimit)), r.timeUp)
 		r.firstT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.FirstMoveTimeout)), r.firstMoveCheck)
+		for s := range 2 {
+			if r.seats[s].computer != nil && !r.seats[s].game.Status().Over() {
+				r.scheduleBotLocked(s)
+			}
+		}
 		games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
 		if w, reason, done := decide(&games); done {
 			r.finishLocked(w, reason)

@@ -25,10 +25,16 @@ type Counts struct {
 
 // PlayerInfo describes who sits in a seat.
 type PlayerInfo struct {
-	Name      string `json:"name,omitempty"`
-	Taken     bool   `json:"taken"`
-	Computer  bool   `json:"computer,omitempty"`
-	Connected bool   `json:"connected"`
+	Name string `json:"name,omitempty"`
+	// Player is the lobby's player id of a seat the lobby reserved (public,
+	// as on the leaderboard); empty otherwise.
+	Player string `json:"player,omitempty"`
+	// Rating is that player's rating in the race's variant when the race
+	// was made; 0 (absent) when they had none.
+	Rating    float64 `json:"rating,omitempty"`
+	Taken     bool    `json:"taken"`
+	Computer  bool    `json:"computer,omitempty"`
+	Connected bool    `json:"connected"`
 }
 
 // Result is how a race ended.
@@ -39,7 +45,8 @@ type Result struct {
 	Winner *int `json:"winner,omitempty"`
 	// Reason is why: "won-deal", "more-cards" (both out), "passed" (the
 	// other was out and this one got more cards), "time", "equal-cards",
-	// "forfeit", "no-first-move", "left", "shutdown".
+	// "forfeit", "no-first-move", "left", "expired" (nobody came in time),
+	// "shutdown".
 	Reason   string           `json:"reason"`
 	Scores   [2]int           `json:"scores"`
 	Statuses [2]engine.Status `json:"statuses"`
@@ -84,6 +91,8 @@ type StateEvent struct {
 	Result *Result         `json:"result,omitempty"`
 	// Match is set for rounds of a best-of-N match and for rematches.
 	Match *Match `json:"match,omitempty"`
+	// Spectators is how many are watching the race now.
+	Spectators int `json:"spectators"`
 }
 
 // EventType is "state".
@@ -139,6 +148,16 @@ type PresenceEvent struct {
 
 // EventType is "presence".
 func (*PresenceEvent) EventType() string { return "presence" }
+
+// SpectatorsEvent ("spectators") tells players and spectators how many
+// are watching, at most once a second while it changes.
+type SpectatorsEvent struct {
+	Race  string `json:"race"`
+	Count int    `json:"count"`
+}
+
+// EventType is "spectators".
+func (*SpectatorsEvent) EventType() string { return "spectators" }
 
 // ReplacedEvent ("replaced") tells a connection that another one resumed
 // its seat; the server then closes it.

@@ -142,8 +142,9 @@ func (r *Race) nextLocked(m Match) error {
 	next.match = m
 	for s := range 2 {
 		from, to := &r.seats[s], &next.seats[s]
-		to.taken, to.name, to.token = true, from.name, from.token
-		to.computer, to.pace, to.connected = from.computer, from.pace, from.computer != nil
+		to.taken, to.name, to.token, to.player, to.rating = true, from.name, from.token, from.player, from.rating
+		to.computer, to.level, to.seed, to.pace = from.computer, from.level, from.seed, from.pace
+		to.connected = from.computer != nil
 		if !to.connected { // the player has the grace period to come over
 			to.graceEnd = next.clock.Now().Add(next.opts.Grace)
 			to.graceT = next.clock.AfterFunc(next.opts.Grace, func() { next.graceOver(s) })

@@ -54,6 +54,13 @@ type Retainer interface {
 	Finished(ctx context.Context, raceID string) error
 }
 
+// Forgetter is implemented by stores that keep logs in this process's
+// memory (memrace.Store): the Service calls Forget when it evicts a
+// finished race, so that memory does not grow with every race ever run.
+type Forgetter interface {
+	Forget(ctx context.Context, raceID string) error
+}
+
 // Subscriber receives the events published on a topic. Deliver is called
 // with the race's lock held: it must not block and must not call back into
 // the race. A subscriber that cannot keep up drops itself.

@@ -53,6 +53,10 @@ const (
 	// DefaultGrace is how long a disconnected player may take to resume
 	// before forfeiting: enough for a page reload or a network change.
 	DefaultGrace = 30 * time.Second
+	// DefaultWaitTimeout aborts a race whose seats are not both taken
+	// this long after it was made ("expired"): an invite nobody used must
+	// not hold memory for ever.
+	DefaultWaitTimeout = time.Hour
 	// maxNameLen bounds a player's display name, in bytes.
 	maxNameLen = 40
 )
@@ -80,6 +84,9 @@ type Options struct {
 	// FirstMoveTimeout aborts the race when a player has not moved this long
 	// after the start (default 30 s).
 	FirstMoveTimeout time.Duration
+	// WaitTimeout aborts the race ("expired") when it is still waiting
+	// for players this long after it was made (default 1 h).
+	WaitTimeout time.Duration
 	// BestOf makes the race the first round of a match of that many rounds
 	// (odd, at most 9; default 1): each round is a new race on a new deal,
 	// made when the one before ends, until a player has won most rounds.
@@ -87,11 +94,6 @@ type Options struct {
 	// Unrated races end with Result.Rated false even when decided (private
 	// races that ask not to be rated).
 	Unrated bool
-	// OnEnd, if set, is called once when the race ends, with its id and
-	// result; the next rounds and rematches made from this race inherit it.
-	// It runs with the race's lock held: it must not block and must not
-	// call back into the race.
-	OnEnd func(raceID string, res Result) `json:"-"`
 }
 
 func (o *Options) fill() {
@@ -106,6 +108,9 @@ func (o *Options) fill() {
 	}
 	if o.FirstMoveTimeout <= 0 {
 		o.FirstMoveTimeout = DefaultFirstMoveTimeout
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = DefaultWaitTimeout
 	}
 	if !o.Public {
 		o.SpectatorDelay = 0
@@ -124,6 +129,38 @@ type Deps struct {
 	// Cluster keeps races' records and decides results once across
 	// instances (Redis mode); nil in memory mode.
 	Cluster Cluster
+	// Computers makes a computer player of a level again when a race with
+	// a computer seat is rebuilt on another instance; nil: such a seat's
+	// player is out (as though it had left).
+	Computers ComputerFactory
+	// OnEnd, if set, is called once for every race that ends on this
+	// instance, whichever instance made it. It runs with the race's lock
+	// held: it must not block and must not call back into the race.
+	OnEnd func(Ended)
+}
+
+// ComputerFactory makes a computer player of a level (the engine bot's
+// names) from a seed.
+type ComputerFactory func(level string, seed uint64) (Player, error)
+
+// Computer is a computer player for a seat: the player, and the level and
+// seed that make it again when its race moves to another instance (Level
+// empty: it cannot be made again).
+type Computer struct {
+	Player Player
+	Level  string
+	Seed   uint64
+	// Pace is its time per move.
+	Pace time.Duration
+}
+
+// Ended is a race that ended, for Deps.OnEnd: its players (with the lobby's
+// player ids of reserved seats) and its result.
+type Ended struct {
+	Race    string
+	Variant string
+	Players [2]PlayerInfo
+	Result  Result
 }
 
 // Player is a computer player: given what it may know of its game (the
@@ -145,6 +182,8 @@ type seat struct {
 	taken     bool
 	name      string
 	token     string
+	player    string  // the lobby's player id of a reserved seat
+	rating    float64 // and their rating as the race was made
 	game      engine.Game
 	moves     []engine.Move
 	sub       Subscriber // the connection playing the seat, if any
@@ -154,6 +193,8 @@ type seat struct {
 	graceEnd  time.Time
 
 	computer Player
+	level    string // the computer's level and seed, to make it again
+	seed     uint64
 	pace     time.Duration
 	botT     Timer
 }
@@ -176,6 +217,7 @@ type Race struct {
 	bus   Bus
 	// cluster is nil in memory mode.
 	cluster Cluster
+	onEnd   func(Ended)
 	done    chan struct{}
 
 	mu        sync.Mutex
@@ -183,8 +225,10 @@ type Race struct {
 	seats     [2]seat
 	createdAt time.Time
 	startAt   time.Time
+	endedAt   time.Time // when it ended (or was rebuilt here over)
 	result    *Result
 	countT    Timer
+	waitT     Timer // aborts the race if it is still waiting (WaitTimeout)
 	limitT    Timer
 	firstT    Timer
 	decideT   Timer // retries a result Redis could not store
@@ -205,8 +249,12 @@ type Race struct {
 	next    *Race
 	rematch [2]bool
 	spawn   func(Options) (*Race, error)
-	// spectators is the number of spectators watching now.
+	// spectators is the number of spectators watching now; told is the
+	// number last published, and watchT publishes a change (at most once
+	// every spectatorsEvery, so that a crowd arriving is one message).
 	spectators int
+	told       int
+	watchT     Timer
 }
 
 // New makes a race waiting for its players.
@@ -223,7 +271,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster,
+		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster, onEnd: d.OnEnd,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -234,6 +282,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		r.deal, r.salt = randomDeal()
 	}
 	r.createdAt = r.clock.Now()
+	r.waitT = r.clock.AfterFunc(opts.WaitTimeout, r.waitOver)
 	for s := range 2 {
 		r.seats[s].game = engine.New(rules, r.deal)
 		r.specBoards[s] = r.boardLocked(s)
@@ -289,8 +338,11 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 }
 
 // SeatComputer puts a computer player in the first free seat; it moves
-// every pace once the race runs.
-func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, error) {
+// every c.Pace once the race runs.
+func (r *Race) SeatComputer(name string, c Computer) (int, error) {
+	if c.Player == nil {
+		return 0, Errorf(CodeInternal, "a computer seat needs a player")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.freeSeatLocked()
@@ -298,20 +350,32 @@ func (r *Race) SeatComputer(name string, p Player, pace time.Duration) (int, err
 		return 0, err
 	}
 	st := &r.seats[s]
-	st.taken, st.name, st.computer, st.pace, st.connected = true, clip(name), p, pace, true
-	r.log.Info().Int("seat", s).Str("name", st.name).Dur("pace", pace).Msg("computer seated")
+	st.taken, st.name, st.connected = true, clip(name), true
+	st.computer, st.level, st.seed, st.pace = c.Player, c.Level, c.Seed, c.Pace
+	r.log.Info().Int("seat", s).Str("name", st.name).Str("level", c.Level).Dur("pace", c.Pace).Msg("computer seated")
 	r.maybeCountdownLocked()
 	r.saveLocked()
 	r.publishStateLocked(-1)
 	return s, nil
 }
 
-// Reserve takes the first free seat for a player who is not connected yet
-// (a lobby pairing two players): the seat is theirs, they take it with
-// Resume and the ticket's token, and if they do not come within the grace
+// Reservation is who the lobby keeps a seat for.
+type Reservation struct {
+	Name string
+	// Player is the lobby's player id.
+	Player string
+	// Rating is their rating in the race's variant as the race is made
+	// (0: none), shown to everyone beside their name.
+	Rating float64
+}
+
+// Reserve takes the first free seat for a lobby player who is not
+// connected yet (a lobby pairing two players): the seat is theirs, they
+// take it with Resume and the ticket's token (which Service.SeatOf finds
+// again from any instance), and if they do not come within the grace
 // period the race is aborted ("left"). The countdown starts once both
 // seats' players are connected.
-func (r *Race) Reserve(name string) (Ticket, error) {
+func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, err := r.freeSeatLocked()
@@ -319,7 +383,7 @@ func (r *Race) Reserve(name string) (Ticket, error) {
 		return Ticket{}, err
 	}
 	st := &r.seats[s]
-	st.taken, st.name, st.token = true, clip(name), NewToken()
+	st.taken, st.name, st.token, st.player, st.rating = true, clip(p.Name), NewToken(), p.Player, p.Rating
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
@@ -416,8 +480,9 @@ func (r *Race) detach(s int, sub Subscriber) {
 func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sub.Deliver(r.snapshotLocked(-1))
 	r.spectators++
+	sub.Deliver(r.snapshotLocked(-1))
+	r.spectatorsChangedLocked()
 	unsub := r.bus.Subscribe(WatchTopic(r.id), sub)
 	var once sync.Once
 	return func() {
@@ -425,9 +490,37 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 			unsub()
 			r.mu.Lock()
 			r.spectators--
+			r.spectatorsChangedLocked()
 			r.mu.Unlock()
 		})
 	}
+}
+
+// spectatorsEvery is the shortest time between two spectators messages of
+// a race.
+const spectatorsEvery = time.Second
+
+// spectatorsChangedLocked schedules a spectators message, unless one is
+// due already or the race is over.
+func (r *Race) spectatorsChangedLocked() {
+	if r.watchT != nil || r.state.Over() || r.stopped {
+		return
+	}
+	r.watchT = r.clock.AfterFunc(spectatorsEvery, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.watchT = nil
+		if r.state.Over() || r.stopped || r.spectators == r.told {
+			return
+		}
+		r.told = r.spectators
+		// Not game information: nobody's feed delays it.
+		ev := &SpectatorsEvent{Race: r.id, Count: r.spectators}
+		for s := range 2 {
+			r.bus.Publish(SeatTopic(r.id, s), ev)
+		}
+		r.bus.Publish(WatchTopic(r.id), ev)
+	})
 }
 
 // Result is how the race ended, or nil while it is not over.
@@ -673,6 +766,17 @@ func (r *Race) firstMoveCheck() {
 	}
 }
 
+// waitOver aborts a race nobody came to play.
+func (r *Race) waitOver() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != Waiting || r.stopped {
+		return
+	}
+	r.log.Info().Dur("waited", r.opts.WaitTimeout).Msg("nobody came: the race expires")
+	r.abortLocked("expired")
+}
+
 func (r *Race) graceOver(s int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -727,7 +831,13 @@ func (r *Race) Stop() {
 
 func (r *Race) stopLocked() {
 	r.stopped = true
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+	r.stopTimersLocked()
+}
+
+// stopTimersLocked stops every timer of the race.
+func (r *Race) stopTimersLocked() {
+	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
+		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
 		if t != nil {
 			t.Stop()
 		}
@@ -775,12 +885,8 @@ func (r *Race) endLocked(res *Result, state State) {
 		return // the result could not be stored; decideLocked tries again
 	}
 	r.state = state
-	for _, t := range []Timer{r.countT, r.limitT, r.firstT, r.specT, r.decideT, r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
-		if t != nil {
-			t.Stop()
-		}
-	}
-	r.result = res
+	r.stopTimersLocked()
+	r.result, r.endedAt = res, r.clock.Now()
 	// The race is over: the spectators' delay protects nothing any more.
 	// What it still held back is dropped, not sent in a burst (which would
 	// overflow a spectator's send queue after a fast race): the final state
@@ -789,8 +895,12 @@ func (r *Race) endLocked(res *Result, state State) {
 	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
-	if r.opts.OnEnd != nil {
-		r.opts.OnEnd(r.id, *res)
+	if r.onEnd != nil {
+		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res}
+		for i := range 2 {
+			e.Players[i] = r.playerInfoLocked(i)
+		}
+		r.onEnd(e)
 	}
 	close(r.done)
 	if ret, ok := r.store.(Retainer); ok {
@@ -858,6 +968,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		TimeLimitMs: r.opts.TimeLimit.Milliseconds(),
 		Now:         r.clock.Now(),
 		Result:      r.result,
+		Spectators:  r.spectators,
 	}
 	if r.match.BestOf > 1 || r.match.Prev != "" {
 		m := r.match
@@ -867,8 +978,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		ev.Deal = strconv.FormatUint(r.deal, 10)
 	}
 	for i := range 2 {
-		st := &r.seats[i]
-		ev.Players[i] = PlayerInfo{Name: st.name, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+		ev.Players[i] = r.playerInfoLocked(i)
 	}
 	if !r.startAt.IsZero() {
 		start, end := r.startAt, r.startAt.Add(r.opts.TimeLimit)
@@ -938,8 +1048,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 		in.Deal = strconv.FormatUint(r.deal, 10)
 	}
 	for i := range 2 {
-		st := &r.seats[i]
-		in.Players[i] = PlayerInfo{Name: st.name, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+		in.Players[i] = r.playerInfoLocked(i)
 		in.Counts[i] = r.countsLocked(i)
 	}
 	if !r.startAt.IsZero() {
@@ -957,6 +1066,12 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 	}
 	in.Moves = moves
 	return in, nil
+}
+
+// playerInfoLocked describes seat i's player.
+func (r *Race) playerInfoLocked(i int) PlayerInfo {
+	st := &r.seats[i]
+	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
 }
 
 func clip(name string) string {

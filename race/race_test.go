@@ -1,6 +1,7 @@
 package race_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -310,7 +311,7 @@ func TestComputerPlayer(t *testing.T) {
 	if _, err := f.race.Join("human", "", f.subs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.race.SeatComputer("bot", racetest.FirstLegal{}, time.Second); err != nil {
+	if _, err := f.race.SeatComputer("bot", race.Computer{Player: racetest.FirstLegal{}, Pace: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(race.DefaultCountdown)
@@ -604,4 +605,66 @@ func lastView(r *recorder) *engine.View {
 		}
 	}
 	return nil
+}
+
+// TestSpectatorCountPushed: players and spectators hear how many watch,
+// once for a crowd arriving together, and again when some leave.
+func TestSpectatorCountPushed(t *testing.T) {
+	f := newRace(t, race.Options{Public: true, SpectatorDelay: 10 * time.Second})
+	f.seatBoth(t)
+	counts := func(rec *recorder) []int {
+		var out []int
+		for _, ev := range rec.Events() {
+			if e, ok := ev.(*race.SpectatorsEvent); ok {
+				out = append(out, e.Count)
+			}
+		}
+		return out
+	}
+	var watchers [3]*recorder
+	var cancels [3]func()
+	for i := range watchers {
+		watchers[i] = &recorder{}
+		cancels[i] = f.race.Watch(watchers[i])
+	}
+	if st, ok := watchers[2].Events()[0].(*race.StateEvent); !ok || st.Spectators != 3 {
+		t.Fatalf("the third spectator's first event is %+v, want a state counting 3", watchers[2].Events()[0])
+	}
+	f.clock.Advance(time.Second)
+	cancels[0]()
+	cancels[1]()
+	f.clock.Advance(time.Second)
+	f.clock.Advance(time.Second) // nothing changed: no message
+	for s := range 2 {
+		if got := counts(f.subs[s]); fmt.Sprint(got) != "[3 1]" {
+			t.Errorf("seat %d heard spectator counts %v, want [3 1]", s, got)
+		}
+	}
+	if got := counts(watchers[2]); fmt.Sprint(got) != "[3 1]" {
+		t.Errorf("a spectator heard counts %v, want [3 1] (not delayed)", got)
+	}
+}
+
+// TestWaitingRaceExpires: a race whose seats are not both taken within its
+// WaitTimeout is aborted as expired; one that filled in time is not.
+func TestWaitingRaceExpires(t *testing.T) {
+	f := newRace(t, race.Options{WaitTimeout: time.Minute})
+	if _, err := f.race.Join("ann", "", &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Minute - time.Second)
+	if st := f.race.State(); st != race.Waiting {
+		t.Fatalf("state %s before the timeout", st)
+	}
+	f.clock.Advance(time.Second)
+	if res := f.race.Result(); f.race.State() != race.Aborted || res == nil || res.Reason != "expired" || res.Rated {
+		t.Fatalf("after the timeout: %s, %+v; want aborted as expired", f.race.State(), res)
+	}
+
+	full := newRace(t, race.Options{WaitTimeout: time.Minute, FirstMoveTimeout: time.Hour})
+	full.seatBoth(t)
+	full.clock.Advance(2 * time.Minute)
+	if st := full.race.State(); st != race.Running {
+		t.Errorf("a race that filled in time is %s after the wait timeout", st)
+	}
 }

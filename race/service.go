@@ -5,12 +5,16 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Service keeps the races of one server: it makes them, finds them by id,
 // keeps finished ones for replays, and drains them on shutdown.
 type Service struct {
 	deps Deps
+
+	hookMu sync.Mutex
+	onEnd  func(Ended) // set by OnEnd
 
 	mu       sync.Mutex
 	races    map[string]*Race
@@ -28,11 +32,66 @@ type Service struct {
 // NewService makes an empty Service whose races share deps. With a
 // Cluster it answers the requests other instances forward to it.
 func NewService(deps Deps) *Service {
-	s := &Service{deps: deps, races: make(map[string]*Race), remotes: make(map[string]*remoteConn)}
+	s := &Service{deps: deps, races: make(map[string]*Race), remotes: make(map[string]*remoteConn), onEnd: deps.OnEnd}
+	s.deps.OnEnd = s.ended // races made or rebuilt here report to the hook set now
 	if deps.Cluster != nil {
 		deps.Cluster.Serve(s.serveRequest)
 	}
 	return s
+}
+
+// OnEnd sets the hook called once for every race that ends on this
+// instance (Deps.OnEnd), replacing the one before. The lobby sets it to
+// record results, so that races taken over from a dead instance are
+// recorded too.
+func (s *Service) OnEnd(f func(Ended)) {
+	s.hookMu.Lock()
+	defer s.hookMu.Unlock()
+	s.onEnd = f
+}
+
+func (s *Service) ended(e Ended) {
+	s.hookMu.Lock()
+	f := s.onEnd
+	s.hookMu.Unlock()
+	if f != nil {
+		f(e)
+	}
+}
+
+// SeatOf finds the seat reserved for the lobby's player id player in race
+// id, here or (Redis mode) in its record, whichever instance made it. It
+// returns the seat's resume token; reserved reports whether the race has
+// reserved seats at all (a race the lobby made), so that a player it did
+// not reserve for can be told so. A race that cannot be found is not
+// reserved: joining it then fails as usual.
+func (s *Service) SeatOf(ctx context.Context, id, player string) (token string, reserved bool, err error) {
+	var seats [2]SeatState
+	if r, err := s.Get(id); err == nil {
+		r.mu.Lock()
+		for i := range 2 {
+			seats[i] = SeatState{Player: r.seats[i].player, Token: r.seats[i].token}
+		}
+		r.mu.Unlock()
+	} else if c := s.deps.Cluster; c != nil {
+		rec, found, err := c.Load(ctx, id)
+		if err != nil {
+			return "", false, &Error{Code: CodeUnavailable, Message: "the race cannot be read now; try again shortly", Err: err}
+		}
+		if !found {
+			return "", false, nil
+		}
+		seats = rec.Seats
+	}
+	for i := range 2 {
+		if seats[i].Player != "" {
+			reserved = true
+			if seats[i].Player == player {
+				return seats[i].Token, true, nil
+			}
+		}
+	}
+	return "", reserved, nil
 }
 
 // Create makes a new race waiting for its players.
@@ -90,6 +149,35 @@ func (s *Service) Live() int {
 		}
 	}
 	return n
+}
+
+// Evict drops from memory the races that ended at least keep ago, and
+// their logs from a store that keeps them in this process (Forgetter). It
+// returns how many it dropped. In memory mode they are then gone (GET
+// /api/races/{id} says no such race); in Redis mode Open rebuilds them from
+// their records while Redis keeps them.
+func (s *Service) Evict(keep time.Duration) int {
+	now := s.deps.Clock.Now()
+	var gone []string
+	s.mu.Lock()
+	for id, r := range s.races {
+		r.mu.Lock()
+		old := r.state.Over() && !r.endedAt.IsZero() && now.Sub(r.endedAt) >= keep
+		r.mu.Unlock()
+		if old {
+			delete(s.races, id)
+			gone = append(gone, id)
+		}
+	}
+	s.mu.Unlock()
+	if f, ok := s.deps.Store.(Forgetter); ok {
+		for _, id := range gone {
+			if err := f.Forget(context.Background(), id); err != nil {
+				s.deps.Log.Warn().Err(err).Str("race", id).Msg("race log not forgotten")
+			}
+		}
+	}
+	return len(gone)
 }
 
 // Races returns every race the service keeps, in no particular order.

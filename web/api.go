@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-chi/httprate"
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
@@ -121,7 +122,7 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			}
 			opts.Deal, opts.DealNamed = n, true
 		}
-		var bot race.Player
+		var bot race.Computer
 		pace := defaultComputerPace
 		if c := req.Computer; c != nil {
 			if deps.Computer == nil {
@@ -133,18 +134,18 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "computer: %v", err)
 				return
 			}
-			bot = p
 			if c.PaceMs > 0 {
 				pace = max(time.Duration(c.PaceMs)*time.Millisecond, minComputerPace)
 			}
+			bot = race.Computer{Player: p, Level: c.Level, Seed: c.Seed, Pace: pace}
 		}
 		rc, err := deps.Races.Create(opts)
 		if err != nil {
 			writeRaceError(w, err)
 			return
 		}
-		if bot != nil {
-			if _, err := rc.SeatComputer("computer", bot, pace); err != nil {
+		if bot.Player != nil {
+			if _, err := rc.SeatComputer("computer", bot); err != nil {
 				writeRaceError(w, err)
 				return
 			}
@@ -197,6 +198,21 @@ func raceInfo(w http.ResponseWriter, r *http.Request, log zerolog.Logger, races 
 		return race.Info{}, false
 	}
 	return info, true
+}
+
+// limitPerClient lets each client address (the connection's, not a
+// forwarded header, which anyone can write) make n requests a minute to h;
+// the rest get 429 rate-limited. n <= 0: no limit.
+func limitPerClient(n int, h http.HandlerFunc) http.Handler {
+	if n <= 0 {
+		return h
+	}
+	return httprate.Limit(n, time.Minute,
+		httprate.WithKeyFuncs(httprate.KeyByIP),
+		httprate.WithLimitHandler(func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, http.StatusTooManyRequests, CodeRateLimited, "too many races made from your address; try again in a minute")
+		}),
+	)(h)
 }
 
 // apiError is the body of every failed API request.

@@ -487,3 +487,42 @@ func (p *page) placeTurned(i int) {
 	p.clickMove(c, pile)
 	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state === "finished" || (document.querySelector(".me .turned [data-card]")||{dataset:{}}).dataset.card !== %q`, c))
 }
+
+// nextMoveJS picks a classic move from the page's own board, as a simple
+// player would: any card that fits a foundation (a waste top or the turned
+// card), else the turned card onto waste pile W(n mod piles + 1). It returns
+// [card, pile, where the card is], or null when the player has nothing
+// left to do.
+const nextMoveJS = `((n, piles) => {
+  const R = "A23456789TJQK";
+  const wants = [...document.querySelectorAll(".me [data-pile^=F]")].map((f) => {
+    const top = f.querySelector("[data-card]");
+    if (!top) return { pile: f.dataset.pile, rank: "A" };
+    const i = R.indexOf(top.dataset.card[0]);
+    return { pile: f.dataset.pile, rank: i < 12 ? R[i + 1] : "" };
+  });
+  for (const e of document.querySelectorAll(".me [data-src][data-card]")) {
+    const f = wants.find((w) => w.rank === e.dataset.card[0]);
+    if (f) return [e.dataset.card, f.pile, e.dataset.src];
+  }
+  const t = document.querySelector(".me .turned [data-card]");
+  return t ? [t.dataset.card, "W" + (n % piles + 1), t.closest("[data-src]").dataset.src] : null;
+})`
+
+// playStep makes the n-th move of a simple player who uses the first piles
+// waste piles, with real clicks, and waits until the board shows it; it
+// reports false when the player has no move left (their game is over) or
+// the race is.
+func (p *page) playStep(n, piles int) bool {
+	p.t.Helper()
+	if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running"`) {
+		return false
+	}
+	mv := eval[[]string](p, fmt.Sprintf("%s(%d, %d)", nextMoveJS, n, piles))
+	if len(mv) != 3 {
+		return false
+	}
+	p.clickMove(mv[0], mv[1])
+	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state !== "running" || !document.querySelector('.me [data-src=%q][data-card=%q]')`, mv[2], mv[0]))
+	return true
+}

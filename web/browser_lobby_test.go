@@ -37,10 +37,11 @@ func (p *page) raceID() string {
 // TestBrowserQuickPlay is the lobby's race from start to end: ann and bob
 // press Play now in quick play and are paired; carol sees their race in
 // the live race list with the presence counts and watches it from there
-// (the list then counts her, as dave's lobby shows). They race with real clicks: ann places a
-// card and resigns, bob plays until an Ace reaches a foundation. All three
-// see the same result, the API's; afterwards bob's lobby shows his rating,
-// the race in his history and him on top of the leaderboard.
+// (the list then counts her, as dave's lobby shows; all three pages show
+// the count, and carol sees both players' ratings). They play the whole
+// deal out with real clicks until the race is decided. All three see the
+// same result, the API's; afterwards the winner's lobby shows their rating
+// up, the race in their history and them on top of the leaderboard.
 func TestBrowserQuickPlay(t *testing.T) {
 	srv := startLiveServer(t)
 	b := newBrowser(t)
@@ -60,6 +61,10 @@ func TestBrowserQuickPlay(t *testing.T) {
 	carol.waitJS(`document.querySelector("[data-count=queued]").textContent === "1" && document.querySelector("[data-count=online]").textContent === "3"`)
 	ann.screenshot("queued")
 
+	// The chosen variant's rule shows under quick play, from the server's list.
+	if got := bob.text(`[data-testid=quick-variant-summary]`); !strings.Contains(got, "One card at a time") {
+		t.Errorf("quick play's variant summary reads %q", got)
+	}
 	bob.click(`[data-action=queue]`)
 	ann.waitRaceState("countdown")
 	bob.waitRaceState("countdown")
@@ -98,51 +103,89 @@ func TestBrowserQuickPlay(t *testing.T) {
 	dave := b.newPage("dave", 1280, 900)
 	dave.do(chromedp.Navigate(srv.url + "/"))
 	dave.waitJS(fmt.Sprintf(`(document.querySelector(%q)||{textContent:""}).textContent.includes("1 watching")`, row+" [data-testid=spectators]"))
-	// The spectate page shows the count too.
-	carol.waitJS(`document.querySelector("[data-testid=watchers]").dataset.count === "1"`)
+	// The spectate page shows the count too, and so do the players' pages.
+	for _, p := range []*page{carol, ann, bob} {
+		p.waitJS(`document.querySelector("[data-testid=watchers]").dataset.count === "1"`)
+	}
+	// and both players' ratings as the race was made (new players: 1500).
+	for s := range 2 {
+		if got := carol.text(fmt.Sprintf(".seat%d h2", s)); !strings.Contains(got, "(1500)") {
+			t.Errorf("carol sees seat %d as %q, want its player's rating (1500)", s, got)
+		}
+	}
 
 	ann.waitRaceState("running")
 	bob.waitRaceState("running")
-	c := ann.turned()
-	ann.clickMove(c, "W1")
-	ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=W1] [data-card=%q]')`, c))
-	ann.click(`[data-action=resign]`)
-	ann.click(`[data-action=resign][data-confirm]`)
-	for i := 0; ; i++ {
-		bob.waitJS(`document.querySelector(".race-page").dataset.state === "finished" || !!document.querySelector(".me .turned [data-card]")`)
-		if eval[bool](bob, `document.querySelector(".race-page").dataset.state === "finished"`) {
-			break
+	// Both play the deal out with real clicks, taking turns, until the
+	// race ends (a win, or both stuck and the cards counted): bob spreads
+	// his cards over all four waste piles, ann over two, so their games
+	// differ (any result is checked below).
+	annMoves, bobMoves := true, true
+	for n := 0; annMoves || bobMoves; n++ {
+		if annMoves = ann.playStep(n, 2); annMoves && n == 10 {
+			ann.screenshot("race")
 		}
-		bob.placeTurned(i)
-		if i > 60 {
-			t.Fatal("bob played the whole stock without the race ending")
+		bobMoves = bob.playStep(n, 4)
+		if n > 200 {
+			t.Fatal("over 200 moves each and the race goes on")
 		}
+	}
+	for _, p := range []*page{ann, bob, carol} {
+		p.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
 	}
 
 	info := srv.raceInfo(t, id)
-	bobSeat := eval[int](bob, `Number(JSON.parse(sessionStorage.getItem("sirtommy.seat."+new URLSearchParams(location.search).get("race"))).seat)`)
-	if info.Result == nil || info.Result.Winner == nil || *info.Result.Winner != bobSeat || info.Result.Reason != "passed" {
-		t.Fatalf("result %+v, want bob (seat %d) winning by passed", info.Result, bobSeat)
+	seatOf := map[*page]int{}
+	for _, p := range []*page{ann, bob} {
+		seatOf[p] = eval[int](p, `Number(JSON.parse(sessionStorage.getItem("sirtommy.seat."+new URLSearchParams(location.search).get("race"))).seat)`)
 	}
-	want := map[*page]string{ann: "bob won", bob: "You won!", carol: "bob won"}
+	res := info.Result
+	if res == nil || res.Outcome == "aborted" || !res.Rated || res.Scores[0] == 0 && res.Scores[1] == 0 {
+		t.Fatalf("result %+v, want a rated race played out", res)
+	}
+	t.Logf("played out: %s by %s, scores %v", res.Outcome, res.Reason, res.Scores)
+	seatNames := map[int]string{seatOf[ann]: "ann", seatOf[bob]: "bob"}
+	want := map[*page]string{ann: "Draw", bob: "Draw", carol: "Draw"}
+	var winner, winnerName string
+	if res.Winner != nil {
+		winnerName = seatNames[*res.Winner]
+		for _, p := range []*page{ann, bob, carol} {
+			want[p] = winnerName + " won"
+		}
+		if winnerName == "ann" {
+			want[ann] = "You won!"
+		} else {
+			want[bob] = "You won!"
+		}
+		winner = winnerName
+	}
 	for _, p := range []*page{ann, bob, carol} {
 		if got := p.text(`[data-testid=result-headline]`); got != want[p] {
 			t.Errorf("%s sees %q, want %q", p.name, got, want[p])
 		}
 		scores := eval[[]string](p, `[...document.querySelectorAll(".result [data-score]")].map(e => e.textContent)`)
-		if len(scores) != 2 || scores[0] != fmt.Sprint(info.Result.Scores[0]) || scores[1] != fmt.Sprint(info.Result.Scores[1]) {
-			t.Errorf("%s sees scores %v; the API says %v", p.name, scores, info.Result.Scores)
+		if len(scores) != 2 || scores[0] != fmt.Sprint(res.Scores[0]) || scores[1] != fmt.Sprint(res.Scores[1]) {
+			t.Errorf("%s sees scores %v; the API says %v", p.name, scores, res.Scores)
 		}
 	}
-
-	// Back in the lobby, bob's rating went up and the race is in his history.
-	bob.do(chromedp.Navigate(srv.url + "/"))
-	bob.waitJS(`!!document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]") && !!document.querySelector("[data-testid=profile] [data-outcome=win]")`)
-	if r := eval[string](bob, `document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]").textContent`); r <= "1500" || len(r) != 4 {
-		t.Errorf("bob's classic rating shows %q, want above 1500", r)
+	carol.screenshot("result")
+	if winner == "" {
+		for _, p := range []*page{ann, bob, carol, dave} {
+			p.expectCleanConsole()
+		}
+		return // a draw between two new players moves nobody up
 	}
-	bob.waitJS(`(document.querySelector("[data-testid=leaderboard] li strong")||{}).textContent === "bob"`)
-	bob.screenshot("lobby-after")
+	winPage := map[string]*page{"ann": ann, "bob": bob}[winner]
+
+	// Back in the lobby, the winner's rating went up and the race is in
+	// their history.
+	winPage.do(chromedp.Navigate(srv.url + "/"))
+	winPage.waitJS(`!!document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]") && !!document.querySelector("[data-testid=profile] [data-outcome=win]")`)
+	if r := eval[string](winPage, `document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]").textContent`); r <= "1500" || len(r) != 4 {
+		t.Errorf("%s's classic rating shows %q, want above 1500", winner, r)
+	}
+	winPage.waitJS(fmt.Sprintf(`(document.querySelector("[data-testid=leaderboard] li strong")||{}).textContent === %q`, winner))
+	winPage.screenshot("lobby-after")
 
 	for _, p := range []*page{ann, bob, carol, dave} {
 		p.expectCleanConsole()

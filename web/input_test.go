@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -146,6 +147,31 @@ func TestAPIErrors(t *testing.T) {
 		if res.StatusCode != tc.status {
 			t.Errorf("%s %s %.40s: status %d, want %d", tc.method, tc.path, tc.body, res.StatusCode, tc.status)
 		}
+	}
+}
+
+// TestRaceCreationRateLimited: one address may make Limits.RacesPerMinute
+// races a minute over the API; the next request is refused with 429
+// rate-limited and makes nothing.
+func TestRaceCreationRateLimited(t *testing.T) {
+	limits := web.DefaultLimits()
+	limits.RacesPerMinute = 3
+	e := newEnv(t, func(d *web.Deps) { d.Limits = limits })
+	for range 3 {
+		e.create(`{}`)
+	}
+	res, err := http.Post(e.ts.URL+"/api/races", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct{ Error struct{ Code string } }
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != http.StatusTooManyRequests || body.Error.Code != web.CodeRateLimited {
+		t.Errorf("the fourth race in a minute: status %d, code %q; want 429 %s", res.StatusCode, body.Error.Code, web.CodeRateLimited)
+	}
+	if n := len(e.races.Races()); n != 3 {
+		t.Errorf("%d races exist, want the 3 allowed", n)
 	}
 }
 

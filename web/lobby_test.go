@@ -169,8 +169,15 @@ func (e *lobbyEnv) startQuick() (a, b *client, wa, wb welcome, mt matched) {
 func TestQuickPlayRaceToTheEndAndRatings(t *testing.T) {
 	e := newLobbyEnv(t, lobby.Config{})
 	a, b, wa, wb, mt := e.startQuick()
-	va := a.untilState(race.Running).You
-	vb := b.untilState(race.Running).You
+	sa := a.untilState(race.Running)
+	va, vb := sa.You, b.untilState(race.Running).You
+	// Both seats name their lobby players, with their ratings as paired.
+	seatIDs := map[int]string{mt.Seat: wa.Player, 1 - mt.Seat: wb.Player}
+	for s, p := range sa.Players {
+		if p.Player != seatIDs[s] || p.Rating != 1500 {
+			t.Errorf("seat %d's player is %+v, want id %s rated 1500", s, p, seatIDs[s])
+		}
+	}
 	for !a.finished() && !b.finished() {
 		a.playBlind(*va, 5)
 		if a.finished() {

@@ -6,9 +6,10 @@ import "net/http"
 func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("GET /healthz", handleHealthz())
 	mux.HandleFunc("GET /readyz", handleReadyz(&s.ready, s.deps.Check))
-	mux.HandleFunc("POST /api/races", handleCreateRace(s.log, s.deps))
+	mux.Handle("POST /api/races", limitPerClient(s.deps.Limits.RacesPerMinute, handleCreateRace(s.log, s.deps)))
 	mux.HandleFunc("GET /api/races/{id}", handleGetRace(s.log, s.deps.Races))
 	mux.HandleFunc("GET /api/races/{id}/solution", handleSolution(s.log, s.deps.Races, s.solutions))
+	mux.HandleFunc("GET /api/variants", handleVariants())
 	mux.HandleFunc("GET /api/lobby", handleLobby(s.deps.Lobby))
 	mux.HandleFunc("GET /api/leaderboard/{variant}", handleLeaderboard(s.log, s.deps.Lobby))
 	mux.HandleFunc("GET /api/players/{id}", handlePlayer(s.log, s.deps.Lobby))

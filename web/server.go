@@ -42,8 +42,8 @@ func (OpenSeats) AuthorizeSeat(_, _, name string) (string, string, error) {
 }
 
 // ComputerFactory makes a computer player of a level (the engine bot's
-// level names) with a seed.
-type ComputerFactory func(level string, seed uint64) (race.Player, error)
+// level names) with a seed: the race package's.
+type ComputerFactory = race.ComputerFactory
 
 // Limits bound what one connection may cost the server.
 type Limits struct {
@@ -57,14 +57,19 @@ type Limits struct {
 	// SendQueue is how many outgoing messages may wait for a slow client
 	// before it is dropped.
 	SendQueue int
+	// RacesPerMinute is how many races one client address may make over
+	// the API (POST /api/races) in a minute; 0 or less: no limit. Each race
+	// holds memory until it is played or expires.
+	RacesPerMinute int
 }
 
 // DefaultLimits suit people playing by hand: 20 messages a second with
 // bursts of 40 is four times the fastest play; 20 refused messages in a row
 // is a flood, not a burst; 64 queued messages are several seconds of a busy
-// race.
+// race; 30 races a minute is one every two seconds, more than a person
+// makes.
 func DefaultLimits() Limits {
-	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64}
+	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64, RacesPerMinute: 30}
 }
 
 // Deps are the server's dependencies.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,8 @@ type serveConfig struct {
 	allowedOrigins string
 	secret         string
 	computerOffer  time.Duration
+	retention      time.Duration
+	apiRaces       int
 	// Redis mode: empty redisURL keeps everything in memory.
 	redisURL       string
 	redisPrefix    string
@@ -70,6 +73,16 @@ func parseServe(e env) (serveConfig, error) {
 		fs.StringVar(p, name, def, usage+" (env "+envFlag(name)+")")
 	}
 	var durErr error
+	intFlag := func(p *int, name string, def int, usage string) {
+		if v := e.getenv(envFlag(name)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				durErr = fmt.Errorf("%s=%q: %w", envFlag(name), v, err)
+			}
+			def = n
+		}
+		fs.IntVar(p, name, def, usage+" (env "+envFlag(name)+")")
+	}
 	dur := func(p *time.Duration, name string, def time.Duration, usage string) {
 		if v := e.getenv(envFlag(name)); v != "" {
 			d, err := time.ParseDuration(v)
@@ -89,6 +102,8 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.allowedOrigins, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
 	str(&c.secret, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
 	dur(&c.computerOffer, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
+	dur(&c.retention, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
+	intFlag(&c.apiRaces, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
 	str(&c.redisURL, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
 	str(&c.redisPrefix, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
 	dur(&c.redisRetention, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
@@ -108,6 +123,12 @@ func parseServe(e env) (serveConfig, error) {
 	}
 	if c.secret != "" && len(c.secret) < lobby.MinSecretBytes {
 		return c, usagef("--secret must be at least %d bytes", lobby.MinSecretBytes)
+	}
+	if c.apiRaces < 0 {
+		return c, usagef("--api-races-per-minute must be 0 (no limit) or more, not %d", c.apiRaces)
+	}
+	if c.retention <= 0 {
+		return c, usagef("--retention must be positive, not %s", c.retention)
 	}
 	if c.logFormat != "json" && c.logFormat != "console" {
 		return c, usagef("--log-format must be json or console, not %q", c.logFormat)
@@ -151,11 +172,17 @@ func runServe(ctx context.Context, e env) error {
 		}
 	}
 	defer be.close()
+	be.deps.Computers = newComputer // computer seats survive their instance
 	races := race.NewService(be.deps)
+	keep := cfg.retention
+	if cfg.redisURL != "" {
+		keep = redisMemoryKeep // Redis keeps them; Open rebuilds them on demand
+	}
 	runCtx, stopRun := context.WithCancel(context.Background())
-	ran := make(chan struct{})
+	ran, evicted := make(chan struct{}), make(chan struct{})
 	go func() { be.run(runCtx, races); close(ran) }()
-	defer func() { stopRun(); <-ran }()
+	go func() { evictFinished(runCtx, races, keep); close(evicted) }()
+	defer func() { stopRun(); <-ran; <-evicted }()
 	clock := race.SystemClock{}
 	secret := []byte(cfg.secret)
 	if len(secret) == 0 {
@@ -166,14 +193,14 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("player tokens: %w", err)
 	}
-	computer := web.ComputerFactory(newComputer)
+	computer := race.ComputerFactory(newComputer)
 	lob := lobby.New(lobby.Config{
 		ComputerOfferAfter: cfg.computerOffer,
 		SpectatorDelay:     cfg.spectatorDelay,
 		Grace:              cfg.grace,
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
-		Ratings: be.ratings, Presence: be.presence, Computer: lobby.ComputerFactory(computer),
+		Ratings: be.ratings, Presence: be.presence, Computer: computer,
 	})
 	defer lob.Close()
 	var origins []string
@@ -190,7 +217,10 @@ func runServe(ctx context.Context, e env) error {
 		defer stopPprof()
 	}
 	met := metrics.New()
+	limits := web.DefaultLimits()
+	limits.RacesPerMinute = cfg.apiRaces
 	srv := web.NewServer(web.Deps{
+		Limits:         limits,
 		Observer:       met,
 		Log:            log,
 		Races:          races,
@@ -243,6 +273,31 @@ func runServe(ctx context.Context, e env) error {
 	}
 	log.Info().Msg("stopped")
 	return nil
+}
+
+// Finished races in memory: kept for --retention in memory mode (their
+// only copy), for redisMemoryKeep in Redis mode (Redis has them), looked
+// over every evictEvery.
+const (
+	defaultRetention = 24 * time.Hour
+	redisMemoryKeep  = 10 * time.Minute
+	evictEvery       = time.Minute
+)
+
+// evictFinished drops finished races older than keep from memory until
+// ctx is done, so that a long-running server does not grow with every race
+// it ever ran.
+func evictFinished(ctx context.Context, races *race.Service, keep time.Duration) {
+	t := time.NewTicker(min(evictEvery, max(keep/2, time.Second)))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			races.Evict(keep)
+		}
+	}
 }
 
 // newComputer makes the engine's bot at a level for a computer seat.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -166,9 +167,15 @@ func TestServeFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention"} {
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
+		}
+	}
+	var u usageError
+	for _, args := range [][]string{{"serve", "--retention", "0s"}, {"serve", "--api-races-per-minute", "-1"}} {
+		if err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut); !errors.As(err, &u) {
+			t.Errorf("%v: want a usage error, got %v", args, err)
 		}
 	}
 }

@@ -28,6 +28,33 @@ func RatingsSuite(t *testing.T, newRatings func(t *testing.T) lobby.Ratings) {
 	t.Run("HistoryIsCapped", func(t *testing.T) { historyIsCapped(t, newRatings(t)) })
 	t.Run("RoundTrip", func(t *testing.T) { roundTrip(t, newRatings(t)) })
 	t.Run("ConcurrentSavesLoseNothing", func(t *testing.T) { concurrentSaves(t, newRatings(t)) })
+	t.Run("RaceRecordedOnce", func(t *testing.T) { recordedOnce(t, newRatings(t)) })
+}
+
+// recordedOnce: saving a race a second time (another instance ended it
+// again) changes nothing and is no error.
+func recordedOnce(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	g := lobby.GameRecord{Race: "once", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}
+	if err := r.Save(ctx, g, []lobby.Standing{standing("p", 1600, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Save(ctx, g, []lobby.Standing{standing("p", 1700, 2)}); err != nil {
+		t.Fatalf("the race saved again: %v, want nil", err)
+	}
+	if s, err := r.Standing(ctx, "classic", "p"); err != nil || s.Games != 1 || s.Rating.Rating != 1600 {
+		t.Errorf("after the second save the standing is %+v (%v), want the first save's", s, err)
+	}
+	if h, err := r.History(ctx, "p", 10); err != nil || len(h) != 1 {
+		t.Errorf("history %+v (%v), want the race once", h, err)
+	}
+	if board, err := r.Leaderboard(ctx, "classic", 10); err != nil || len(board) != 1 || board[0].Rating.Rating != 1600 {
+		t.Errorf("leaderboard %+v (%v)", board, err)
+	}
+	g.Race = "twice"
+	if err := r.Save(ctx, g, []lobby.Standing{standing("p", 1700, 2)}); err != nil {
+		t.Errorf("another race: %v", err)
+	}
 }
 
 func leaderboardStandingsAndHistory(t *testing.T, r lobby.Ratings) {

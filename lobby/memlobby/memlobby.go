@@ -20,13 +20,14 @@ type Ratings struct {
 	mu        sync.Mutex
 	standings map[string]map[string]lobby.Standing // variant -> player -> standing
 	history   map[string][]lobby.GameRecord        // player -> races, oldest first
+	recorded  map[string]struct{}                  // race ids saved
 }
 
 var _ lobby.Ratings = (*Ratings)(nil)
 
 // NewRatings makes an empty store.
 func NewRatings() *Ratings {
-	return &Ratings{standings: make(map[string]map[string]lobby.Standing), history: make(map[string][]lobby.GameRecord)}
+	return &Ratings{standings: make(map[string]map[string]lobby.Standing), history: make(map[string][]lobby.GameRecord), recorded: make(map[string]struct{})}
 }
 
 // Standing is a player's standing in a variant.
@@ -40,10 +41,13 @@ func (r *Ratings) Standing(_ context.Context, variant, player string) (lobby.Sta
 }
 
 // Save stores a race and the standings after it, or refuses stale ones
-// with lobby.ErrStale.
+// with lobby.ErrStale; a race saved already is not saved again.
 func (r *Ratings) Save(_ context.Context, g lobby.GameRecord, after []lobby.Standing) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if _, ok := r.recorded[g.Race]; ok {
+		return nil
+	}
 	for _, s := range after {
 		if cur, ok := r.standings[s.Variant][s.Player]; ok && cur.Games >= s.Games {
 			return fmt.Errorf("memlobby: save %s in %s with %d games, stored %d: %w", s.Player, s.Variant, s.Games, cur.Games, lobby.ErrStale)
@@ -57,6 +61,7 @@ func (r *Ratings) Save(_ context.Context, g lobby.GameRecord, after []lobby.Stan
 		}
 		m[s.Player] = s
 	}
+	r.recorded[g.Race] = struct{}{}
 	for _, p := range g.Players {
 		if p.ID == "" {
 			continue

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -62,6 +63,14 @@ func (k Keys) Board(variant string) string { return k.ratings() + ":board:" + va
 // Variants is the set of variants player has a standing in.
 func (k Keys) Variants(player string) string { return k.ratings() + ":variants:" + player }
 
+// Recorded marks race id as saved, for RecordedTTL, so that it is saved
+// once.
+func (k Keys) Recorded(race string) string { return k.ratings() + ":recorded:" + race }
+
+// RecordedTTL is how long a saved race is remembered as saved: far longer
+// than any race can be ended again by an instance taking it over.
+const RecordedTTL = 30 * 24 * time.Hour
+
 // History is player's list of race records (lobby.GameRecord as JSON),
 // newest first, at most MaxHistory long.
 func (k Keys) History(player string) string { return k.ratings() + ":history:" + player }
@@ -84,24 +93,29 @@ func NewRatings(rdb redis.UniversalClient, keys Keys) *Ratings {
 // standing.
 const staleReply = "STALE"
 
-// saveScript checks every standing's games against the stored ones, then
-// writes them all, their boards and variants, and the race into each
-// human's history, or writes nothing.
+// saveScript does nothing for a race saved already; else it checks every
+// standing's games against the stored ones, then writes them all, their
+// boards and variants, the race into each human's history and the race's
+// mark, or writes nothing.
 //
-// KEYS: n standings, n boards, n variant sets, m histories.
-// ARGV: n, m, max history, race JSON, then per standing: player, variant,
-// games, rating, JSON.
+// KEYS: n standings, n boards, n variant sets, m histories, the race's
+// mark. ARGV: n, m, max history, race JSON, mark TTL in seconds, then per
+// standing: player, variant, games, rating, JSON.
 var saveScript = redis.NewScript(`
 local n, m, maxh = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local mark = KEYS[3 * n + m + 1]
+if redis.call('EXISTS', mark) == 1 then
+  return 'RECORDED'
+end
 for i = 1, n do
-  local a = 4 + (i - 1) * 5
+  local a = 5 + (i - 1) * 5
   local stored = tonumber(redis.call('HGET', KEYS[i], 'games') or '0')
   if stored >= tonumber(ARGV[a + 3]) then
     return redis.error_reply('` + staleReply + ` ' .. ARGV[a + 1] .. ' in ' .. ARGV[a + 2] .. ' has ' .. stored .. ' games')
   end
 end
 for i = 1, n do
-  local a = 4 + (i - 1) * 5
+  local a = 5 + (i - 1) * 5
   redis.call('HSET', KEYS[i], 'games', ARGV[a + 3], 'rating', ARGV[a + 4], 'json', ARGV[a + 5])
   redis.call('ZADD', KEYS[n + i], -tonumber(ARGV[a + 4]), ARGV[a + 1])
   redis.call('SADD', KEYS[2 * n + i], ARGV[a + 2])
@@ -110,6 +124,7 @@ for j = 1, m do
   redis.call('LPUSH', KEYS[3 * n + j], ARGV[4])
   redis.call('LTRIM', KEYS[3 * n + j], 0, maxh - 1)
 end
+redis.call('SET', mark, '1', 'EX', ARGV[5])
 return 'OK'
 `)
 
@@ -143,8 +158,8 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 		}
 	}
 	n := len(after)
-	keys := make([]string, 3*n, 3*n+len(humans))
-	args := []any{n, len(humans), MaxHistory, race}
+	keys := make([]string, 3*n, 3*n+len(humans)+1)
+	args := []any{n, len(humans), MaxHistory, race, int64(RecordedTTL / time.Second)}
 	for i, s := range after {
 		js, err := json.Marshal(s)
 		if err != nil {
@@ -156,6 +171,7 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 	for _, p := range humans {
 		keys = append(keys, r.keys.History(p))
 	}
+	keys = append(keys, r.keys.Recorded(g.Race))
 	err = saveScript.Run(ctx, r.rdb, keys, args...).Err()
 	if err != nil && strings.HasPrefix(err.Error(), staleReply) {
 		return fmt.Errorf("redislobby: save race %s: %s: %w", g.Race, err, lobby.ErrStale)

@@ -37,8 +37,11 @@ func TestKeysCarryPrefixAndHashTag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(keys) != 5 {
-		t.Fatalf("keys %q: want a standing, a board, a variant set and two histories", keys)
+	if len(keys) != 6 {
+		t.Fatalf("keys %q: want a standing, a board, a variant set, two histories and the race's mark", keys)
+	}
+	if ttl, _ := rdb.TTL(ctx, "pre:{ratings}:recorded:r").Result(); ttl <= 0 || ttl > redislobby.RecordedTTL {
+		t.Errorf("the race's mark expires in %s, want within %s", ttl, redislobby.RecordedTTL)
 	}
 	for _, k := range keys {
 		if len(k) < len("pre:{ratings}:") || k[:len("pre:{ratings}:")] != "pre:{ratings}:" {

@@ -51,6 +51,16 @@ func (s *Store) Append(_ context.Context, raceID string, m race.MoveRecord) erro
 	return nil
 }
 
+var _ race.Forgetter = (*Store)(nil)
+
+// Forget drops a race's log.
+func (s *Store) Forget(_ context.Context, raceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.moves, raceID)
+	return nil
+}
+
 // Moves returns a copy of a race's log.
 func (s *Store) Moves(_ context.Context, raceID string) ([]race.MoveRecord, error) {
 	s.mu.Lock()

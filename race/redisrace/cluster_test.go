@@ -26,7 +26,7 @@ type instance struct {
 	svc     *race.Service
 }
 
-func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock) *instance {
+func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock, more ...func(*race.Deps)) *instance {
 	t.Helper()
 	keys := redisrace.Keys{Prefix: "test:"}
 	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Keys: keys, Instance: name, Clock: clock, Log: zerolog.Nop()})
@@ -36,10 +36,14 @@ func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock)
 	bus := redisrace.NewBus(rdb, keys, name, zerolog.Nop())
 	var once sync.Once
 	in := &instance{name: name, cluster: c, bus: bus}
-	in.svc = race.NewService(race.Deps{
+	deps := race.Deps{
 		Clock: clock, Log: zerolog.Nop(), Bus: bus, Cluster: c,
 		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Instance: name}),
-	})
+	}
+	for _, f := range more {
+		f(&deps)
+	}
+	in.svc = race.NewService(deps)
 	t.Cleanup(func() { once.Do(in.kill) })
 	return in
 }
@@ -197,6 +201,89 @@ func TestAppendFencedByTheLease(t *testing.T) {
 	}
 	if _, _, err := a.Decide(t.Context(), "R", &race.Result{Outcome: "aborted"}, race.Aborted); !errors.Is(err, race.ErrNotOwner) {
 		t.Errorf("decision by the old owner: %v", err)
+	}
+}
+
+// firstLegalComputers makes the "first" level's computer, which plays the
+// first legal move.
+func firstLegalComputers(d *race.Deps) {
+	d.Computers = func(level string, _ uint64) (race.Player, error) {
+		if level != "first" {
+			return nil, fmt.Errorf("no level %q", level)
+		}
+		return racetest.FirstLegal{}, nil
+	}
+}
+
+// TestComputerSurvivesItsInstance: a race against the computer goes on
+// when its instance dies: the instance that takes it over makes the
+// computer player again, which moves on from where it was, and the race's
+// end is reported to that instance's OnEnd hook with both players.
+func TestComputerSurvivesItsInstance(t *testing.T) {
+	rdb := redistest.Start(t, redistest.Options{}).Client(t)
+	start := time.Now()
+	clockA, clockB := racetest.NewClock(start), racetest.NewClock(start)
+	a := newInstance(t, rdb, "a", clockA, firstLegalComputers)
+	ended := make(chan race.Ended, 2)
+	b := newInstance(t, rdb, "b", clockB, firstLegalComputers, func(d *race.Deps) {
+		d.OnEnd = func(e race.Ended) { ended <- e }
+	})
+
+	const pace = time.Second
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SeatComputer("bot", race.Computer{Player: racetest.FirstLegal{}, Level: "first", Seed: 1, Pace: pace}); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := r.Reserve(race.Reservation{Name: "ann", Player: "p-ann", Rating: 1612})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub recorder
+	if _, err := r.Resume(tk.Token, "", &sub); err != nil {
+		t.Fatal(err)
+	}
+	clockA.Advance(race.DefaultCountdown)
+	clockA.Advance(3 * pace) // the computer makes three moves on a
+	before, err := r.Info(t.Context())
+	if err != nil || before.Counts[0].Moves != 3 {
+		t.Fatalf("before the takeover the computer made %d moves (%v), want 3", before.Counts[0].Moves, err)
+	}
+	a.kill()
+
+	h, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again recorder
+	if s, err := h.Resume(tk.Token, "", &again); err != nil || s != tk.Seat {
+		t.Fatalf("resume on b: seat %d, %v", s, err)
+	}
+	clockB.Advance(race.DefaultCountdown + 2*pace) // b's clock catches up, then two paces
+	local, err := b.svc.Get(r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := local.Info(t.Context())
+	if in.Counts[0].Moves <= 3 || !in.Players[0].Computer || !in.Players[0].Connected {
+		t.Fatalf("after the takeover the computer seat is %+v with %d moves; want it connected and moving past 3", in.Players[0], in.Counts[0].Moves)
+	}
+	if err := h.Resign(tk.Seat, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The computer plays on until it has passed the resigned player.
+	for i := 0; i < 100 && !local.State().Over(); i++ {
+		clockB.Advance(pace)
+	}
+	select {
+	case e := <-ended:
+		if e.Race != r.ID() || e.Result.Winner == nil || *e.Result.Winner != 0 || e.Players[1].Player != "p-ann" || e.Players[1].Rating != 1612 || !e.Players[0].Computer {
+			t.Errorf("b's OnEnd heard %+v", e)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("b's OnEnd never heard of the race's end")
 	}
 }
 

@@ -43,6 +43,8 @@ func newEvent(t string) (race.Event, error) {
 		return &race.PresenceEvent{}, nil
 	case "replaced":
 		return &race.ReplacedEvent{}, nil
+	case "spectators":
+		return &race.SpectatorsEvent{}, nil
 	case "joined":
 		return &race.JoinedEvent{}, nil
 	case "next":

@@ -9,7 +9,7 @@
 
 import { h, fill, copyText } from "./ui.js";
 import {
-  Socket, createRace, identity, playerName, VARIANTS, getLeaderboard, getPlayer, inviteCodeLink,
+  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink,
 } from "./proto.js";
 
 const RECONNECT_MAX_MS = 5000;
@@ -40,8 +40,40 @@ export function inviteCodeFrom(text) {
 
 const minutesText = (s) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 
-function variantSelect(id, value = "classic") {
-  return h("select", { id }, VARIANTS.map((v) => h("option", { value: v, selected: v === value }, v)));
+// The variants, as the server lists them; until then only the default.
+let variants = [{ name: "classic", summary: "" }];
+const variantSelects = [];
+
+/**
+ * variantSelect is a select of the variants; with a hint element, the
+ * chosen variant's one-sentence rule shows in it.
+ */
+function variantSelect(id, hint = null) {
+  const sel = h("select", { id });
+  variantSelects.push({ sel, hint });
+  if (hint) sel.addEventListener("change", () => showSummary(sel, hint));
+  fillVariants(sel, hint);
+  return sel;
+}
+
+function fillVariants(sel, hint) {
+  const cur = sel.value || "classic";
+  fill(sel, variants.map((v) => h("option", { value: v.name, title: v.summary, selected: v.name === cur }, v.name)));
+  if (hint) showSummary(sel, hint);
+}
+
+function showSummary(sel, hint) {
+  hint.textContent = (variants.find((v) => v.name === sel.value) || {}).summary || "";
+}
+
+/** loadVariants reads the server's variants into every variant select. */
+async function loadVariants() {
+  try {
+    variants = await getVariants();
+  } catch {
+    return; // the default alone still plays
+  }
+  for (const { sel, hint } of variantSelects) fillVariants(sel, hint);
 }
 
 /** lobbyPage draws the lobby into root and keeps it live. */
@@ -82,6 +114,7 @@ class LobbyPage {
   }
 
   async start() {
+    await loadVariants();
     this.loadLeaderboard();
     setInterval(() => this.loadLeaderboard(), LEADERBOARD_REFRESH_MS);
     await this.connect();
@@ -200,7 +233,8 @@ class LobbyPage {
 
   quickPanel() {
     const e = this.els;
-    e.quickVariant = variantSelect("quick-variant");
+    e.quickHint = h("p", { class: "muted variant-summary", "data-testid": "quick-variant-summary" });
+    e.quickVariant = variantSelect("quick-variant", e.quickHint);
     e.quickErr = h("p", { class: "error", role: "alert" });
     e.quickWait = h("p", { class: "queue-status", role: "status", "data-testid": "queue-status" });
     e.queueBtn = h("button", {
@@ -227,7 +261,7 @@ class LobbyPage {
     return h("section", { class: "panel", "data-panel": "quickplay" },
       h("h2", {}, "Quick play"),
       h("div", { class: "row-form" }, h("label", { for: "quick-variant" }, "Variant"), e.quickVariant, e.queueBtn, e.unqueueBtn),
-      e.quickWait, e.offer,
+      e.quickHint, e.quickWait, e.offer,
       h("p", { class: "muted" }, "You are paired with a waiting player near your rating. Quick-play races are rated."),
       e.quickErr);
   }

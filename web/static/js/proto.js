@@ -4,11 +4,6 @@
 
 export const VERSION = 1;
 
-/** The variants a race may use (README "Variants"); the API has no list yet. */
-export const VARIANTS = [
-  "classic", "aces-out", "calculation", "four-at-a-time", "in-suit",
-  "numerica", "puss-in-the-corner", "redeal", "strategy", "strict",
-];
 
 /** ApiError is a failed API request: code from PROTOCOL.md section 5. */
 export class ApiError extends Error {
@@ -110,6 +105,12 @@ export const identity = {
   },
   forget() { localStorage.removeItem("sirtommy.player"); },
 };
+
+/**
+ * getVariants lists the variants a race may use (GET /api/variants), the
+ * default first: [{name, summary, cards}].
+ */
+export function getVariants() { return api("GET", "/api/variants"); }
 
 /** getLobby reads the lobby as it is now (GET /api/lobby). */
 export function getLobby() { return api("GET", "/api/lobby"); }
@@ -298,6 +299,7 @@ export function reasonText(reason) {
     "forfeit": "the other player left and did not come back in time",
     "no-first-move": "a player made no move in the first 30 seconds",
     "left": "a player left before the start",
+    "expired": "nobody came to play within the hour",
     "shutdown": "the server shut down",
   }[reason] || reason;
 }

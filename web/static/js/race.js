@@ -6,7 +6,7 @@ import { Socket, seats, playerName, identity, inviteLink, getRace } from "./prot
 import { renderBoard } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";
 import { renderResult } from "./result.js";
-import { progressEl, setProgress, Notices } from "./widgets.js";
+import { progressEl, setProgress, Notices, showWatchers } from "./widgets.js";
 
 const RECONNECT_MAX_MS = 5000; // back-off ceiling between reconnect attempts
 const RESIGN_CONFIRM_MS = 3000; // how long "Really resign?" waits for the second click
@@ -42,6 +42,7 @@ class RacePage {
       title: h("h1", {}, "Race"),
       clock: h("div", { class: "clock", "aria-label": "Time left", role: "timer" }, "–:––"),
       phase: h("p", { class: "phase", "data-testid": "phase" }),
+      watchers: h("p", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
       notices: h("div", { class: "notices" }),
       join: h("section", { class: "panel join", hidden: true }),
       invite: h("section", { class: "panel invite", hidden: true }),
@@ -66,7 +67,7 @@ class RacePage {
     this.notices = new Notices(e.notices);
     fill(this.root,
       h("div", { class: "race-page" },
-        h("header", { class: "race-head" }, e.title, e.clock, e.phase),
+        h("header", { class: "race-head" }, e.title, e.clock, e.phase, e.watchers),
         e.notices, e.join, e.invite, e.result,
         h("div", { class: "race-layout" },
           h("section", { class: "me", "aria-label": "You" },
@@ -186,6 +187,7 @@ class RacePage {
     sock.on("moved", (m) => this.onMoved(m));
     sock.on("opponent", (m) => { this.opp = m.counts; this.renderOpponent(); });
     sock.on("presence", (m) => this.onPresence(m));
+    sock.on("spectators", (m) => { if (m.race === this.id) showWatchers(this.els.watchers, m.count); });
     sock.on("rematch", (m) => this.onRematch(m));
     sock.on("next", (m) => this.onNext(m));
     sock.on("error", (m) => { this.els.moveError.textContent = m.message; });
@@ -230,6 +232,7 @@ class RacePage {
     if (m.opponent) this.opp = m.opponent;
     const names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
     this.names = names;
+    showWatchers(this.els.watchers, m.spectators);
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
     this.els.oppName.textContent = m.players[1 - this.seat].taken ? names[1 - this.seat] : "Waiting for an opponent";
     this.root.querySelector(".race-page").dataset.state = m.state;

@@ -4,10 +4,9 @@ import { h, fill, fmtClock } from "./ui.js";
 import { Socket, getRace } from "./proto.js";
 import { renderBoard, countsLine } from "./board.js";
 import { renderResult } from "./result.js";
-import { progressEl, setProgress, Notices } from "./widgets.js";
+import { progressEl, setProgress, Notices, showWatchers } from "./widgets.js";
 
 const RECONNECT_MS = 2000; // wait before watching again after a drop
-const WATCHERS_POLL_MS = 5000; // how often the spectator count is read: it changes slowly
 
 /** spectatePage watches race id inside root. */
 export function spectatePage(root, id) {
@@ -45,21 +44,6 @@ class SpectatePage {
       h("div", { class: "duel" }, this.seats.map((s, i) =>
         h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board)))));
     this.timer = setInterval(() => this.tick(), 250);
-    this.pollWatchers();
-    this.watchersTimer = setInterval(() => this.pollWatchers(), WATCHERS_POLL_MS);
-  }
-
-  /** pollWatchers shows how many are watching, from the race's record. */
-  async pollWatchers() {
-    try {
-      const info = await getRace(this.id);
-      const n = info.spectators || 0;
-      this.els.watchers.dataset.count = String(n);
-      this.els.watchers.textContent = `${n} watching`;
-    } catch (err) {
-      // The count is a nicety: a failed read keeps the last one.
-    }
-    if (this.over) clearInterval(this.watchersTimer);
   }
 
   async start() {
@@ -71,6 +55,9 @@ class SpectatePage {
       this.boards[m.seat] = m.view;
       this.counts[m.seat] = m.counts;
       this.render();
+    });
+    sock.on("spectators", (m) => {
+      if (m.race === this.id) showWatchers(this.els.watchers, m.count);
     });
     sock.on("presence", (m) => {
       const name = this.names ? this.names[m.seat] : `Player ${m.seat + 1}`;
@@ -108,6 +95,7 @@ class SpectatePage {
     if (m.boards) this.boards = m.boards;
     if (m.counts) this.counts = m.counts;
     this.names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
+    showWatchers(this.els.watchers, m.spectators);
     this.render();
     this.tick();
     if (m.state === "finished" || m.state === "aborted") this.finish();
@@ -119,7 +107,11 @@ class SpectatePage {
     this.els.phase.textContent = { waiting: "Waiting for players.", countdown: "Starting…", running: "Race on.", finished: "Finished.", aborted: "Aborted." }[st.state] || st.state;
     this.seats.forEach((s, i) => {
       const p = st.players[i];
-      s.name.textContent = this.names[i] + (p.computer ? " (computer)" : "") + (p.taken && !p.connected ? " (disconnected)" : "");
+      // A lobby player's rating in this variant as the race was made.
+      const rating = p.rating ? Math.round(p.rating) : null;
+      s.name.textContent = this.names[i] + (rating != null ? ` (${rating})` : "") + (p.computer ? " (computer)" : "") + (p.taken && !p.connected ? " (disconnected)" : "");
+      if (rating != null) s.name.dataset.rating = String(rating);
+      else delete s.name.dataset.rating;
       s.board.setAttribute("aria-label", `${this.names[i]}'s board`);
       const v = this.boards[i];
       if (v) {

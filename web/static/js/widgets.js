@@ -1,4 +1,5 @@
-// Widgets shared by the race and spectate pages: progress bars and notices.
+// Widgets shared by the race and spectate pages: progress bars, notices
+// and the spectator count.
 
 import { h } from "./ui.js";
 
@@ -41,4 +42,11 @@ export class Notices {
     const n = this.el.querySelector(`[data-key="${key}"]`);
     if (n) n.remove();
   }
+}
+
+/** showWatchers shows how many spectators watch (nothing when none do). */
+export function showWatchers(el, n) {
+  n = n || 0;
+  el.dataset.count = String(n);
+  el.textContent = n === 0 ? "" : n === 1 ? "1 watching" : `${n} watching`;
 }
