@@ -70,9 +70,10 @@ func TestRedisOutageUnderLoadLosesNoAcknowledgedMove(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	before := total.Load()
-	rds.Stop()
+	rds.Stop() // Redis serves on until it has shut down
+	down := total.Load()
 	time.Sleep(time.Second)
-	during := total.Load() - before
+	during := total.Load() - down
 	rds.StartAgain()
 	wg.Wait()
 	close(errs)
@@ -107,16 +108,22 @@ func TestRedisOutageUnderLoadLosesNoAcknowledgedMove(t *testing.T) {
 			t.Errorf("race %s: %d moves acknowledged and %d refused but landed, %d in the log", r.id, n, extra, len(info.Moves))
 		}
 	}
-	if refused == 0 {
-		t.Errorf("no move was refused while Redis was stopped: the outage was not exercised")
+	if before == 0 || total.Load() <= down+during {
+		t.Errorf("moves acknowledged: %d before the outage, %d in all: the outage was not in mid-run", before, total.Load())
 	}
-	t.Logf("%d moves acknowledged, %d before the outage, %d acknowledged during it (in flight as it began), %d refusals, %d refused moves that reached the log",
-		total.Load(), before, during, refused, landed)
+	t.Logf("%d moves acknowledged: %d before Redis was asked to stop, %d while it shut down, %d while it was down (in flight as it went); %d refusals, %d refused or unanswered moves that reached the log",
+		total.Load(), before, down-before, during, refused, landed)
 }
 
-// playOut plays p's game to its end (or the race's) with the first legal move, sending a
-// refused move again after a pause, and reports each acknowledgement. It
-// runs on its own goroutine, so it returns errors instead of failing.
+// answerTimeout bounds the wait for a move's answer: a request forwarded
+// to an owner that is gone may take three tries of the forward and the
+// takeover (2 s each) before it is refused.
+const answerTimeout = 20 * time.Second
+
+// playOut plays p's game to its end (or the race's) with the first legal
+// move, sending a refused move again after a pause, and reports each
+// acknowledgement. It runs on its own goroutine, so it returns errors
+// instead of failing.
 func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *int) error {
 	uncertain := false // the last answer was "unavailable"
 	for !p.game.Status().Over() {
@@ -126,9 +133,12 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 		if err := p.c.ws.WriteJSON(map[string]any{"v": 1, "type": "move", "id": id, "move": m.String()}); err != nil {
 			return err
 		}
-		r, err := p.c.wait(func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
+		r, err := p.c.wait(answerTimeout, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
 		if err != nil {
-			return fmt.Errorf("answer to %s: %w", id, err)
+			// No answer: the request or its reply was lost while the race
+			// changed instances, as a client's may be; it reads its game
+			// again to learn whether the move counted.
+			r = msg{"type": "error", "code": "no-answer"}
 		}
 		if r.str("type") == "moved" {
 			uncertain = false
@@ -147,25 +157,28 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 		case "rate-limited":
 		case "race-over": // the other player won
 			return nil
-		case "illegal-move":
-			if !uncertain {
+		case "illegal-move", "no-answer":
+			if r.str("code") == "illegal-move" && !uncertain {
 				return fmt.Errorf("move %s refused: %v", m, r)
 			}
 			// A move refused as "unavailable" may have reached the log
 			// after all (the reply, not the write, was lost as Redis went
 			// away), and the race, rebuilt from the log, has it: read the
 			// seat's state again, as a browser does on "state".
-			moves, err := resync(p)
-			if err != nil {
-				return err
+			moves, over, err := resync(p)
+			switch {
+			case err != nil:
+				return fmt.Errorf("after %s to %s: %w", r.str("code"), id, err)
+			case over:
+				return nil
+			case moves == p.game.Plies()+1:
+				if err := p.game.Apply(m); err != nil {
+					return err
+				}
+				*landed++
+			case moves != p.game.Plies():
+				return fmt.Errorf("move %s: %s, and the server's game has %d moves, ours %d", m, r.str("code"), moves, p.game.Plies())
 			}
-			if moves != p.game.Plies()+1 {
-				return fmt.Errorf("move %s refused after an outage, and the server's game has %d moves, ours %d", m, moves, p.game.Plies())
-			}
-			if err := p.game.Apply(m); err != nil {
-				return err
-			}
-			*landed++
 			uncertain = false
 			continue
 		default:
@@ -177,11 +190,12 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 }
 
 // resync opens a new connection for p, resumes its seat and returns the
-// number of moves the server's game of the seat has.
-func resync(p *player) (int, error) {
+// number of moves the server's game of the seat has, or over when the
+// race has ended.
+func resync(p *player) (moves int, over bool, err error) {
 	ws, _, err := websocket.DefaultDialer.Dial("ws://"+p.c.ws.RemoteAddr().String()+"/ws", nil)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	p.c.t.Cleanup(func() { _ = ws.Close() })
 	_ = p.c.ws.Close()
@@ -197,24 +211,34 @@ func resync(p *player) (int, error) {
 		}
 	}()
 	p.c = c
-	if err := ws.WriteJSON(map[string]any{"v": 1, "type": "resume", "race": p.race, "token": p.token}); err != nil {
-		return 0, err
+	var st msg
+	for try := 0; ; try++ {
+		if err := ws.WriteJSON(map[string]any{"v": 1, "type": "resume", "race": p.race, "token": p.token}); err != nil {
+			return 0, false, err
+		}
+		st, err = c.wait(answerTimeout, func(x msg) bool { return x.str("type") == "state" && x["you"] != nil || x.str("type") == "error" })
+		if err != nil {
+			return 0, false, err
+		}
+		if st.str("code") != "unavailable" || try == 20 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // Redis still loading, or the race changing hands
 	}
-	st, err := c.wait(func(x msg) bool { return x.str("type") == "state" && x["you"] != nil || x.str("type") == "error" })
-	if err != nil {
-		return 0, err
+	if st.str("code") == "race-over" {
+		return 0, true, nil
 	}
 	you, _ := st["you"].(map[string]any)
 	n, ok := you["moves"].(float64)
 	if !ok {
-		return 0, fmt.Errorf("resume: %v", st)
+		return 0, false, fmt.Errorf("resume: %v", st)
 	}
-	return int(n), nil
+	return int(n), false, nil
 }
 
 // wait is next for other goroutines than the test's: it returns an error.
-func (c *client) wait(ok func(msg) bool) (msg, error) {
-	timeout := time.After(safetyTimeout)
+func (c *client) wait(d time.Duration, ok func(msg) bool) (msg, error) {
+	timeout := time.After(d)
 	for {
 		select {
 		case m, open := <-c.in:
@@ -225,7 +249,7 @@ func (c *client) wait(ok func(msg) bool) (msg, error) {
 				return m, nil
 			}
 		case <-timeout:
-			return nil, fmt.Errorf("no answer in %v", safetyTimeout)
+			return nil, fmt.Errorf("no answer in %v", d)
 		}
 	}
 }
