@@ -120,13 +120,21 @@ func TestRedisOutageUnderLoadLosesNoAcknowledgedMove(t *testing.T) {
 // takeover (2 s each) before it is refused.
 const answerTimeout = 20 * time.Second
 
+// maxTries bounds the refusals of one move (50 ms apart): Redis is away
+// for a second, and back well within this.
+const maxTries = 200
+
 // playOut plays p's game to its end (or the race's) with the first legal
 // move, sending a refused move again after a pause, and reports each
 // acknowledgement. It runs on its own goroutine, so it returns errors
 // instead of failing.
 func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *int) error {
 	uncertain := false // the last answer was "unavailable"
+	tries := 0         // refusals of the move now being sent
 	for !p.game.Status().Over() {
+		if tries > maxTries {
+			return fmt.Errorf("move refused %d times in a row", tries)
+		}
 		m := p.game.AppendMoves(nil)[0]
 		p.n++
 		id := fmt.Sprint("m", p.n)
@@ -141,7 +149,7 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 			r = msg{"type": "error", "code": "no-answer"}
 		}
 		if r.str("type") == "moved" {
-			uncertain = false
+			uncertain, tries = false, 0
 			if err := p.game.Apply(m); err != nil {
 				return err
 			}
@@ -151,7 +159,11 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 			continue
 		}
 		switch r.str("code") {
-		case "unavailable":
+		case "unavailable", "internal":
+			tries++
+			// "internal" too says "try again": Redis answers LOADING while
+			// it reads its file back, which the store does not take for
+			// unavailability.
 			*refused++
 			uncertain = true
 		case "rate-limited":
@@ -179,7 +191,7 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 			case moves != p.game.Plies():
 				return fmt.Errorf("move %s: %s, and the server's game has %d moves, ours %d", m, r.str("code"), moves, p.game.Plies())
 			}
-			uncertain = false
+			uncertain, tries = false, 0
 			continue
 		default:
 			return fmt.Errorf("move %s refused: %v", m, r)
