@@ -222,6 +222,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 			return nil, fmt.Errorf("race %s: restore: move %+v: no such seat", rec.ID, m)
 		}
 		st := &r.seats[m.Seat]
+		st.last = m
 		seen := delayed && m.AtMs <= cutMs
 		if m.Move == "resign" {
 			st.game.Resign()

@@ -13,6 +13,9 @@ type MoveRecord struct {
 	Move string `json:"move"` // in notation, "3H>F2"
 	// AtMs is the time of the move in milliseconds after the race started.
 	AtMs int64 `json:"atMs"`
+	// ID is the id of the request that made the move, so that the same
+	// request sent again is answered, not refused (see Race.Move).
+	ID string `json:"id,omitempty"`
 }
 
 // At is the move's offset from the start of the race.

@@ -186,6 +186,7 @@ type seat struct {
 	rating    float64 // and their rating as the race was made
 	game      engine.Game
 	moves     []engine.Move
+	last      MoveRecord // the seat's last logged move or resignation
 	sub       Subscriber // the connection playing the seat, if any
 	unsub     func()
 	connected bool
@@ -538,6 +539,12 @@ func (r *Race) Result() *Result {
 // Move plays move text (notation, "3H>F2") for seat s; id is the request's
 // id, echoed in the MovedEvent. A refused move returns an *Error and
 // changes nothing.
+//
+// The same move sent again with the id of the seat's last logged move is
+// answered with that move's MovedEvent again: its first answer may have
+// been lost, or been unavailable although the log had stored it (Redis
+// went away between storing it and answering), and the retry must not be
+// refused as illegal.
 func (r *Race) Move(s int, text, id string) error {
 	m, err := engine.ParseMove(text)
 	if err != nil {
@@ -554,6 +561,9 @@ func (r *Race) Move(s int, text, id string) error {
 func (r *Race) Resign(s int, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.repeatedLocked(s, "resign", id) {
+		return nil
+	}
 	if err := r.playableLocked(); err != nil {
 		return err
 	}
@@ -565,15 +575,28 @@ func (r *Race) Resign(s int, id string) error {
 	return r.resignLocked(s, id)
 }
 
+// repeatedLocked answers a request sent again: when move (notation or
+// "resign") with request id is seat s's last logged entry, the seat gets
+// its MovedEvent again, with the game as it is now, and it reports true.
+func (r *Race) repeatedLocked(s int, move, id string) bool {
+	last := r.seats[s].last
+	if id == "" || last.ID != id || last.Move != move || r.stopped {
+		return false
+	}
+	r.bus.Publish(SeatTopic(r.id, s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: last.Seq, Move: last.Move, AtMs: last.AtMs, View: r.seats[s].game.View()})
+	return true
+}
+
 // resignLocked logs and applies a resignation: it is the seat's last entry
 // in the event log, numbered like a move.
 func (r *Race) resignLocked(s int, id string) error {
 	st := &r.seats[s]
-	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds()}
+	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
 		return r.appendFailedLocked(s, "resignation", err)
 	}
 	st.game.Resign()
+	st.last = rec
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
 	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
 	return nil
@@ -589,7 +612,9 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 		r.stopLocked() // the new owner has the race; requests go there now
 	}
 	if errors.Is(err, ErrUnavailable) {
-		return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage is unavailable; try again shortly", Err: wrapped}
+		// Rarely the log stored it and only the answer was lost: sent
+		// again with the same id, it is answered as stored (see Move).
+		return &Error{Code: CodeUnavailable, Message: "the " + what + " may not have been recorded: storage is unavailable; send it again shortly, with the same id", Err: wrapped}
 	}
 	return &Error{Code: CodeInternal, Message: "the " + what + " could not be recorded; try again", Err: wrapped}
 }
@@ -617,6 +642,9 @@ func (r *Race) playableLocked() error {
 }
 
 func (r *Race) moveLocked(s int, m engine.Move, id string) error {
+	if r.repeatedLocked(s, m.String(), id) {
+		return nil
+	}
 	if err := r.playableLocked(); err != nil {
 		return err
 	}
@@ -629,12 +657,12 @@ func (r *Race) moveLocked(s int, m engine.Move, id string) error {
 		}
 		return &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
 	}
-	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: m.String(), AtMs: r.sinceStartLocked().Milliseconds()}
+	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: m.String(), AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
 		return r.appendFailedLocked(s, "move", err)
 	}
 	st.game = next
-	st.moves = append(st.moves, m)
+	st.moves, st.last = append(st.moves, m), rec
 	if len(st.moves) == 1 {
 		r.log.Debug().Int("seat", s).Msg("first move")
 	}

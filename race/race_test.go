@@ -350,8 +350,11 @@ func TestResignIsOutNotLost(t *testing.T) {
 	if err := f.race.Resign(0, "r"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.race.Resign(0, "r"); race.ErrorCode(err) != race.CodeIllegalMove {
+	if err := f.race.Resign(0, "r2"); race.ErrorCode(err) != race.CodeIllegalMove {
 		t.Errorf("second resign: %v", err)
+	}
+	if err := f.race.Resign(0, "r"); err != nil {
+		t.Errorf("the first resignation sent again (same id): %v, want its answer again", err)
 	}
 	moved := f.subs[0].Last().(*race.MovedEvent)
 	if moved.Move != "resign" || moved.Seq != g0.Plies()+1 || moved.ID != "r" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,7 +83,7 @@ const (
 type conn struct {
 	srv     *Server
 	ws      *websocket.Conn
-	req     *http.Request
+	site    string // "http://host" as the client reached the server, for links
 	log     zerolog.Logger
 	send    chan any        // race.Event or a reply struct
 	ctx     context.Context // done once the connection is closing
@@ -110,28 +111,35 @@ func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.conns.Add(1) // under mu, so never concurrently with CloseConns' Wait
 	s.mu.Unlock()
-	defer s.conns.Done()
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		s.conns.Done()
 		s.log.Debug().Err(err).Str("remote", r.RemoteAddr).Msg("websocket upgrade failed")
 		return // the upgrader has replied
 	}
 	s.Stats.Conns.Add(1)
-	defer s.Stats.Conns.Add(-1)
 	id := s.nextConn.Add(1)
 	c := &conn{
 		srv:     s,
 		ws:      ws,
-		req:     r,
+		site:    httpScheme(r) + "://" + r.Host,
 		log:     s.log.With().Uint64("conn", id).Str("remote", r.RemoteAddr).Logger(),
 		send:    make(chan any, s.deps.Limits.SendQueue),
 		limiter: rate.NewLimiter(s.deps.Limits.MsgRate, s.deps.Limits.MsgBurst),
 	}
-	if err := c.run(s.connCtx); err != nil {
-		c.log.Info().Err(err).Msg("connection ended with an error")
-		return
-	}
-	c.log.Debug().Msg("connection closed")
+	// The connection runs on a goroutine of its own and the handler
+	// returns: net/http then lets go of the request's read and write
+	// buffers and its serving goroutine's stack, which it would otherwise
+	// hold for the websocket's whole life (about 10 KB per connection).
+	go func() {
+		defer s.conns.Done()
+		defer s.Stats.Conns.Add(-1)
+		if err := c.run(s.connCtx); err != nil {
+			c.log.Info().Err(err).Msg("connection ended with an error")
+			return
+		}
+		c.log.Debug().Msg("connection closed")
+	}()
 }
 
 // run serves the connection until the client leaves or ctx is done.
@@ -190,13 +198,8 @@ func (c *conn) writeLoop(ctx context.Context) error {
 			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
 			return nil
 		case m := <-c.send:
-			b, err := encode(m)
-			if err != nil {
+			if err := c.write(m); err != nil {
 				return err
-			}
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
-				return fmt.Errorf("write: %w", err)
 			}
 			if _, ok := m.(*race.ReplacedEvent); ok {
 				c.cancel(errReplaced)
@@ -209,15 +212,32 @@ func (c *conn) writeLoop(ctx context.Context) error {
 	}
 }
 
-func encode(m any) ([]byte, error) {
-	if ev, ok := m.(race.Event); ok {
-		return encodeEvent(ev)
+// encode is the protocol message for m in a new slice.
+func encode(m any) ([]byte, error) { return appendMessage(nil, m) }
+
+// writeBufs recycles the slices messages are encoded into: gorilla copies
+// a message out before WriteMessage returns, so one slice serves every
+// message of every connection in turn.
+var writeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledBuf keeps the rare huge message's slice out of the pool.
+const maxPooledBuf = 64 << 10
+
+// write encodes and sends one message.
+func (c *conn) write(m any) error {
+	bp := writeBufs.Get().(*[]byte)
+	b, err := appendMessage((*bp)[:0], m)
+	if err == nil {
+		_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+		if err = c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+			err = fmt.Errorf("write: %w", err)
+		}
 	}
-	b, err := marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("encode reply: %w", err)
+	if cap(b) <= maxPooledBuf {
+		*bp = b[:0]
+		writeBufs.Put(bp)
 	}
-	return b, nil
+	return err
 }
 
 func (c *conn) readLoop(ctx context.Context) error {
@@ -226,48 +246,64 @@ func (c *conn) readLoop(ctx context.Context) error {
 	c.ws.SetPongHandler(func(string) error {
 		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
 	})
-	buf := make([]byte, maxMessageSize+1)
 	for {
 		_, r, err := c.ws.NextReader()
+		if err == nil {
+			var more bool
+			more, err = c.readOne(r)
+			if err == nil && !more {
+				return nil
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil || isNormalClose(err) {
 				return nil
 			}
 			return fmt.Errorf("read: %w", err)
 		}
-		n, err := io.ReadFull(r, buf)
-		tooLarge := n > maxMessageSize
-		if tooLarge {
-			_, err = io.Copy(io.Discard, r)
-		} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			err = nil
-		}
-		if err != nil {
-			if ctx.Err() != nil || isNormalClose(err) {
-				return nil
-			}
-			return fmt.Errorf("read: %w", err)
-		}
-		_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
-		if !c.limiter.Allow() {
-			c.srv.Stats.RateLimited.Add(1)
-			c.strikes++
-			if c.strikes >= c.srv.deps.Limits.FloodStrikes {
-				c.srv.Stats.Flooded.Add(1)
-				c.log.Warn().Msg("closing a flooding client")
-				c.cancel(errFlood)
-				return nil
-			}
-			c.enqueue(newError("", CodeRateLimited, "too many messages; slow down"))
-			continue
-		}
-		c.strikes = 0
-		if tooLarge {
-			c.enqueue(newError("", CodeTooLarge, "messages are at most %d bytes", maxMessageSize))
-			continue
-		}
-		c.handle(buf[:n])
 	}
+}
+
+// readBufs hold one client message each while it is read and handled, so
+// that an idle connection holds none.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, maxMessageSize+1); return &b }}
+
+// readOne reads and handles one message; more is false when the
+// connection must end (a flood).
+func (c *conn) readOne(r io.Reader) (more bool, err error) {
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	buf := *bp
+	n, err := io.ReadFull(r, buf)
+	tooLarge := n > maxMessageSize
+	if tooLarge {
+		_, err = io.Copy(io.Discard, r)
+	} else if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	if !c.limiter.Allow() {
+		c.srv.Stats.RateLimited.Add(1)
+		c.strikes++
+		if c.strikes >= c.srv.deps.Limits.FloodStrikes {
+			c.srv.Stats.Flooded.Add(1)
+			c.log.Warn().Msg("closing a flooding client")
+			c.cancel(errFlood)
+			return false, nil
+		}
+		c.enqueue(newError("", CodeRateLimited, "too many messages; slow down"))
+		return true, nil
+	}
+	c.strikes = 0
+	if tooLarge {
+		c.enqueue(newError("", CodeTooLarge, "messages are at most %d bytes", maxMessageSize))
+		return true, nil
+	}
+	c.handle(buf[:n])
+	return true, nil
 }
 
 func isNormalClose(err error) bool {

@@ -99,7 +99,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 	case "invite":
 		var inv lobby.Invite
 		if inv, err = s.Invite(opts); err == nil {
-			link := fmt.Sprintf("%s://%s/?invite=%s", httpScheme(c.req), c.req.Host, inv.Code)
+			link := fmt.Sprintf("%s/?invite=%s", c.site, inv.Code)
 			c.enqueue(&invitedMsg{V: ProtocolVersion, Type: "invited", ID: m.ID, Code: inv.Code, Link: link, ExpiresAt: inv.Expires, Options: inv.Options})
 		}
 	case "accept-invite":

@@ -150,9 +150,13 @@ func NewServer(deps Deps) *Server {
 	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: handshakeTimeout,
-		ReadBufferSize:   1024,
-		WriteBufferSize:  4096,
-		CheckOrigin:      checkOrigin(deps.AllowedOrigins),
+		// Client messages are small (maxMessageSize), so a small read
+		// buffer does; the write buffer is lent from a pool only while a
+		// message is written, so an idle connection holds none.
+		ReadBufferSize:  512,
+		WriteBufferSize: 4096,
+		WriteBufferPool: &sync.Pool{},
+		CheckOrigin:     checkOrigin(deps.AllowedOrigins),
 	}
 	mux := http.NewServeMux()
 	addRoutes(mux, s)

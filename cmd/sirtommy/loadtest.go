@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -36,7 +37,8 @@ func loadtestCommand(ctx context.Context, e env) error {
 		"Plays races of two bot players through the lobby (hello, quick play, join) plus spectators,\n"+
 		"and reports latency percentiles, errors and dropped connections. With --echo it drives an\n"+
 		"echo server (sirtommy echo) with the same connections and message rate in the same run.")
-	url := fs.String("url", "", "the race server's websocket URL")
+	var urls urlList
+	fs.Var(&urls, "url", "the race server's websocket URL; give it again (or comma-separated) for instances of a cluster, which players dial in turn")
 	echoURL := fs.String("echo", "", "an echo server's websocket URL to drive alongside, as a baseline")
 	races := fs.Int("races", 10, "races kept running at once (two players each)")
 	spectators := fs.Int("spectators", 0, "spectator connections")
@@ -44,27 +46,42 @@ func loadtestCommand(ctx context.Context, e env) error {
 	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	direct := fs.Bool("direct", false, "make races over the HTTP API of the --urls in turn and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only); the server needs --api-races-per-minute 0")
+	flooders := fs.Int("flood", 0, "extra clients that each send --flood-rate messages a second, reconnecting when closed (hardening: do the players' figures move?)")
+	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
+	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
+	memProfile := fs.String("memprofile", "", "write the load client's allocation profile to this file at the end")
 	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration (read the server's /metrics meanwhile)")
 	if _, err := parseInterspersed(fs, e.args); err != nil {
 		return err
 	}
-	if *url == "" && *echoURL == "" {
+	if len(urls) == 0 && *echoURL == "" {
 		return usagef("loadtest: give --url, --echo or both")
 	}
-	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 {
+	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 || *flooders < 0 || *floodRate <= 0 {
 		return usagef("loadtest: --races, --duration and --rate must be positive, --spectators not negative")
 	}
 	if *idle > 0 {
-		if *url == "" {
+		if len(urls) == 0 {
 			return usagef("loadtest: --idle needs --url")
 		}
-		r := loadtest.RunIdle(ctx, *url, *idle, *duration)
+		r := loadtest.RunIdle(ctx, urls[0], *idle, *duration)
 		if *asJSON {
 			return json.NewEncoder(e.stdout).Encode(r)
 		}
 		fmt.Fprintf(e.stdout, "held %d idle connections to %s for %.1fs; dropped %d, errors %v\n",
 			r.Connections, r.URL, r.Seconds, r.Dropped, r.Errors)
 		return nil
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if *memProfile != "" {
+		defer writeAllocProfile(*memProfile, e.stderr)
 	}
 	level, err := engine.ParseLevel(*bot)
 	if err != nil {
@@ -79,10 +96,11 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	var rep loadtestReport
 	g, gctx := errgroup.WithContext(ctx)
-	if *url != "" {
+	if len(urls) > 0 {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
-				URL: *url, Races: *races, Spectators: *spectators, Duration: *duration,
+				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct,
+				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
 			}, progress)
 			if err != nil {
@@ -139,13 +157,21 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 		}
 	}
 	if r := rep.Race; r != nil {
-		fmt.Fprintf(w, "race server %s: %d races + %d spectators for %.1fs\n", r.URL, r.Races, r.Spectators, r.Seconds)
+		fmt.Fprintf(w, "race server %s: %d races + %d spectators for %.1fs\n", strings.Join(r.URLs, " "), r.Races, r.Spectators, r.Seconds)
 		fmt.Fprintf(w, "  connections %d, races started %d, finished %d, aborted %d\n", r.Connections, r.RacesStarted, r.RacesFinished, r.RacesAborted)
 		fmt.Fprintf(w, "  moves %d (%.1f/s), board updates to spectators %d\n", r.Moves, r.MovesPerSec, r.BoardUpdates)
 		q("move→own reply", r.OwnReply)
 		q("move→opponent update", r.OpponentSeen)
+		if r.OpponentCross != nil {
+			q("  across instances", *r.OpponentCross)
+		}
+		fmt.Fprintf(w, "  moves that crossed their race's end (race-over, not errors) %d\n", r.LateMoves)
 		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)
 		errs(r.Errors)
+		if f := r.Flood; f != nil {
+			fmt.Fprintf(w, "  flood: %d clients sent %d messages (%.0f/s) on %d connections, ended by:\n", f.Clients, f.Sent, f.SentPerSec, f.Connections)
+			errs(f.Ends)
+		}
 	}
 	if r := rep.Echo; r != nil {
 		fmt.Fprintf(w, "echo server %s: %d connections for %.1fs, %d messages\n", r.URL, r.Connections, r.Seconds, r.Messages)
@@ -156,6 +182,21 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 	if rep.P99Ratio > 0 {
 		fmt.Fprintf(w, "move→opponent p99 / echo p99 = %.2f\n", rep.P99Ratio)
 	}
+}
+
+// urlList is a flag given once or more, each time one URL or several
+// separated by commas.
+type urlList []string
+
+func (l *urlList) String() string { return strings.Join(*l, ",") }
+
+func (l *urlList) Set(v string) error {
+	for u := range strings.SplitSeq(v, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			*l = append(*l, u)
+		}
+	}
+	return nil
 }
 
 // echoShutdownTimeout bounds the echo server's shutdown.

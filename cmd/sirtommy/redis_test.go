@@ -102,6 +102,7 @@ func ofType(typ string) func(msg) bool { return func(m msg) bool { return m.str(
 // of the game to pick legal moves.
 type player struct {
 	c      *client
+	race   string
 	seat   int
 	token  string // the seat's resume token
 	player string // the player's signed token, which every instance accepts
@@ -118,7 +119,7 @@ func join(t testing.TB, base, id, name string) *player {
 	c.send(map[string]any{"type": "join", "race": id, "name": name})
 	j := c.next("joined", ofType("joined"))
 	rules, _ := engine.Variant("")
-	return &player{c: c, seat: int(j["seat"].(float64)), token: j.str("token"), player: w.str("token"), game: engine.New(rules, testDeal)}
+	return &player{c: c, race: id, seat: int(j["seat"].(float64)), token: j.str("token"), player: w.str("token"), game: engine.New(rules, testDeal)}
 }
 
 // reconnect opens a new connection to base as the same player (the

@@ -53,6 +53,8 @@ type serveConfig struct {
 	redisURL       string
 	redisPrefix    string
 	redisRetention time.Duration
+	// pprofAddr, when set, serves net/http/pprof on its own listener.
+	pprofAddr string
 }
 
 // envFlag names the environment variable that backs a flag.
@@ -105,6 +107,7 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.redisURL, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
 	str(&c.redisPrefix, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
 	dur(&c.redisRetention, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
+	str(&c.pprofAddr, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis.\n\nflags:")
 		fs.PrintDefaults()
@@ -205,6 +208,13 @@ func runServe(ctx context.Context, e env) error {
 		if o = strings.TrimSpace(o); o != "" {
 			origins = append(origins, o)
 		}
+	}
+	if cfg.pprofAddr != "" {
+		stopPprof, err := servePprof(cfg.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
 	}
 	met := metrics.New()
 	limits := web.DefaultLimits()

@@ -50,7 +50,9 @@ type Bus struct {
 	rdb    redis.UniversalClient
 	keys   Keys
 	origin string
-	log    zerolog.Logger
+	// ownPrefix starts this instance's own messages (originPrefix).
+	ownPrefix string
+	log       zerolog.Logger
 	// Stats are the bus's counters.
 	Stats BusStats
 
@@ -88,7 +90,7 @@ var _ race.Bus = (*Bus)(nil)
 func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Logger) *Bus {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bus{
-		rdb: rdb, keys: keys, origin: origin, log: log,
+		rdb: rdb, keys: keys, origin: origin, ownPrefix: originPrefix(origin), log: log,
 		subs:    make(map[string]map[*entry]struct{}),
 		ps:      rdb.Subscribe(ctx),
 		out:     make(chan outMsg, outQueue),
@@ -290,6 +292,13 @@ func (b *Bus) receive(msg *redis.Message) {
 		b.syncMu.Unlock()
 		return
 	}
+	if strings.HasPrefix(msg.Payload, b.ownPrefix) {
+		return // delivered locally when published: not even decoded
+	}
+	subs := b.local(msg.Channel)
+	if len(subs) == 0 {
+		return // nobody here listens (any more): nothing to decode
+	}
 	origin, ev, err := decode(msg.Payload)
 	if origin == b.origin {
 		return // delivered locally when published
@@ -299,7 +308,7 @@ func (b *Bus) receive(msg *redis.Message) {
 		b.log.Warn().Err(err).Str("channel", msg.Channel).Msg("message is not an event")
 		return
 	}
-	for _, s := range b.local(msg.Channel) {
+	for _, s := range subs {
 		s.Deliver(ev)
 	}
 }

@@ -287,6 +287,60 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 	}
 }
 
+// TestRetriedMoveAnsweredAfterTakeover: a move whose answer was lost (its
+// instance died right after logging it) is sent again, with the same
+// request id, to the instance that took the race over: it is answered as
+// the logged move, not refused as illegal; the same move under another id
+// is a new move, and illegal.
+func TestRetriedMoveAnsweredAfterTakeover(t *testing.T) {
+	clock := racetest.NewClock(time.Now())
+	a, b := twoInstances(t, clock)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var toks [2]string
+	for s := range 2 {
+		tk, err := r.Join("p", "", &subs[s])
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks[s] = tk.Token
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	m := g.AppendMoves(nil)[0]
+	if err := r.Move(0, m.String(), "m1"); err != nil {
+		t.Fatal(err)
+	}
+	a.kill()
+
+	h, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again recorder
+	if _, err := h.Resume(toks[0], "", &again); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Move(0, m.String(), "m1"); err != nil {
+		t.Fatalf("the move sent again with its id: %v", err)
+	}
+	ev := again.waitFor(t, "moved", func(ev race.Event) bool { mv, ok := ev.(*race.MovedEvent); return ok && mv.ID == "m1" }).(*race.MovedEvent)
+	if ev.Seq != 1 || ev.Move != m.String() || ev.View.Moves != 1 {
+		t.Errorf("answer %+v, want the logged move 1 and a game of one move", ev)
+	}
+	if err := h.Move(0, m.String(), "m2"); race.ErrorCode(err) != race.CodeIllegalMove {
+		t.Errorf("the same move under a new id: %v, want illegal-move", err)
+	}
+	local, _ := b.svc.Get(r.ID())
+	if in, _ := local.Info(t.Context()); in.Counts[0].Moves != 1 {
+		t.Errorf("seat 0 has %d moves, want 1", in.Counts[0].Moves)
+	}
+}
+
 // TestTimersSurviveTheirInstance: nobody asks for the race after its
 // instance dies, yet another instance adopts it once the lease runs out,
 // and the grace period of the player who had left still ends it.

@@ -20,7 +20,7 @@ const opTimeout = 2 * time.Second
 
 // appendScript appends one move to a race's stream unless the seat's log
 // already has it. KEYS: log, seqs, owner. ARGV: seat, seq, move, atMs, ttl
-// seconds, this instance ("" for no fencing). It returns 1 when appended,
+// seconds, this instance ("" for no fencing), the request id. It returns 1 when appended,
 // 0 when the same move was already there, an error starting "CONFLICT"
 // when the seat's log contradicts it, and one starting "NOTOWNER" when
 // another instance has taken the race over (the fence: an instance that
@@ -41,7 +41,7 @@ local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 if tonumber(ARGV[2]) <= last then
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' is not above ' .. last)
 end
-redis.call('XADD', KEYS[1], '*', 'seat', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3], 'at', ARGV[4])
+redis.call('XADD', KEYS[1], '*', 'seat', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3], 'at', ARGV[4], 'id', ARGV[7])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2], f, ARGV[3])
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
@@ -89,7 +89,7 @@ func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) er
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID), s.keys.Owner(raceID)}
-	err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance).Err()
+	err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance, m.ID).Err()
 	if err != nil {
 		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, classify(err))
 	}
@@ -138,14 +138,25 @@ func parseRecord(v map[string]any) (race.MoveRecord, error) {
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return race.MoveRecord{}, fmt.Errorf("malformed: %w", err)
 	}
-	return race.MoveRecord{Seat: seat, Seq: seq, Move: str("move"), AtMs: at}, nil
+	return race.MoveRecord{Seat: seat, Seq: seq, Move: str("move"), AtMs: at, ID: str("id")}, nil
 }
 
+// busyReplies start the replies of a Redis that is up but cannot serve
+// yet (LOADING its file after a restart, a replica catching up, a script
+// running too long): unavailable for now, not a fault.
+var busyReplies = []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN"}
+
 // classify wraps a Redis error: a reply starting "CONFLICT" as
-// race.ErrConflict, any failure to reach Redis as race.ErrUnavailable.
+// race.ErrConflict, any failure to reach Redis, or a Redis not ready to
+// serve, as race.ErrUnavailable.
 func classify(err error) error {
 	var re redis.Error
 	if errors.As(err, &re) {
+		for _, p := range busyReplies {
+			if strings.HasPrefix(re.Error(), p) {
+				return fmt.Errorf("%w: %w", race.ErrUnavailable, err)
+			}
+		}
 		if strings.HasPrefix(re.Error(), "CONFLICT") {
 			return fmt.Errorf("%w: %s", race.ErrConflict, re.Error())
 		}

@@ -14,10 +14,14 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,7 +50,10 @@ const (
 
 // Config is one load run.
 type Config struct {
-	URL        string        // the race server's websocket, ws://host:port/ws
+	// URLs are the race servers' websockets (ws://host:port/ws): players
+	// and spectators dial them in turn, so with two instances of a
+	// cluster half the races have their players on different instances.
+	URLs       []string
 	Races      int           // races kept running at once (two players each)
 	Spectators int           // spectator connections, spread over the races
 	Duration   time.Duration // how long to run
@@ -54,25 +61,54 @@ type Config struct {
 	Rate       float64       // moves a second per player; 0 means DefaultRate
 	Variant    string        // the quick-play variant; "" means classic
 	Seed       uint64        // seeds the bots
+	// Flooders are extra connections that each send FloodRate messages a
+	// second (pings) regardless of answers, reconnecting whenever the
+	// server closes them: the hardening test of one client flooding while
+	// the others play. Their figures are reported apart.
+	Flooders  int
+	FloodRate float64
+	// Direct skips the lobby's quick play: pair k's races are made over
+	// the HTTP API of URLs[k % len] and its players 2k and 2k+1 join them
+	// by id, on URLs[2k % len] and URLs[(2k+1) % len]. With
+	// two instances of a cluster every race then has a player on each
+	// (quick play pairs players of one instance only).
+	Direct bool
 }
 
 // Report is what a run measured.
 type Report struct {
-	URL           string           `json:"url"`
-	Races         int              `json:"races"`
-	Spectators    int              `json:"spectators"`
-	Seconds       float64          `json:"seconds"`
-	Connections   int64            `json:"connections"` // websockets opened
-	RacesStarted  int64            `json:"racesStarted"`
-	RacesFinished int64            `json:"racesFinished"`
-	RacesAborted  int64            `json:"racesAborted"`
-	Moves         int64            `json:"moves"` // accepted moves
-	MovesPerSec   float64          `json:"movesPerSec"`
-	OwnReply      Quantiles        `json:"moveToOwnReply"`
-	OpponentSeen  Quantiles        `json:"moveToOpponentUpdate"`
+	URLs          []string  `json:"urls"`
+	Races         int       `json:"races"`
+	Spectators    int       `json:"spectators"`
+	Seconds       float64   `json:"seconds"`
+	Connections   int64     `json:"connections"` // websockets opened
+	RacesStarted  int64     `json:"racesStarted"`
+	RacesFinished int64     `json:"racesFinished"`
+	RacesAborted  int64     `json:"racesAborted"`
+	Moves         int64     `json:"moves"` // accepted moves
+	MovesPerSec   float64   `json:"movesPerSec"`
+	OwnReply      Quantiles `json:"moveToOwnReply"`
+	OpponentSeen  Quantiles `json:"moveToOpponentUpdate"`
+	// OpponentCross is OpponentSeen for the races whose two players
+	// dialled different URLs (instances); absent with one URL.
+	OpponentCross *Quantiles       `json:"moveToOpponentUpdateAcrossInstances,omitempty"`
 	BoardUpdates  int64            `json:"boardUpdates"` // board messages spectators got
 	Errors        map[string]int64 `json:"errorsByCode"` // error codes the server sent, and client-side failures
-	Dropped       int64            `json:"droppedConnections"`
+	// LateMoves are moves the server refused with race-over because the
+	// race ended while they were on their way: not errors.
+	LateMoves int64 `json:"lateMoves"`
+	Dropped   int64 `json:"droppedConnections"`
+	// Flood is what the flooders did, when there were any.
+	Flood *FloodReport `json:"flood,omitempty"`
+}
+
+// FloodReport is what the flooding connections sent and how they ended.
+type FloodReport struct {
+	Clients     int              `json:"clients"`
+	Sent        int64            `json:"messagesSent"`
+	SentPerSec  float64          `json:"messagesPerSec"`
+	Connections int64            `json:"connections"` // websockets the flooders opened
+	Ends        map[string]int64 `json:"endsByCode"`  // how the server ended them: closed-1008 is the rate limit
 }
 
 // run is the shared state of one load run.
@@ -80,10 +116,15 @@ type run struct {
 	cfg   Config
 	start time.Time
 
-	own, opp *latency
-	errs     counters
+	own, opp, oppCross *latency
+	errs               counters
+	// nextURL hands out Config.URLs in turn.
+	nextURL atomic.Int64
+	// The flooders' own figures, kept out of the players'.
+	floodSent, floodConns atomic.Int64
+	floodEnds             counters
 
-	conns, started, finished, aborted, moves, boards, dropped atomic.Int64
+	conns, started, finished, aborted, moves, boards, dropped, late atomic.Int64
 
 	racesMu sync.Mutex
 	races   map[string]*raceTrack
@@ -100,6 +141,8 @@ type raceTrack struct {
 	mu   sync.Mutex
 	sent [2]map[int]time.Time
 	refs int
+	// url is the URL index each seat's player dialled (-1: not yet).
+	url [2]int
 }
 
 func (r *run) track(id string) *raceTrack {
@@ -107,7 +150,7 @@ func (r *run) track(id string) *raceTrack {
 	defer r.racesMu.Unlock()
 	t := r.races[id]
 	if t == nil {
-		t = &raceTrack{sent: [2]map[int]time.Time{{}, {}}}
+		t = &raceTrack{sent: [2]map[int]time.Time{{}, {}}, url: [2]int{-1, -1}}
 		r.races[id] = t
 	}
 	t.refs++
@@ -136,14 +179,23 @@ func (t *raceTrack) sentMove(seat, n int, at time.Time) {
 	t.mu.Unlock()
 }
 
-func (t *raceTrack) seen(seat, n int) (time.Time, bool) {
+// joined notes which URL the player in seat dialled.
+func (t *raceTrack) joined(seat, url int) {
+	t.mu.Lock()
+	t.url[seat] = url
+	t.mu.Unlock()
+}
+
+// seen looks up when seat sent its n-th move, and whether the race's
+// players are on different URLs.
+func (t *raceTrack) seen(seat, n int) (at time.Time, cross, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	at, ok := t.sent[seat][n]
+	at, ok = t.sent[seat][n]
 	if ok {
 		delete(t.sent[seat], n)
 	}
-	return at, ok
+	return at, t.url[0] >= 0 && t.url[1] >= 0 && t.url[0] != t.url[1], ok
 }
 
 // Progress is a snapshot for a progress line.
@@ -160,8 +212,8 @@ type Progress struct {
 // Run runs the load until cfg.Duration is up or ctx is done, calling
 // progress (if not nil) about once a second, and reports.
 func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, error) {
-	if cfg.Races < 1 {
-		return Report{}, errors.New("loadtest: at least one race")
+	if cfg.Races < 1 || len(cfg.URLs) == 0 {
+		return Report{}, errors.New("loadtest: at least one race and one URL")
 	}
 	if cfg.Rate <= 0 {
 		cfg.Rate = DefaultRate
@@ -170,7 +222,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 		cfg.Variant = "classic"
 	}
 	r := &run{
-		cfg: cfg, start: time.Now(), own: newLatency(), opp: newLatency(),
+		cfg: cfg, start: time.Now(), own: newLatency(), opp: newLatency(), oppCross: newLatency(),
 		races: make(map[string]*raceTrack), live: make(chan string, max(cfg.Spectators, 1)),
 	}
 	r.perRace = (cfg.Spectators + cfg.Races - 1) / cfg.Races
@@ -178,11 +230,21 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	defer cancel()
 	sem := make(chan struct{}, dialConcurrency)
 	var wg sync.WaitGroup
+	pairs := make([]*pairing, cfg.Races)
+	if cfg.Direct {
+		for k := range pairs {
+			pairs[k] = &pairing{next: [2]chan string{make(chan string, 1), make(chan string, 1)}, done: make(chan struct{}, 2)}
+			wg.Go(func() { r.pairer(ctx, pairs[k], r.cfg.URLs[k%len(r.cfg.URLs)]) })
+		}
+	}
 	for i := range 2 * cfg.Races {
-		wg.Go(func() { r.player(ctx, sem, cfg.Seed+uint64(i)) })
+		wg.Go(func() { r.player(ctx, sem, i%len(cfg.URLs), cfg.Seed+uint64(i), pairs[i/2], i%2) })
 	}
 	for range cfg.Spectators {
 		wg.Go(func() { r.spectator(ctx, sem) })
+	}
+	for range cfg.Flooders {
+		wg.Go(func() { r.flooder(ctx) })
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -201,13 +263,28 @@ loop:
 	}
 	elapsed := time.Since(r.start)
 	rep := Report{
-		URL: cfg.URL, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(),
+		URLs: cfg.URLs, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(),
 		Connections: r.conns.Load(), RacesStarted: r.started.Load(), RacesFinished: r.finished.Load(),
 		RacesAborted: r.aborted.Load(), Moves: r.moves.Load(),
 		OwnReply: r.own.quantiles(), OpponentSeen: r.opp.quantiles(),
 		BoardUpdates: r.boards.Load(), Errors: r.errs.snapshot(), Dropped: r.dropped.Load(),
+		LateMoves: r.late.Load(),
 	}
 	rep.MovesPerSec = float64(rep.Moves) / elapsed.Seconds()
+	if cfg.Flooders > 0 {
+		rep.Flood = &FloodReport{
+			Clients: cfg.Flooders, Sent: r.floodSent.Load(), Connections: r.floodConns.Load(),
+			Ends: r.floodEnds.snapshot(),
+		}
+		rep.Flood.SentPerSec = float64(rep.Flood.Sent) / elapsed.Seconds()
+		if rep.Flood.Ends == nil {
+			rep.Flood.Ends = map[string]int64{}
+		}
+	}
+	if len(cfg.URLs) > 1 {
+		q := r.oppCross.quantiles()
+		rep.OpponentCross = &q
+	}
 	if rep.Errors == nil {
 		rep.Errors = map[string]int64{}
 	}
@@ -254,8 +331,13 @@ func (r *run) dial(ctx context.Context, sem chan struct{}, url string) (*wsConn,
 
 func (c *wsConn) read(ctx context.Context) {
 	defer close(c.inbox)
+	var buf bytes.Buffer // reused: decode keeps nothing of the bytes
 	for {
-		_, b, err := c.ws.ReadMessage()
+		_, rd, err := c.ws.NextReader()
+		if err == nil {
+			buf.Reset()
+			_, err = buf.ReadFrom(rd)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				err = nil
@@ -263,7 +345,7 @@ func (c *wsConn) read(ctx context.Context) {
 			c.rerr <- err
 			return
 		}
-		m, err := decode(b)
+		m, err := decode(buf.Bytes())
 		if err != nil {
 			c.rerr <- err
 			return
@@ -321,8 +403,8 @@ func closeName(err error) string {
 
 // player is one bot player: hello, quick play, join, play; again until
 // the run ends.
-func (r *run) player(ctx context.Context, sem chan struct{}, seed uint64) {
-	c, err := r.dial(ctx, sem, r.cfg.URL)
+func (r *run) player(ctx context.Context, sem chan struct{}, url int, seed uint64, pair *pairing, pairIdx int) {
+	c, err := r.dial(ctx, sem, r.cfg.URLs[url])
 	if err != nil {
 		if ctx.Err() == nil {
 			r.errs.add("dial-failed")
@@ -330,7 +412,7 @@ func (r *run) player(ctx context.Context, sem chan struct{}, seed uint64) {
 		return
 	}
 	defer c.close()
-	p := &player{run: r, c: c, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
+	p := &player{run: r, c: c, url: url, pair: pair, pairIdx: pairIdx, bot: engine.NewBot(r.cfg.Level, seed), rng: rand.New(rand.NewPCG(seed, 0x10ad))}
 	err = p.play(ctx)
 	switch {
 	case ctx.Err() != nil:
@@ -339,4 +421,135 @@ func (r *run) player(ctx context.Context, sem chan struct{}, seed uint64) {
 	case err != nil:
 		r.errs.add("client-write")
 	}
+}
+
+// floodTick is how often a flooder sends its batch: 10,000 messages a
+// second go as 100 every 10 ms, not one timer per message.
+const floodTick = 10 * time.Millisecond
+
+// floodPing is what a flooder sends: a valid message, so that the server's
+// rate limit, not its decoder, is what stops it.
+var floodPing = []byte(`{"v":1,"type":"ping","id":"f"}`)
+
+// flooder sends FloodRate messages a second on a connection until the
+// server closes it, then reconnects, until the run ends.
+func (r *run) flooder(ctx context.Context) {
+	per := max(1, int(r.cfg.FloodRate*floodTick.Seconds()))
+	tick := time.NewTicker(floodTick)
+	defer tick.Stop()
+	sem := make(chan struct{}, 1) // its own: the players' ramp-up does not wait for it
+	for ctx.Err() == nil {
+		c, err := r.dial(ctx, sem, r.cfg.URLs[0])
+		if err != nil {
+			if ctx.Err() == nil {
+				r.floodEnds.add("dial-failed")
+				time.Sleep(floodTick)
+			}
+			continue
+		}
+		r.conns.Add(-1) // counted apart from the players'
+		r.floodConns.Add(1)
+		r.flood(ctx, c, tick.C, per)
+		c.close()
+		if ctx.Err() == nil {
+			if err := <-c.rerr; err != nil {
+				r.floodEnds.add(closeName(err))
+			} else {
+				r.floodEnds.add("write-failed")
+			}
+		}
+	}
+}
+
+// flood sends per messages each tick on c until c ends or the run does.
+func (r *run) flood(ctx context.Context, c *wsConn, tick <-chan time.Time, per int) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-c.inbox: // the server's answers: pongs, rate-limited errors
+			if !ok {
+				return
+			}
+		case <-tick:
+			for range per {
+				_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+				if err := c.ws.WriteMessage(websocket.TextMessage, floodPing); err != nil {
+					return
+				}
+				r.floodSent.Add(1)
+			}
+		}
+	}
+}
+
+// pairing hands two players of a Direct run their races: each gets the id
+// on its next channel, and says done when its race is over.
+type pairing struct {
+	next [2]chan string
+	done chan struct{}
+}
+
+// createTimeout bounds one POST /api/races.
+const createTimeout = 10 * time.Second
+
+// pairer makes races for a pair over the API of the instance at url (the
+// pairs take the URLs in turn, so that each instance runs its share of
+// the races), one after the other, until the run ends.
+func (r *run) pairer(ctx context.Context, pair *pairing, url string) {
+	base := "http" + strings.TrimPrefix(url, "ws")
+	base = strings.TrimSuffix(base, "/ws")
+	client := &http.Client{Timeout: createTimeout}
+	for ctx.Err() == nil {
+		id, err := createRace(ctx, client, base, r.cfg.Variant)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.errs.add("create-failed")
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+				}
+			}
+			continue
+		}
+		r.started.Add(1)
+		for range r.perRace { // offer the race to spectators; none waiting is fine
+			select {
+			case r.live <- id:
+			default:
+			}
+		}
+		for i := range 2 {
+			pair.next[i] <- id // buffered, and emptied before done comes
+		}
+		for range 2 {
+			select {
+			case <-pair.done:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// createRace makes a private race over the HTTP API and returns its id.
+func createRace(ctx context.Context, client *http.Client, base, variant string) (string, error) {
+	body := fmt.Sprintf(`{"variant":%q}`, variant)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/races", strings.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	var out struct {
+		Race string `json:"race"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusCreated || out.Race == "" {
+		return "", fmt.Errorf("create race: status %d, %v", res.StatusCode, err)
+	}
+	return out.Race, nil
 }

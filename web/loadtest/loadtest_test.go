@@ -92,7 +92,7 @@ func TestRunPlaysRaces(t *testing.T) {
 	}
 	url := newServer(t)
 	rep, err := Run(context.Background(), Config{
-		URL: url, Races: 2, Spectators: 2, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
+		URLs: []string{url}, Races: 2, Spectators: 2, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +108,35 @@ func TestRunPlaysRaces(t *testing.T) {
 	}
 	if rep.Connections != 6 {
 		t.Errorf("connections %d, want 6", rep.Connections)
+	}
+}
+
+// TestRunWithAFlooder: a flooding client is closed for its rate (1008)
+// and comes back, again and again, while the players play on without
+// errors; its figures are apart from theirs. A Direct run with a second
+// URL (the same server) exercises races made over the API and the
+// across-instances figure.
+func TestRunWithAFlooder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real countdowns take seconds")
+	}
+	url := newServer(t)
+	rep, err := Run(context.Background(), Config{
+		URLs: []string{url, url}, Races: 1, Duration: 5 * time.Second, Level: engine.Easy, Rate: 10,
+		Flooders: 1, FloodRate: 2000, Direct: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Flood
+	if f == nil || f.Sent == 0 || f.Ends["closed-1008"] < 2 || f.Connections < 2 {
+		t.Errorf("flood report %+v", f)
+	}
+	if rep.RacesStarted != 1 || rep.Moves == 0 || len(rep.Errors) != 0 || rep.Dropped != 0 || rep.Connections != 2 {
+		t.Errorf("players: races %d, moves %d, errors %v, dropped %d, connections %d", rep.RacesStarted, rep.Moves, rep.Errors, rep.Dropped, rep.Connections)
+	}
+	if rep.OpponentCross == nil || rep.OpponentCross.Count != rep.OpponentSeen.Count {
+		t.Errorf("across instances %+v, all %+v", rep.OpponentCross, rep.OpponentSeen)
 	}
 }
 

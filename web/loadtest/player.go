@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -54,7 +55,42 @@ type decodeError struct {
 func (e *decodeError) Error() string { return fmt.Sprintf("decode %q: %v", e.msg, e.err) }
 func (e *decodeError) Unwrap() error { return e.err }
 
+// serverHead is how the server starts every message (PROTOCOL.md's
+// envelope, encoded by the web package in this order).
+var serverHead = []byte(`{"v":1,"type":"`)
+
+// peekType reads a server message's type from its envelope without
+// decoding the rest, or "" if the message does not start as expected.
+func peekType(b []byte) string {
+	if !bytes.HasPrefix(b, serverHead) {
+		return ""
+	}
+	rest := b[len(serverHead):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return ""
+	}
+	return string(rest[:end])
+}
+
+// decode reads what the load client needs of a server message. The
+// profile of a load run had the client's JSON decoding at 40% of its CPU,
+// most of it the lobby message (every live race, each heartbeat, to every
+// connection), which the client never reads: messages it does not use are
+// only counted by type, and "opponent" is read for its move count alone.
 func decode(b []byte) (inMsg, error) {
+	switch typ := peekType(b); typ {
+	case "lobby", "presence", "board", "welcome", "watching", "queued", "pong":
+		return inMsg{Type: typ}, nil
+	case "opponent":
+		var o struct {
+			Counts counts `json:"counts"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			return inMsg{}, &decodeError{truncate(b), err}
+		}
+		return inMsg{Type: typ, Counts: &o.Counts}, nil
+	}
 	var m inMsg
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, &decodeError{truncate(b), err}
@@ -85,6 +121,11 @@ type player struct {
 	c   *wsConn
 	bot *engine.Bot
 	rng *rand.Rand
+	url int // the index of the URL this player dialled, in Config.URLs
+	// pair, in Config.Direct runs, hands this player its races; pairIdx
+	// is its place in the pair (not its seat, which join decides).
+	pair    *pairing
+	pairIdx int
 
 	raceID  string
 	seat    int
@@ -95,6 +136,9 @@ type player struct {
 	inFlight string
 	sentAt   time.Time
 	nextID   int
+	// lastInFlight is the move in flight when the last race ended: its
+	// race-over refusal may come after the final state.
+	lastInFlight string
 }
 
 // next waits for the next message, or ends with the run or connection.
@@ -107,9 +151,30 @@ func (p *player) next(ctx context.Context, tick <-chan time.Time) (inMsg, bool, 
 		return m, false, nil
 	case <-tick:
 		return inMsg{}, true, nil
+	case id := <-p.pairNext():
+		return inMsg{Type: "matched", Race: id, Seat: -1}, false, nil
 	case <-ctx.Done():
 		return inMsg{}, false, ctx.Err()
 	}
+}
+
+// pairNext is where a Direct run's next race comes from; nil (never
+// ready) when the player queues for quick play.
+func (p *player) pairNext() <-chan string {
+	if p.pair == nil {
+		return nil
+	}
+	return p.pair.next[p.pairIdx]
+}
+
+// again asks for the player's next race: quick play, or in a Direct run
+// the pair's next race.
+func (p *player) again() error {
+	if p.pair != nil {
+		p.pair.done <- struct{}{} // room for both players: never blocks
+		return nil
+	}
+	return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant})
 }
 
 func (p *player) id() string {
@@ -121,8 +186,10 @@ func (p *player) play(ctx context.Context) error {
 	if err := p.c.send(outMsg{V: 1, Type: "hello", ID: "h"}); err != nil {
 		return err
 	}
-	if err := p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant}); err != nil {
-		return err
+	if p.pair == nil {
+		if err := p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant}); err != nil {
+			return err
+		}
 	}
 	// Each player moves every 1/rate seconds, starting at a random phase
 	// so that the players do not move in lockstep.
@@ -162,7 +229,7 @@ func (p *player) handle(m inMsg) error {
 		p.leaveRace()
 		p.raceID, p.seat, p.running, p.inFlight = m.Race, m.Seat, false, ""
 		p.track = r.track(m.Race)
-		if m.Seat == 0 {
+		if m.Seat == 0 { // quick play: the seat is known; a Direct run's pairer counts its races
 			r.started.Add(1)
 			for range r.perRace { // offer the race to spectators; none waiting is fine
 				select {
@@ -172,6 +239,11 @@ func (p *player) handle(m inMsg) error {
 			}
 		}
 		return p.c.send(outMsg{V: 1, Type: "join", ID: "j", Race: m.Race})
+	case "joined":
+		if m.Race == p.raceID && p.track != nil {
+			p.seat = m.Seat
+			p.track.joined(m.Seat, p.url)
+		}
 	case "state":
 		if m.Race != p.raceID {
 			return nil
@@ -183,7 +255,7 @@ func (p *player) handle(m inMsg) error {
 		case "running":
 			p.running = true
 		case "finished", "aborted":
-			p.running, p.inFlight = false, ""
+			p.running, p.lastInFlight, p.inFlight = false, p.inFlight, ""
 			if m.Seat == 0 {
 				if m.State == "finished" {
 					r.finished.Add(1)
@@ -192,7 +264,7 @@ func (p *player) handle(m inMsg) error {
 				}
 			}
 			p.leaveRace()
-			return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: r.cfg.Variant})
+			return p.again()
 		}
 	case "moved":
 		if m.ID != p.inFlight || m.ID == "" {
@@ -206,11 +278,23 @@ func (p *player) handle(m inMsg) error {
 		}
 	case "opponent":
 		if p.track != nil && m.Counts != nil {
-			if at, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
-				r.opp.record(time.Since(at))
+			if at, cross, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
+				d := time.Since(at)
+				r.opp.record(d)
+				if cross {
+					r.oppCross.record(d)
+				}
 			}
 		}
 	case "error":
+		if m.Code == "race-over" && m.ID != "" && (m.ID == p.inFlight || m.ID == p.lastInFlight) {
+			// The move crossed the race's end (the opponent won, or the
+			// time ran out) on the wire: every player of a fast game
+			// may see this, so it is counted apart from errors.
+			r.late.Add(1)
+			p.inFlight = ""
+			return nil
+		}
 		r.errs.add(m.Code)
 		if m.ID != "" && m.ID == p.inFlight {
 			p.inFlight = ""
@@ -253,7 +337,7 @@ func (p *player) leaveRace() {
 
 // spectator watches races the players were matched into, one at a time.
 func (r *run) spectator(ctx context.Context, sem chan struct{}) {
-	c, err := r.dial(ctx, sem, r.cfg.URL)
+	c, err := r.dial(ctx, sem, r.cfg.URLs[int(r.nextURL.Add(1))%len(r.cfg.URLs)])
 	if err != nil {
 		if ctx.Err() == nil {
 			r.errs.add("dial-failed")

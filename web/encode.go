@@ -1,0 +1,266 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"sirtommy/engine"
+	"sirtommy/race"
+)
+
+// The messages sent on every move ("moved" to the mover, "opponent" to the
+// other player, "board" to spectators) are written by hand below: the
+// profile of a load run had encoding/json's reflection, MarshalText calls
+// per card and its re-compaction of Marshaler output at 40% of the server's
+// CPU. The output is byte for byte what encodeEvent's generic path writes
+// (TestFastEncodingMatchesJSON compares them over whole games of every
+// variant), so a field added to an event or to engine.View must be added
+// here too, or the test fails.
+
+// appendMessage appends the protocol message for m (a race.Event or a
+// reply struct) to dst.
+func appendMessage(dst []byte, m any) ([]byte, error) {
+	ev, ok := m.(race.Event)
+	if !ok {
+		b, err := marshal(m)
+		if err != nil {
+			return dst, fmt.Errorf("encode reply: %w", err)
+		}
+		return append(dst, b...), nil
+	}
+	if out, ok := appendFast(dst, ev); ok {
+		return out, nil
+	}
+	return appendEvent(dst, ev)
+}
+
+// appendEvent is the generic path: the event's JSON after the envelope.
+func appendEvent(dst []byte, ev race.Event) ([]byte, error) {
+	var body []byte
+	var err error
+	if mj, ok := ev.(json.Marshaler); ok {
+		// Events that encode themselves once for many connections (the
+		// lobby's) are taken as they are: encoding/json would validate and
+		// re-compact their bytes for every connection.
+		body, err = mj.MarshalJSON()
+	} else {
+		body, err = marshal(ev)
+	}
+	if err != nil {
+		return dst, fmt.Errorf("encode %s: %w", ev.EventType(), err)
+	}
+	dst = appendHead(dst, ev.EventType())
+	if len(body) > 2 {
+		dst = append(dst, ',')
+		return append(dst, body[1:]...), nil
+	}
+	return append(dst, '}'), nil
+}
+
+func appendHead(dst []byte, typ string) []byte {
+	dst = append(dst, `{"v":`...)
+	dst = strconv.AppendInt(dst, ProtocolVersion, 10)
+	dst = append(dst, `,"type":`...)
+	return appendString(dst, typ)
+}
+
+// appendFast writes the per-move events by hand; false means the generic
+// path must (an unexpected value, such as an invalid card).
+func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
+	start := len(dst)
+	ok := true
+	switch e := ev.(type) {
+	case *race.MovedEvent:
+		dst = appendHead(dst, "moved")
+		dst = appendField(dst, "race")
+		dst = appendString(dst, e.Race)
+		if e.ID != "" {
+			dst = appendField(dst, "id")
+			dst = appendString(dst, e.ID)
+		}
+		dst = appendIntField(dst, "seat", int64(e.Seat))
+		dst = appendIntField(dst, "seq", int64(e.Seq))
+		dst = appendField(dst, "move")
+		dst = appendString(dst, e.Move)
+		dst = appendIntField(dst, "atMs", e.AtMs)
+		dst = appendField(dst, "view")
+		dst, ok = appendView(dst, &e.View)
+	case *race.OpponentEvent:
+		dst = appendHead(dst, "opponent")
+		dst = appendField(dst, "race")
+		dst = appendString(dst, e.Race)
+		dst = appendIntField(dst, "seat", int64(e.Seat))
+		dst = appendField(dst, "counts")
+		dst, ok = appendCounts(dst, &e.Counts)
+	case *race.BoardEvent:
+		dst = appendHead(dst, "board")
+		dst = appendField(dst, "race")
+		dst = appendString(dst, e.Race)
+		dst = appendIntField(dst, "seat", int64(e.Seat))
+		dst = appendIntField(dst, "seq", int64(e.Seq))
+		dst = appendField(dst, "move")
+		dst = appendString(dst, e.Move)
+		dst = appendIntField(dst, "atMs", e.AtMs)
+		dst = appendField(dst, "view")
+		dst, ok = appendView(dst, &e.View)
+		if ok {
+			dst = appendField(dst, "counts")
+			dst, ok = appendCounts(dst, &e.Counts)
+		}
+	default:
+		return dst, false
+	}
+	if !ok {
+		return dst[:start], false
+	}
+	return append(dst, '}'), true
+}
+
+// appendField writes ,"name": (every fast field follows another).
+func appendField(dst []byte, name string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	return append(dst, '"', ':')
+}
+
+func appendIntField(dst []byte, name string, n int64) []byte {
+	return strconv.AppendInt(appendField(dst, name), n, 10)
+}
+
+func appendCounts(dst []byte, c *race.Counts) ([]byte, bool) {
+	st, ok := statusName(c.Status)
+	if !ok {
+		return dst, false
+	}
+	dst = append(dst, `{"score":`...)
+	dst = strconv.AppendInt(dst, int64(c.Score), 10)
+	dst = appendIntField(dst, "stock", int64(c.Stock))
+	dst = appendField(dst, "status")
+	dst = appendString(dst, st)
+	dst = appendIntField(dst, "moves", int64(c.Moves))
+	dst = append(dst, `,"connected":`...)
+	dst = strconv.AppendBool(dst, c.Connected)
+	return append(dst, '}'), true
+}
+
+func appendView(dst []byte, v *engine.View) ([]byte, bool) {
+	st, ok := statusName(v.Status)
+	if !ok {
+		return dst, false
+	}
+	dst = append(dst, `{"variant":`...)
+	dst = appendString(dst, v.Variant)
+	dst = appendIntField(dst, "stock", int64(v.Stock))
+	dst = appendField(dst, "turned")
+	if dst, ok = appendCards(dst, v.Turned); !ok {
+		return dst, false
+	}
+	dst = append(dst, `,"foundations":[`...)
+	for i := range v.Foundations {
+		f := &v.Foundations[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		if f.Top != engine.NoCard {
+			if !f.Top.Valid() {
+				return dst, false
+			}
+			dst = append(dst, `"top":`...)
+			dst = appendCard(dst, f.Top)
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"count":`...)
+		dst = strconv.AppendInt(dst, int64(f.Count), 10)
+		if f.Wants != 0 {
+			if f.Wants < engine.Ace || f.Wants > engine.King {
+				return dst, false
+			}
+			dst = append(dst, `,"wants":"`...)
+			dst = append(dst, f.Wants.String()...)
+			dst = append(dst, '"')
+		}
+		dst = appendIntField(dst, "step", int64(f.Step))
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"waste":[`...)
+	for i := range v.Waste {
+		w := &v.Waste[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"cards":`...)
+		if dst, ok = appendCards(dst, w.Cards); !ok {
+			return dst, false
+		}
+		dst = appendIntField(dst, "count", int64(w.Count))
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	dst = appendIntField(dst, "redealsLeft", int64(v.RedealsLeft))
+	if v.WasteLocked {
+		dst = append(dst, `,"wasteLocked":true`...)
+	}
+	dst = appendField(dst, "status")
+	dst = appendString(dst, st)
+	dst = appendIntField(dst, "score", int64(v.Score))
+	dst = appendIntField(dst, "target", int64(v.Target))
+	dst = appendIntField(dst, "moves", int64(v.Moves))
+	return append(dst, '}'), true
+}
+
+func appendCards(dst []byte, cs []engine.Card) ([]byte, bool) {
+	if cs == nil {
+		return append(dst, "null"...), true
+	}
+	dst = append(dst, '[')
+	for i, c := range cs {
+		if !c.Valid() {
+			return dst, false
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCard(dst, c)
+	}
+	return append(dst, ']'), true
+}
+
+func appendCard(dst []byte, c engine.Card) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, c.String()...)
+	return append(dst, '"')
+}
+
+func statusName(s engine.Status) (string, bool) {
+	switch s {
+	case engine.Playing, engine.Won, engine.Stuck, engine.Resigned:
+		return s.String(), true
+	}
+	return "", false
+}
+
+// appendString writes s as a JSON string as encoding/json does without
+// HTML escaping: ids and names come from clients, so anything may be in
+// them. Plain printable ASCII, the usual case, is copied as it is.
+func appendString(dst []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	b, err := marshal(s)
+	if err != nil { // a string always encodes
+		return append(dst, `""`...)
+	}
+	return append(dst, b...)
+}
