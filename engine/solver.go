@@ -302,7 +302,16 @@ func (s *solver) candidates(g *Game, dst []Move, pileKey *[4]uint64) []Move {
 			out = append(out, m)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Move) int { return s.priority(g, a) - s.priority(g, b) })
+	var pri [64]int
+	for i, m := range out {
+		pri[i] = s.priority(g, m)<<8 | i
+	}
+	slices.Sort(pri[:len(out)])
+	var tmp [64]Move
+	copy(tmp[:], out)
+	for i := range out {
+		out[i] = tmp[pri[i]&0xff]
+	}
 	return out
 }
 
@@ -344,7 +353,12 @@ func (g *Game) inHand(c Card) bool {
 
 // priority orders candidates: foundation moves first, then a card onto the
 // waste pile whose top is the lowest card not below it, then empty piles,
-// then the rest by how little they bury.
+// then the rest: where foundations are chains, onto the pile whose lowest
+// card is highest (the pile whose cards are needed last), otherwise by how
+// little they bury the top. Burying the least urgent pile settled a few
+// more classic deals within a budget than burying the closest top (239
+// against 233 of deals 1-300, 210 against 205 of 301-600, at 200,000
+// positions).
 func (s *solver) priority(g *Game, m Move) int {
 	if m.Kind == Redeal {
 		return 1000
@@ -360,6 +374,13 @@ func (s *solver) priority(g *Game, m Move) int {
 	r := m.Card.Rank()
 	if top >= r {
 		return 10 + int(top-r)
+	}
+	if s.chains {
+		low := top
+		for _, c := range g.waste[m.To.Index][:n] {
+			low = min(low, c.Rank())
+		}
+		return 200 + int(King-low)
 	}
 	return 200 + int(r-top)
 }
