@@ -42,12 +42,14 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// Phase 1: can the deal be won? Anything whose bound is below a win is cut.
 	// First come searches that follow the move ordering with a few
 	// discrepancies only, which find most wins long before a full search
-	// would leave the subtree of its first bad choice; they get three
-	// quarters of the budget. Then the full search, which alone can answer
-	// Lost.
+	// would leave the subtree of its first bad choice. They may use the
+	// whole budget: whatever is left then goes to the full search, which
+	// with a narrow search that left nothing out alone can answer Lost.
+	// (Keeping a quarter of the budget back for the full search settled
+	// fewer classic deals: 239 against 244 of deals 1-300 at 200,000
+	// positions; no real deal was proven lost either way.)
 	s.floor = deck - 1
 	won, complete := false, false
-	s.maxNodes = opt.MaxNodes / 4 * 3
 	for _, d := range discrepancies {
 		s.narrowed = false
 		if won = s.search(start, d); won || s.aborted {
@@ -58,9 +60,7 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 			break
 		}
 	}
-	s.maxNodes = opt.MaxNodes
-	if !won && !complete {
-		s.aborted = false
+	if !won && !complete && !s.aborted {
 		won = s.search(start, unlimited)
 	}
 	sol := Solution{Nodes: s.nodes}
