@@ -20,8 +20,9 @@ import (
 //     sought is cut;
 //   - for the question whether the deal can be won, limited-discrepancy
 //     searches first (most deals are won, and a plain depth-first search
-//     spends its budget under its first bad choice), then a full search,
-//     which alone may answer Lost.
+//     spends its budget under its first bad choice), with two move
+//     orderings in turn where foundations are chains, then a full search
+//     with what is left of the budget, which alone may answer Lost.
 //
 // A node limit reached is reported as Unknown, never as a loss.
 func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
