@@ -234,3 +234,26 @@ func TestSolverLostAgainstBruteForce(t *testing.T) {
 		t.Errorf("the cases should hold many losses and some wins: %v", outcomes)
 	}
 }
+
+// TestBuried checks the count behind the second move ordering: the cards
+// of a pile whose run of cards of their rank or higher above them grows.
+func TestBuried(t *testing.T) {
+	g := Game{rules: mustVariant(t, "classic")}
+	for _, k := range []Rank{3, 9} { // bottom to top
+		g.waste[0][g.wasteN[0]] = NewCard(k, Spades)
+		g.wasteN[0]++
+	}
+	for _, tc := range []struct {
+		r    Rank
+		want int
+	}{
+		{2, 0},    // below every card
+		{8, 0},    // the 3 already needs a foundation past it for the 9; 8 then 9 can share one
+		{9, 2},    // two 9s above the 3 need two foundations, and the old 9 now has one above
+		{King, 2}, // K then 9 above the 3 need two foundations; the 9 now has one above
+	} {
+		if got := buried(&g, 0, tc.r); got != tc.want {
+			t.Errorf("a %v onto 3 9: buried %d, want %d", tc.r, got, tc.want)
+		}
+	}
+}
