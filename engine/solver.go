@@ -513,19 +513,23 @@ func chainBound(g *Game) int {
 		}
 	}
 	depth := g.wasteN
+	// The rules only ever add cards, so they can be applied in any order;
+	// pm is kept up to date as cards join, so that one pass carries a
+	// change up the ranks and fewer passes are needed.
 	var pm [15]int // pm[r]: the least cnt(s), s <= r
+	pm[0] = 4
+	for r := 1; r <= 13; r++ {
+		pm[r] = min(pm[r-1], cnt[r])
+	}
 	for changed := true; changed; {
 		changed = false
-		pm[0] = 4
-		for r := 1; r <= 13; r++ {
-			pm[r] = min(pm[r-1], cnt[r])
-		}
 		for r := 1; r <= 13; r++ {
 			if free[r] > 0 && pm[r-1] >= found[r]+1 {
 				cnt[r] += free[r]
 				free[r] = 0
 				changed = true
 			}
+			pm[r] = min(pm[r-1], cnt[r])
 		}
 		for p := range 4 {
 			for depth[p] > 0 {
@@ -538,6 +542,13 @@ func chainBound(g *Game) int {
 				cnt[r]++
 				depth[p]--
 				changed = true
+				for k := r; k <= 13; k++ {
+					v := min(pm[k-1], cnt[k])
+					if v == pm[k] {
+						break
+					}
+					pm[k] = v
+				}
 			}
 		}
 	}
