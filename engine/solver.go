@@ -20,8 +20,9 @@ import (
 //     sought is cut;
 //   - for the question whether the deal can be won, limited-discrepancy
 //     searches first (most deals are won, and a plain depth-first search
-//     spends its budget under its first bad choice), then a full search,
-//     which alone may answer Lost.
+//     spends its budget under its first bad choice), with two move
+//     orderings in turn where foundations are chains, then a full search
+//     with what is left of the budget, which alone may answer Lost.
 //
 // A node limit reached is reported as Unknown, never as a loss.
 func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
@@ -42,25 +43,47 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// Phase 1: can the deal be won? Anything whose bound is below a win is cut.
 	// First come searches that follow the move ordering with a few
 	// discrepancies only, which find most wins long before a full search
-	// would leave the subtree of its first bad choice; they get three
-	// quarters of the budget. Then the full search, which alone can answer
-	// Lost.
+	// would leave the subtree of its first bad choice. They may use the
+	// whole budget: whatever is left then goes to the full search, which
+	// with a narrow search that left nothing out alone can answer Lost.
+	// (Keeping a quarter of the budget back for the full search settled
+	// fewer classic deals: 239 against 244 of deals 1-300 at 200,000
+	// positions; no real deal was proven lost either way.)
 	s.floor = deck - 1
 	won, complete := false, false
-	s.maxNodes = opt.MaxNodes / 4 * 3
-	for _, d := range discrepancies {
-		s.narrowed = false
-		if won = s.search(start, d); won || s.aborted {
-			break
+	// Where foundations are chains, the narrow searches run twice, with two
+	// move orderings (see priority) and half the budget each: each finds
+	// wins the other misses within its budget (of classic deals 1-300 at
+	// 200,000 positions, 250 won against 244 with one ordering and the
+	// whole budget; of 301-600, 229 against 214). Limited-budget records in
+	// the table depend on the ordering, so it starts empty each time.
+	orders := 1
+	if s.chains {
+		orders = 2
+	}
+	for k := range orders {
+		s.order = k
+		s.maxNodes = opt.MaxNodes / int64(orders) * int64(k+1)
+		if k == orders-1 {
+			s.maxNodes = opt.MaxNodes
 		}
-		if !s.narrowed {
-			complete = true // nothing was left out: this was a full search
+		s.aborted = false
+		s.seen.reset()
+		for _, d := range discrepancies {
+			s.narrowed = false
+			if won = s.search(start, d); won || s.aborted {
+				break
+			}
+			if !s.narrowed {
+				complete = true // nothing was left out: this was a full search
+				break
+			}
+		}
+		if won || complete {
 			break
 		}
 	}
-	s.maxNodes = opt.MaxNodes
-	if !won && !complete {
-		s.aborted = false
+	if !won && !complete && !s.aborted {
 		won = s.search(start, unlimited)
 	}
 	sol := Solution{Nodes: s.nodes}
@@ -114,6 +137,7 @@ type solver struct {
 	best     int
 	bestLine []Move
 	path     []Move
+	order    int      // which move ordering: see priority
 	bufs     [][]Move // candidate moves, one buffer per depth
 	games    []*Game  // the child being searched, one per depth
 }
@@ -302,7 +326,16 @@ func (s *solver) candidates(g *Game, dst []Move, pileKey *[4]uint64) []Move {
 			out = append(out, m)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Move) int { return s.priority(g, a) - s.priority(g, b) })
+	var pri [64]int
+	for i, m := range out {
+		pri[i] = s.priority(g, m)<<8 | i
+	}
+	slices.Sort(pri[:len(out)])
+	var tmp [64]Move
+	copy(tmp[:], out)
+	for i := range out {
+		out[i] = tmp[pri[i]&0xff]
+	}
 	return out
 }
 
@@ -342,9 +375,16 @@ func (g *Game) inHand(c Card) bool {
 	return false
 }
 
-// priority orders candidates: foundation moves first, then a card onto the
-// waste pile whose top is the lowest card not below it, then empty piles,
-// then the rest by how little they bury.
+// priority orders candidates: foundation moves first, then, in ordering 0,
+// a card onto the waste pile whose top is the lowest card not below it,
+// then empty piles, then the rest: where foundations are chains, onto the
+// pile whose lowest card is highest (the pile whose cards are needed
+// last), otherwise by how little they bury the top. Burying the least
+// urgent pile settled a few more classic deals within a budget than
+// burying the closest top (239 against 233 of deals 1-300, 210 against 205
+// of 301-600, at 200,000 positions). Ordering 1 puts first the waste pile
+// where the card adds to the fewest cards' runs of higher cards above them
+// (see buried), which alone does worse but finds other wins.
 func (s *solver) priority(g *Game, m Move) int {
 	if m.Kind == Redeal {
 		return 1000
@@ -358,8 +398,22 @@ func (s *solver) priority(g *Game, m Move) int {
 	}
 	top := g.waste[m.To.Index][n-1].Rank()
 	r := m.Card.Rank()
+	if s.order == 1 {
+		b := 10 + 20*buried(g, int(m.To.Index), r)
+		if top >= r {
+			return b + int(top-r)
+		}
+		return b + 10 + int(r-top)
+	}
 	if top >= r {
 		return 10 + int(top-r)
+	}
+	if s.chains && s.order == 0 {
+		low := top
+		for _, c := range g.waste[m.To.Index][:n] {
+			low = min(low, c.Rank())
+		}
+		return 200 + int(King-low)
 	}
 	return 200 + int(r-top)
 }
@@ -459,19 +513,23 @@ func chainBound(g *Game) int {
 		}
 	}
 	depth := g.wasteN
+	// The rules only ever add cards, so they can be applied in any order;
+	// pm is kept up to date as cards join, so that one pass carries a
+	// change up the ranks and fewer passes are needed.
 	var pm [15]int // pm[r]: the least cnt(s), s <= r
+	pm[0] = 4
+	for r := 1; r <= 13; r++ {
+		pm[r] = min(pm[r-1], cnt[r])
+	}
 	for changed := true; changed; {
 		changed = false
-		pm[0] = 4
-		for r := 1; r <= 13; r++ {
-			pm[r] = min(pm[r-1], cnt[r])
-		}
 		for r := 1; r <= 13; r++ {
 			if free[r] > 0 && pm[r-1] >= found[r]+1 {
 				cnt[r] += free[r]
 				free[r] = 0
 				changed = true
 			}
+			pm[r] = min(pm[r-1], cnt[r])
 		}
 		for p := range 4 {
 			for depth[p] > 0 {
@@ -484,6 +542,13 @@ func chainBound(g *Game) int {
 				cnt[r]++
 				depth[p]--
 				changed = true
+				for k := r; k <= 13; k++ {
+					v := min(pm[k-1], cnt[k])
+					if v == pm[k] {
+						break
+					}
+					pm[k] = v
+				}
 			}
 		}
 	}
@@ -630,4 +695,33 @@ func (t *keySet) grow() {
 		}
 		t.slots[i], t.disc[i] = k, oldDisc[j]
 	}
+}
+
+// buried counts the cards of pile p whose longest non-increasing run of
+// cards of their rank or higher above them grows when a card of rank r is
+// put on top.
+func buried(g *Game, p int, r Rank) int {
+	var tails, tailsNew [4]uint8
+	tailsNew[0] = uint8(r)
+	cnt := 0
+	for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
+		x := uint8(g.waste[p][i].Rank())
+		m, mn := 0, 0
+		for m < 4 && tails[m] >= x {
+			m++
+		}
+		for mn < 4 && tailsNew[mn] >= x {
+			mn++
+		}
+		if mn > m {
+			cnt++
+		}
+		if m < 4 {
+			tails[m] = x
+		}
+		if mn < 4 {
+			tailsNew[mn] = x
+		}
+	}
+	return cnt
 }

@@ -8,9 +8,10 @@ import (
 
 // endgame builds a position of the given variant near the end of a game:
 // the foundations at random levels, and the few cards left shuffled into
-// the stock and the waste piles. It sets unexported fields directly, so
-// that a search without any pruning can settle it.
-func endgame(t testing.TB, r *Rules, rng *rand.Rand, left int) Game {
+// the stock (at most maxStock of them) and the waste piles. It sets
+// unexported fields directly, so that a search without any pruning can
+// settle it.
+func endgame(t testing.TB, r *Rules, rng *rand.Rand, left, maxStock int) Game {
 	t.Helper()
 	for {
 		g := Game{rules: r}
@@ -41,7 +42,7 @@ func endgame(t testing.TB, r *Rules, rng *rand.Rand, left int) Game {
 			}
 		}
 		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
-		stock := rng.IntN(min(len(rest), 5) + 1)
+		stock := rng.IntN(min(len(rest), maxStock) + 1)
 		for _, c := range rest[:stock] {
 			g.stock[g.stockN] = c
 			g.stockN++
@@ -110,7 +111,7 @@ func testAgainstBruteForce(t *testing.T) {
 		outcomes := map[Outcome]int{}
 		t0 := time.Now()
 		for i := range cases {
-			g := endgame(t, r, rng, 6+rng.IntN(tc.left-5))
+			g := endgame(t, r, rng, 6+rng.IntN(tc.left-5), 5)
 			memo := map[Game]int{}
 			want := bruteBest(&g, memo)
 			for pos, best := range memo {
@@ -172,5 +173,87 @@ func TestSolverWinsReplay(t *testing.T) {
 	}
 	if wins == 0 {
 		t.Fatal("no classic deal among the first 20 won")
+	}
+}
+
+// TestSolverLostAgainstBruteForce checks Lost answers where they are hardest
+// to get right: end positions whose cards left are mostly still in the
+// stock, so that every card must be put somewhere when it is turned and the
+// bound must reason about cards not yet seen. Every answer is compared with
+// a search with no pruning, every won line is replayed, and the bound is
+// checked at every position that search reached.
+func TestSolverLostAgainstBruteForce(t *testing.T) {
+	r := mustVariant(t, "classic")
+	rng := rand.New(rand.NewPCG(7, 11))
+	cases := 150
+	if testing.Short() {
+		cases = 40
+	}
+	s := newSolver(r, 1)
+	outcomes := map[Outcome]int{}
+	for i := range cases {
+		g := endgame(t, r, rng, 6+rng.IntN(3), 6)
+		memo := map[Game]int{}
+		want := bruteBest(&g, memo)
+		for pos, best := range memo {
+			if pos.status == Playing {
+				if b := s.upperBound(&pos); b < best {
+					t.Fatalf("case %d: bound %d below the best %d reachable from %s", i, b, best, pos.String())
+				}
+			}
+		}
+		sol := SolveGame(&g, SolveOptions{MaxNodes: 1_000_000})
+		outcomes[sol.Outcome]++
+		switch sol.Outcome {
+		case Lost:
+			if want == r.Deck() {
+				t.Fatalf("case %d: solver says lost, but a search with no pruning wins\n%s", i, g.String())
+			}
+			if sol.BestScore != want || !sol.ScoreExact {
+				t.Fatalf("case %d: lost with best %d (exact %v), brute force best %d\n%s", i, sol.BestScore, sol.ScoreExact, want, g.String())
+			}
+		case Winnable:
+			if want != r.Deck() {
+				t.Fatalf("case %d: solver says won, brute force best %d\n%s", i, want, g.String())
+			}
+		default:
+			t.Fatalf("case %d: a position this small should be settled, got %v\n%s", i, sol.Outcome, g.String())
+		}
+		c := g
+		for _, m := range sol.Line {
+			if err := c.Apply(m); err != nil {
+				t.Fatalf("case %d: line does not replay: %v", i, err)
+			}
+		}
+		if int(c.score) != sol.BestScore {
+			t.Fatalf("case %d: line reaches %d, not %d", i, c.score, sol.BestScore)
+		}
+	}
+	t.Logf("%v", outcomes)
+	if outcomes[Lost] < cases/10 || outcomes[Winnable] == 0 {
+		t.Errorf("the cases should hold many losses and some wins: %v", outcomes)
+	}
+}
+
+// TestBuried checks the count behind the second move ordering: the cards
+// of a pile whose run of cards of their rank or higher above them grows.
+func TestBuried(t *testing.T) {
+	g := Game{rules: mustVariant(t, "classic")}
+	for _, k := range []Rank{3, 9} { // bottom to top
+		g.waste[0][g.wasteN[0]] = NewCard(k, Spades)
+		g.wasteN[0]++
+	}
+	for _, tc := range []struct {
+		r    Rank
+		want int
+	}{
+		{2, 0},    // below every card
+		{8, 0},    // the 3 already needs a foundation past it for the 9; 8 then 9 can share one
+		{9, 2},    // two 9s above the 3 need two foundations, and the old 9 now has one above
+		{King, 2}, // K then 9 above the 3 need two foundations; the 9 now has one above
+	} {
+		if got := buried(&g, 0, tc.r); got != tc.want {
+			t.Errorf("a %v onto 3 9: buried %d, want %d", tc.r, got, tc.want)
+		}
 	}
 }
