@@ -84,40 +84,12 @@ func (c *client) takeSeat() matched {
 	return mt
 }
 
-// fromView picks a move from what the player sees (the deal is secret):
-// a card that fits a foundation, else the turned card on W1.
-func fromView(v *engine.View) (engine.Move, bool) {
-	fits := func(c engine.Card) (int, bool) {
-		for i, f := range v.Foundations {
-			if f.Wants != 0 && c.Rank() == f.Wants {
-				return i, true
-			}
-		}
-		return 0, false
-	}
-	if len(v.Turned) > 0 {
-		c := v.Turned[0]
-		if i, ok := fits(c); ok {
-			return engine.PlaceMove(c, engine.F(i)), true
-		}
-		return engine.PlaceMove(c, engine.W(0)), true
-	}
-	for _, w := range v.Waste {
-		if n := len(w.Cards); n > 0 {
-			if i, ok := fits(w.Cards[n-1]); ok {
-				return engine.PlaceMove(w.Cards[n-1], engine.F(i)), true
-			}
-		}
-	}
-	return engine.Move{}, false
-}
-
 // playBlind plays from the views the server sends until the player's game
 // or the race is over.
 func (c *client) playBlind(v engine.View, moves int) {
 	c.t.Helper()
 	for i := 0; i < moves && v.Status == engine.Playing && !c.finished(); i++ {
-		mv, ok := fromView(&v)
+		mv, ok := racetest.FromView(&v)
 		if !ok {
 			c.t.Fatalf("no move from view %+v", v)
 		}

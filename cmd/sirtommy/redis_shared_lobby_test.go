@@ -11,6 +11,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
+	"sirtommy/race/racetest"
 	"sirtommy/race/redisrace/redistest"
 )
 
@@ -162,7 +163,7 @@ func (c *lobbyClient) playBlind() {
 	st := c.running()
 	v := view(c.t, st["you"])
 	for v.Status == engine.Playing {
-		mv, ok := blindMove(&v)
+		mv, ok := racetest.FromView(&v)
 		if !ok {
 			c.t.Fatalf("no move from %+v", v)
 		}
@@ -179,32 +180,6 @@ func (c *lobbyClient) playBlind() {
 		}
 		v = view(c.t, r["view"])
 	}
-}
-
-func blindMove(v *engine.View) (engine.Move, bool) {
-	fits := func(c engine.Card) (int, bool) {
-		for i, f := range v.Foundations {
-			if f.Wants != 0 && c.Rank() == f.Wants {
-				return i, true
-			}
-		}
-		return 0, false
-	}
-	if len(v.Turned) > 0 {
-		c := v.Turned[0]
-		if i, ok := fits(c); ok {
-			return engine.PlaceMove(c, engine.F(i)), true
-		}
-		return engine.PlaceMove(c, engine.W(0)), true
-	}
-	for _, w := range v.Waste {
-		if n := len(w.Cards); n > 0 {
-			if i, ok := fits(w.Cards[n-1]); ok {
-				return engine.PlaceMove(w.Cards[n-1], engine.F(i)), true
-			}
-		}
-	}
-	return engine.Move{}, false
 }
 
 // lobbyOf reads base's lobby over the API.

@@ -43,3 +43,32 @@ func Dumb(g *engine.Game) engine.Move {
 	}
 	return engine.PlaceMove(g.View().Turned[0], engine.W(0))
 }
+
+// FromView picks a move from what a player sees (the deal is secret):
+// a card that fits a foundation, else the turned card on W1; false when
+// there is neither.
+func FromView(v *engine.View) (engine.Move, bool) {
+	fits := func(c engine.Card) (int, bool) {
+		for i, f := range v.Foundations {
+			if f.Wants != 0 && c.Rank() == f.Wants {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	if len(v.Turned) > 0 {
+		c := v.Turned[0]
+		if i, ok := fits(c); ok {
+			return engine.PlaceMove(c, engine.F(i)), true
+		}
+		return engine.PlaceMove(c, engine.W(0)), true
+	}
+	for _, w := range v.Waste {
+		if n := len(w.Cards); n > 0 {
+			if i, ok := fits(w.Cards[n-1]); ok {
+				return engine.PlaceMove(w.Cards[n-1], engine.F(i)), true
+			}
+		}
+	}
+	return engine.Move{}, false
+}

@@ -94,11 +94,12 @@ func play(t *testing.T, h race.Handle, g *engine.Game, s, n int) {
 
 const testDeal = 7
 
-func TestRaceRebuiltOnSecondInstance(t *testing.T) {
-	clock := racetest.NewClock(time.Now())
-	a, b := twoInstances(t, clock)
-
-	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+// runningOn makes a race of testDeal on instance in, seats two players
+// (p0 and p1) and runs the countdown: the players' recorders and resume
+// tokens.
+func runningOn(t *testing.T, in *instance, clock *racetest.Clock) (*race.Race, *[2]recorder, [2]string) {
+	t.Helper()
+	r, err := in.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +113,13 @@ func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 		toks[s] = tk.Token
 	}
 	clock.Advance(race.DefaultCountdown)
+	return r, &subs, toks
+}
+
+func TestRaceRebuiltOnSecondInstance(t *testing.T) {
+	clock := racetest.NewClock(time.Now())
+	a, b := twoInstances(t, clock)
+	r, _, toks := runningOn(t, a, clock)
 	rules, _ := engine.Variant("")
 	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
 	play(t, r, &games[0], 0, 5)
@@ -295,20 +303,7 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 func TestRetriedMoveAnsweredAfterTakeover(t *testing.T) {
 	clock := racetest.NewClock(time.Now())
 	a, b := twoInstances(t, clock)
-	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subs [2]recorder
-	var toks [2]string
-	for s := range 2 {
-		tk, err := r.Join("p", "", &subs[s])
-		if err != nil {
-			t.Fatal(err)
-		}
-		toks[s] = tk.Token
-	}
-	clock.Advance(race.DefaultCountdown)
+	r, _, toks := runningOn(t, a, clock)
 	rules, _ := engine.Variant("")
 	g := engine.New(rules, testDeal)
 	m := g.AppendMoves(nil)[0]
