@@ -187,6 +187,23 @@ func TestBrowserQuickPlay(t *testing.T) {
 	winPage.waitJS(fmt.Sprintf(`(document.querySelector("[data-testid=leaderboard] li strong")||{}).textContent === %q`, winner))
 	winPage.screenshot("lobby-after")
 
+	// The leaderboard's names lead to each player's page: the loser's shows
+	// their rating and this race, with a link back to the winner's page.
+	loser := map[string]string{"ann": "bob", "bob": "ann"}[winner]
+	loserID := info.Players[1-*res.Winner].Player
+	winPage.click(fmt.Sprintf(`[data-testid=leaderboard] li[data-player=%q] a`, loserID))
+	winPage.waitJS(fmt.Sprintf(`(document.querySelector(".player-page h1")||{}).textContent === %q && !!document.querySelector('[data-testid=profile] [data-race=%q]')`, loser, id))
+	if r := eval[string](winPage, `document.querySelector("[data-testid=profile] [data-variant=classic] [data-rating]").textContent`); r >= "1500" || len(r) != 4 {
+		t.Errorf("%s's page shows a classic rating of %q, want below 1500", loser, r)
+	}
+	if got := winPage.text(fmt.Sprintf(`[data-race=%q] a[href^="/?player="]`, id)); got != winner {
+		t.Errorf("%s's history links to %q, want the winner %s", loser, got, winner)
+	}
+	if got := winPage.text(fmt.Sprintf(`[data-race=%q]`, id)); !strings.HasPrefix(got, "lost to "+winner) {
+		t.Errorf("%s's history reads %q, want a loss to %s", loser, got, winner)
+	}
+	winPage.screenshot("player-page")
+
 	for _, p := range []*page{ann, bob, carol, dave} {
 		p.expectCleanConsole()
 	}

@@ -4,12 +4,14 @@
 //   /?watch=ID     spectate
 //   /?replay=ID    replay a finished race
 //   /?result=ID    a finished race's result
+//   /?player=ID    a player's ratings and recent races
 
 import { lobbyPage } from "./lobby.js";
 import { racePage } from "./race.js";
 import { spectatePage } from "./spectate.js";
 import { replayPage } from "./replay.js";
 import { loadResult } from "./result.js";
+import { playerPage } from "./profile.js";
 import { h, fill } from "./ui.js";
 
 function route() {
@@ -24,6 +26,7 @@ function route() {
     fill(root, el);
     return loadResult(el, q.get("result")).catch((e) => fill(el, h("p", {}, e.message)));
   }
+  if (q.get("player")) { document.title = "Player · Sir Tommy"; return playerPage(root, q.get("player")); }
   document.title = "Sir Tommy race";
   return lobbyPage(root);
 }

@@ -8,6 +8,7 @@
 // is in proto.js. /?invite=CODE is the same page with the invite on top.
 
 import { h, fill, copyText } from "./ui.js";
+import { renderProfile, playerLink } from "./profile.js";
 import {
   Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink,
 } from "./proto.js";
@@ -405,7 +406,7 @@ class LobbyPage {
       if (b.variant !== e.lbVariant.value) return;
       if (!b.standings.length) { fill(e.lb, h("li", { class: "muted" }, "No rated races in this variant yet.")); return; }
       fill(e.lb, b.standings.map((s) => h("li", { "data-player": s.player, class: this.me && s.player === this.me.player ? "own" : null },
-        h("strong", {}, s.name), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
+        h("a", { href: playerLink(s.player) }, h("strong", {}, s.name)), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
         h("span", { class: "muted" }, ` · ${s.wins}–${s.losses}${s.draws ? `–${s.draws}` : ""} · ${Math.round(s.winPercent)}%`))));
     } catch (ex) {
       fill(e.lb, h("li", { class: "muted" }, ex.code === "no-lobby" ? "This server keeps no ratings." : ex.message));
@@ -422,24 +423,7 @@ class LobbyPage {
     // A player who was never matched has no profile (the server says 404).
     if (!id || !id.raced || !this.me) return;
     try {
-      const p = await getPlayer(this.me.player, 10);
-      const seatOf = (r) => (r.players[0].player === this.me.player ? 0 : 1);
-      fill(this.els.profile,
-        p.standings.length
-          ? h("ul", { class: "list" }, p.standings.map((s) => h("li", { "data-variant": s.variant },
-            h("strong", {}, s.variant), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
-            h("span", { class: "muted" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} ${s.games === 1 ? "race" : "races"} · ${s.wins}–${s.losses} · streak ${s.streak}`))))
-          : h("p", { class: "muted" }, "No rated races yet."),
-        h("h3", {}, "Recent races"),
-        h("ul", { class: "list history" }, p.history.map((r) => {
-          const me = seatOf(r);
-          const opp = r.players[1 - me];
-          const delta = r.rated && r.before && r.after ? Math.round(r.after[me].rating - r.before[me].rating) : null;
-          return h("li", { "data-race": r.race, "data-outcome": r.outcome },
-            h("span", {}, `${r.outcome} vs ${opp.name || "computer"} · ${r.scores[me]}–${r.scores[1 - me]} · ${r.variant}`),
-            delta === null ? null : h("span", { class: "muted" }, ` (${delta >= 0 ? "+" : ""}${delta})`),
-            " ", h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result"));
-        })));
+      renderProfile(this.els.profile, await getPlayer(this.me.player, 10));
     } catch (ex) {
       fill(this.els.profile, h("p", { class: "muted" }, ex.message));
     }

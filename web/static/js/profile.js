@@ -1,0 +1,54 @@
+// A player's standings and recent lobby races: the lobby's own-profile
+// panel and the player page (/?player=ID) draw them alike.
+
+import { h, fill } from "./ui.js";
+import { getPlayer } from "./proto.js";
+
+/** renderProfile draws profile p (GET /api/players/{id}) into el. */
+export function renderProfile(el, p) {
+  const seatOf = (r) => (r.players[0].player === p.player ? 0 : 1);
+  fill(el,
+    p.standings.length
+      ? h("ul", { class: "list" }, p.standings.map((s) => h("li", { "data-variant": s.variant },
+        h("strong", {}, s.variant), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
+        h("span", { class: "muted" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} ${s.games === 1 ? "race" : "races"} · ${s.wins}–${s.losses} · streak ${s.streak}`))))
+      : h("p", { class: "muted" }, "No rated races yet."),
+    h("h3", {}, "Recent races"),
+    h("ul", { class: "list history" }, p.history.map((r) => {
+      const me = seatOf(r);
+      const opp = r.players[1 - me];
+      const delta = r.rated && r.before && r.after ? Math.round(r.after[me].rating - r.before[me].rating) : null;
+      // The race's outcome from this player's side.
+      const mine = r.outcome === "win" ? (r.winner === me ? "win" : "loss") : r.outcome;
+      const words = { win: "won against", loss: "lost to", draw: "drew with", aborted: "aborted with" }[mine] || mine;
+      return h("li", { "data-race": r.race, "data-outcome": mine },
+        h("span", {}, `${words} `),
+        opp.player ? h("a", { href: playerLink(opp.player) }, opp.name) : h("span", {}, opp.name || "computer"),
+        h("span", {}, ` · ${r.scores[me]}–${r.scores[1 - me]} · ${r.variant}`),
+        delta === null ? null : h("span", { class: "muted" }, ` (${delta >= 0 ? "+" : ""}${delta})`),
+        " ", h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result"));
+    })));
+}
+
+/** playerLink is the address of a player's page. */
+export function playerLink(id) {
+  return `/?player=${encodeURIComponent(id)}`;
+}
+
+/** playerPage shows player id's standings and races inside root. */
+export async function playerPage(root, id) {
+  const body = h("div", { "data-testid": "profile" }, h("p", { class: "muted" }, "Loading…"));
+  const title = h("h1", {}, "Player");
+  fill(root, h("div", { class: "player-page" }, title,
+    h("section", { class: "panel", "data-panel": "profile" }, body),
+    h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+  try {
+    const p = await getPlayer(id, 20);
+    const name = (p.standings[0] || {}).name || (p.history[0] ? p.history[0].players.find((x) => x.player === id).name : id);
+    title.textContent = name;
+    document.title = `${name} · Sir Tommy`;
+    renderProfile(body, p);
+  } catch (ex) {
+    fill(body, h("p", { class: "muted" }, ex.code === "no-such-player" ? "This player has no lobby races yet." : ex.message));
+  }
+}
