@@ -106,6 +106,10 @@ type ClusterOptions struct {
 	Retention time.Duration
 	Clock     race.Clock
 	Log       zerolog.Logger
+	// Leases, when set, is the client Renew uses: a connection of its
+	// own, so that renewals do not queue behind the requests' commands for
+	// the main client's pool. Nil: the main client.
+	Leases redis.UniversalClient
 }
 
 // Cluster is a race.Cluster in Redis: records as JSON strings, results
@@ -260,7 +264,11 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	}
 	now := c.nowMs()
 	cmds := make([]*redis.Cmd, len(ids))
-	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	rdb := c.o.Leases
+	if rdb == nil {
+		rdb = c.rdb
+	}
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
 			// EVAL, not EVALSHA: a pipeline cannot load a missing script.
 			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, LeaseTTL.Milliseconds(), id, now)
