@@ -594,66 +594,101 @@ func (p *proxy) Info(ctx context.Context) (Info, error) {
 // whose owner died, so that their timers run somewhere. The period is real
 // time, like the leases' expiry in Redis. It returns when ctx is done;
 // without a Cluster it returns at once.
+//
+// Renewal runs on its own goroutine, apart from releasing finished races
+// and adopting orphans: under load those take seconds (a Redis round trip
+// each, and a rebuild per adopted race), and a renewal waiting behind them
+// let leases run out, so that the instances took each other's races.
 func (s *Service) Run(ctx context.Context, every time.Duration) {
-	c := s.deps.Cluster
-	if c == nil {
+	if s.deps.Cluster == nil {
 		return
 	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick(ctx, every, s.renew)
+	}()
+	tick(ctx, every, s.housekeep)
+	<-done
+}
+
+// tick calls f every period until ctx is done.
+func tick(ctx context.Context, every time.Duration, f func(context.Context)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-t.C:
 		}
-		s.maintain(ctx)
+		f(ctx)
 	}
 }
 
-func (s *Service) maintain(ctx context.Context) {
+// renew extends the leases of the races run here and not yet released
+// (a finished race keeps its lease until housekeep releases it), in one
+// pipeline, and stops the races another instance owns now. It reads no
+// race's state: that would wait for a race's lock, held during its
+// Redis writes.
+func (s *Service) renew(ctx context.Context) {
 	c := s.deps.Cluster
-	s.pruneRemotes()
-	var live, over []string
+	var live []string
 	for _, r := range s.snapshot() {
-		if r.State().Over() {
-			if r.released.CompareAndSwap(false, true) {
-				over = append(over, r.id)
-			}
-			continue
+		if !r.released.Load() {
+			live = append(live, r.id)
 		}
-		live = append(live, r.id)
 	}
 	cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()
-	for _, id := range over {
-		_ = c.Release(cctx, id)
-	}
 	lost, err := c.Renew(cctx, live)
 	if err != nil {
 		s.deps.Log.Warn().Err(err).Msg("leases not renewed")
 		return
 	}
 	for _, id := range lost {
+		s.mu.Lock()
+		r := s.races[id]
+		s.mu.Unlock()
+		if r == nil || r.released.Load() {
+			continue // released meanwhile: finished, not lost
+		}
 		if ok, err := c.Claim(cctx, id, ""); err == nil && ok {
 			continue // the lease had only expired (Redis was away): kept
 		}
 		s.deps.Log.Warn().Str("race", id).Msg("lease lost: another instance runs the race now")
 		s.mu.Lock()
-		r := s.races[id]
-		delete(s.races, id)
+		if s.races[id] == r {
+			delete(s.races, id)
+		}
 		s.mu.Unlock()
-		if r != nil {
-			r.Stop()
+		r.Stop()
+	}
+}
+
+// housekeep releases the leases of finished races and takes over live
+// races whose lease ran out.
+func (s *Service) housekeep(ctx context.Context) {
+	c := s.deps.Cluster
+	s.pruneRemotes()
+	for _, r := range s.snapshot() {
+		if r.State().Over() && r.released.CompareAndSwap(false, true) {
+			cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+			_ = c.Release(cctx, r.id)
+			cancel()
 		}
 	}
+	cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	orphans, err := c.Orphans(cctx)
+	cancel()
 	if err != nil {
 		return
 	}
 	for _, id := range orphans {
+		cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 		if _, err := s.takeOver(cctx, id, ""); err != nil {
 			s.deps.Log.Warn().Err(err).Str("race", id).Msg("orphan not taken over")
 		}
+		cancel()
 	}
 }

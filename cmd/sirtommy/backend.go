@@ -64,15 +64,20 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		_ = rdb.Close()
 		return nil, fmt.Errorf("redis at %s is unreachable: %w", opt.Addr, err)
 	}
+	// Lease renewals get a connection of their own (see
+	// redisrace.ClusterOptions.Leases).
+	lopt := *opt
+	lopt.PoolSize, lopt.MinIdleConns = 1, 0
+	leases := redis.NewClient(&lopt)
 	instance := race.NewToken()[:16]
 	keys := redisrace.Keys{Prefix: cfg.redisPrefix}
 	clock := race.SystemClock{}
 	cluster, err := redisrace.NewCluster(pctx, rdb, redisrace.ClusterOptions{
 		Keys: keys, Instance: instance, Retention: cfg.redisRetention, Clock: clock,
-		Log: log.With().Str("component", "cluster").Logger(),
+		Log: log.With().Str("component", "cluster").Logger(), Leases: leases,
 	})
 	if err != nil {
-		_ = rdb.Close()
+		_ = errors.Join(leases.Close(), rdb.Close())
 		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
 	}
 	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
@@ -80,7 +85,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	presence := redislobby.NewPresence(rdb, lobbyKeys, instance, clock)
 	courier, err := redislobby.NewCourier(pctx, rdb, lobbyKeys, instance, log.With().Str("component", "courier").Logger())
 	if err != nil {
-		_ = errors.Join(cluster.Close(), bus.Close(), rdb.Close())
+		_ = errors.Join(cluster.Close(), bus.Close(), leases.Close(), rdb.Close())
 		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
 	}
 	log.Info().Str("redis", opt.Addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
@@ -110,7 +115,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			fctx, cancel := context.WithTimeout(context.Background(), redisIOTimeout)
 			defer cancel()
 			forgot := presence.Forget(fctx) // this instance's players and races stop counting at once
-			if err := errors.Join(forgot, courier.Close(), cluster.Close(), bus.Close(), rdb.Close()); err != nil {
+			if err := errors.Join(forgot, courier.Close(), cluster.Close(), bus.Close(), leases.Close(), rdb.Close()); err != nil {
 				log.Warn().Err(err).Msg("redis connections closed with an error")
 			}
 		},

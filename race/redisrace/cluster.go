@@ -96,6 +96,21 @@ const (
 	workerQueue    = 256
 )
 
+// Replies to forwarded requests wait for the reply goroutine in a queue
+// this long, which it sends in pipelines of up to replyBatch PUBLISHes. A
+// worker handing its reply over waits only when the queue is full, not
+// for a Redis round trip per reply.
+const (
+	replyQueue = 4 << 10
+	replyBatch = 256
+)
+
+// outReply is a reply waiting for the reply goroutine.
+type outReply struct {
+	channel string
+	payload []byte
+}
+
 // ClusterOptions configure a Cluster.
 type ClusterOptions struct {
 	Keys Keys
@@ -106,6 +121,10 @@ type ClusterOptions struct {
 	Retention time.Duration
 	Clock     race.Clock
 	Log       zerolog.Logger
+	// Leases, when set, is the client Renew uses: a connection of its
+	// own, so that renewals do not queue behind the requests' commands for
+	// the main client's pool. Nil: the main client.
+	Leases redis.UniversalClient
 }
 
 // Cluster is a race.Cluster in Redis: records as JSON strings, results
@@ -123,7 +142,8 @@ type Cluster struct {
 	pending map[uint64]chan *race.Reply
 	handler func(*race.Request) *race.Reply
 
-	work [requestWorkers]chan *envelope
+	work    [requestWorkers]chan *envelope
+	replies chan outReply
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -155,8 +175,10 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 		_ = c.ps.Close()
 		return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
 	}
-	c.wg.Add(1 + requestWorkers)
+	c.replies = make(chan outReply, replyQueue)
+	c.wg.Add(2 + requestWorkers)
 	go c.receiveLoop()
+	go c.replyLoop()
 	for i := range c.work {
 		c.work[i] = make(chan *envelope, workerQueue)
 		go c.worker(c.work[i])
@@ -260,7 +282,11 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	}
 	now := c.nowMs()
 	cmds := make([]*redis.Cmd, len(ids))
-	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	rdb := c.o.Leases
+	if rdb == nil {
+		rdb = c.rdb
+	}
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
 			// EVAL, not EVALSHA: a pipeline cannot load a missing script.
 			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, LeaseTTL.Milliseconds(), id, now)
@@ -416,9 +442,49 @@ func (c *Cluster) serve(e *envelope) {
 		c.log.Error().Err(err).Msg("reply not encoded")
 		return
 	}
+	select {
+	case c.replies <- outReply{c.o.Keys.Inbox(e.From), b}:
+	case <-c.ctx.Done():
+	}
+}
+
+// replyLoop publishes the queued replies, as many as are waiting in one
+// pipeline.
+func (c *Cluster) replyLoop() {
+	defer c.wg.Done()
+	batch := make([]outReply, 0, replyBatch)
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case m := <-c.replies:
+			batch = append(batch[:0], m)
+		more:
+			for len(batch) < replyBatch {
+				select {
+				case m := <-c.replies:
+					batch = append(batch, m)
+				default:
+					break more
+				}
+			}
+			c.publishReplies(batch)
+		}
+	}
+}
+
+func (c *Cluster) publishReplies(batch []outReply) {
 	ctx, cancel := context.WithTimeout(c.ctx, opTimeout)
 	defer cancel()
-	if err := c.rdb.Publish(ctx, c.o.Keys.Inbox(e.From), b).Err(); err != nil {
-		c.log.Warn().Err(err).Str("to", e.From).Msg("reply not sent")
+	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, m := range batch {
+			p.Publish(ctx, m.channel, m.payload)
+		}
+		return nil
+	})
+	if err != nil && c.ctx.Err() == nil {
+		// The callers time out and answer unavailable; the requests
+		// themselves were handled (a move is stored).
+		c.log.Warn().Err(err).Int("replies", len(batch)).Msg("replies not sent")
 	}
 }
