@@ -94,12 +94,13 @@ func play(t *testing.T, h race.Handle, g *engine.Game, s, n int) {
 
 const testDeal = 7
 
-// runningOn makes a race of testDeal on instance in, seats two players
-// (p0 and p1) and runs the countdown: the players' recorders and resume
-// tokens.
-func runningOn(t *testing.T, in *instance, clock *racetest.Clock) (*race.Race, *[2]recorder, [2]string) {
+// runningOn makes a race of testDeal with opts on instance in, seats two
+// players (p0 and p1) and runs the countdown: the players' recorders and
+// resume tokens.
+func runningOn(t *testing.T, in *instance, clock *racetest.Clock, opts race.Options) (*race.Race, *[2]recorder, [2]string) {
 	t.Helper()
-	r, err := in.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	opts.Deal, opts.DealNamed = testDeal, true
+	r, err := in.svc.Create(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func runningOn(t *testing.T, in *instance, clock *racetest.Clock) (*race.Race, *
 func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 	clock := racetest.NewClock(time.Now())
 	a, b := twoInstances(t, clock)
-	r, _, toks := runningOn(t, a, clock)
+	r, _, toks := runningOn(t, a, clock, race.Options{})
 	rules, _ := engine.Variant("")
 	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
 	play(t, r, &games[0], 0, 5)
@@ -303,7 +304,7 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 func TestRetriedMoveAnsweredAfterTakeover(t *testing.T) {
 	clock := racetest.NewClock(time.Now())
 	a, b := twoInstances(t, clock)
-	r, _, toks := runningOn(t, a, clock)
+	r, _, toks := runningOn(t, a, clock, race.Options{})
 	rules, _ := engine.Variant("")
 	g := engine.New(rules, testDeal)
 	m := g.AppendMoves(nil)[0]
@@ -347,17 +348,7 @@ func TestTimersSurviveTheirInstance(t *testing.T) {
 	a := newInstance(t, rdb, "a", clockA)
 	b := newInstance(t, rdb, "b", clockB)
 
-	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subs [2]recorder
-	for s := range 2 {
-		if _, err := r.Join("p", "", &subs[s]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clockA.Advance(race.DefaultCountdown)
+	r, subs, _ := runningOn(t, a, clockA, race.Options{})
 	rules, _ := engine.Variant("")
 	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
 	play(t, r, &games[0], 0, 2)
@@ -401,17 +392,7 @@ func TestDecisionWaitsForRedis(t *testing.T) {
 	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	a := newInstance(t, rdb, "a", clock)
-	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true, TimeLimit: time.Minute, FirstMoveTimeout: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var subs [2]recorder
-	for s := range 2 {
-		if _, err := r.Join("p", "", &subs[s]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clock.Advance(race.DefaultCountdown)
+	r, _, _ := runningOn(t, a, clock, race.Options{TimeLimit: time.Minute, FirstMoveTimeout: time.Hour})
 	rules, _ := engine.Variant("")
 	g := engine.New(rules, testDeal)
 	play(t, r, &g, 0, 3)
