@@ -154,6 +154,7 @@ func (s *Service) restoreOver(ctx context.Context, rec *Record) (*Race, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeInternal, Message: "the race could not be rebuilt", Err: err}
 	}
+	r.released.Store(true) // a copy for reading: this instance holds no lease on it
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.races[rec.ID]; ok {
