@@ -21,8 +21,6 @@ const (
 	// events each). Past it events are dropped and counted, never
 	// blocking the race that publishes.
 	outQueue = 16 << 10
-	// publishBatch is the most PUBLISH commands sent in one pipeline.
-	publishBatch = 256
 	// inQueue is go-redis's buffer of received messages.
 	inQueue = 4 << 10
 	// opsQueue is how many subscribe and unsubscribe requests may wait
@@ -60,7 +58,7 @@ type Bus struct {
 	subs map[string]map[*entry]struct{} // by channel
 
 	ps     *redis.PubSub
-	out    chan outMsg
+	out    chan message
 	ops    chan subOp
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -72,11 +70,6 @@ type Bus struct {
 }
 
 type entry struct{ s race.Subscriber }
-
-type outMsg struct {
-	channel string
-	payload []byte
-}
 
 type subOp struct {
 	channel string
@@ -93,7 +86,7 @@ func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Log
 		rdb: rdb, keys: keys, origin: origin, ownPrefix: originPrefix(origin), log: log,
 		subs:    make(map[string]map[*entry]struct{}),
 		ps:      rdb.Subscribe(ctx),
-		out:     make(chan outMsg, outQueue),
+		out:     make(chan message, outQueue),
 		ops:     make(chan subOp, opsQueue),
 		ctx:     ctx,
 		cancel:  cancel,
@@ -127,7 +120,7 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 		return
 	}
 	select {
-	case b.out <- outMsg{ch, payload}:
+	case b.out <- message{ch, payload}:
 	default:
 		b.Stats.Dropped.Add(1)
 	}
@@ -196,40 +189,10 @@ func (b *Bus) subscribeLoop() {
 
 func (b *Bus) publishLoop() {
 	defer b.wg.Done()
-	batch := make([]outMsg, 0, publishBatch)
-	for {
-		select {
-		case <-b.ctx.Done():
-			return
-		case m := <-b.out:
-			batch = append(batch[:0], m)
-		more:
-			for len(batch) < publishBatch {
-				select {
-				case m := <-b.out:
-					batch = append(batch, m)
-				default:
-					break more
-				}
-			}
-			b.publish(batch)
-		}
-	}
-}
-
-func (b *Bus) publish(batch []outMsg) {
-	ctx, cancel := context.WithTimeout(b.ctx, opTimeout)
-	defer cancel()
-	_, err := b.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, m := range batch {
-			p.Publish(ctx, m.channel, m.payload)
-		}
-		return nil
-	})
-	if err != nil && b.ctx.Err() == nil {
+	publishBatches(b.ctx, b.rdb, b.out, func(n int, err error) {
 		b.Stats.PublishErrs.Add(1)
-		b.log.Warn().Err(err).Int("events", len(batch)).Msg("events not published")
-	}
+		b.log.Warn().Err(err).Int("events", n).Msg("events not published")
+	})
 }
 
 func (b *Bus) receiveLoop() {

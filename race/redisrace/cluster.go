@@ -96,20 +96,11 @@ const (
 	workerQueue    = 256
 )
 
-// Replies to forwarded requests wait for the reply goroutine in a queue
-// this long, which it sends in pipelines of up to replyBatch PUBLISHes. A
-// worker handing its reply over waits only when the queue is full, not
-// for a Redis round trip per reply.
-const (
-	replyQueue = 4 << 10
-	replyBatch = 256
-)
-
-// outReply is a reply waiting for the reply goroutine.
-type outReply struct {
-	channel string
-	payload []byte
-}
+// replyQueue is how many replies to forwarded requests may wait for the
+// reply goroutine, which sends them in pipelines (publishBatches). A worker
+// handing its reply over waits only when the queue is full, not for a
+// Redis round trip per reply.
+const replyQueue = 4 << 10
 
 // ClusterOptions configure a Cluster.
 type ClusterOptions struct {
@@ -143,7 +134,7 @@ type Cluster struct {
 	handler func(*race.Request) *race.Reply
 
 	work    [requestWorkers]chan *envelope
-	replies chan outReply
+	replies chan message
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -175,7 +166,7 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 		_ = c.ps.Close()
 		return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
 	}
-	c.replies = make(chan outReply, replyQueue)
+	c.replies = make(chan message, replyQueue)
 	c.wg.Add(2 + requestWorkers)
 	go c.receiveLoop()
 	go c.replyLoop()
@@ -443,48 +434,17 @@ func (c *Cluster) serve(e *envelope) {
 		return
 	}
 	select {
-	case c.replies <- outReply{c.o.Keys.Inbox(e.From), b}:
+	case c.replies <- message{c.o.Keys.Inbox(e.From), b}:
 	case <-c.ctx.Done():
 	}
 }
 
-// replyLoop publishes the queued replies, as many as are waiting in one
-// pipeline.
+// replyLoop publishes the queued replies.
 func (c *Cluster) replyLoop() {
 	defer c.wg.Done()
-	batch := make([]outReply, 0, replyBatch)
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case m := <-c.replies:
-			batch = append(batch[:0], m)
-		more:
-			for len(batch) < replyBatch {
-				select {
-				case m := <-c.replies:
-					batch = append(batch, m)
-				default:
-					break more
-				}
-			}
-			c.publishReplies(batch)
-		}
-	}
-}
-
-func (c *Cluster) publishReplies(batch []outReply) {
-	ctx, cancel := context.WithTimeout(c.ctx, opTimeout)
-	defer cancel()
-	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, m := range batch {
-			p.Publish(ctx, m.channel, m.payload)
-		}
-		return nil
-	})
-	if err != nil && c.ctx.Err() == nil {
+	publishBatches(c.ctx, c.rdb, c.replies, func(n int, err error) {
 		// The callers time out and answer unavailable; the requests
 		// themselves were handled (a move is stored).
-		c.log.Warn().Err(err).Int("replies", len(batch)).Msg("replies not sent")
-	}
+		c.log.Warn().Err(err).Int("replies", n).Msg("replies not sent")
+	})
 }
