@@ -66,6 +66,18 @@ func appendHead(dst []byte, typ string) []byte {
 	return appendString(dst, typ)
 }
 
+// appendMoveFields writes the fields "moved" and "board" share, in their
+// order: seat, seq, move, atMs and view.
+func appendMoveFields(dst []byte, seat, seq int, move string, atMs int64, v *engine.View) ([]byte, bool) {
+	dst = appendIntField(dst, "seat", int64(seat))
+	dst = appendIntField(dst, "seq", int64(seq))
+	dst = appendField(dst, "move")
+	dst = appendString(dst, move)
+	dst = appendIntField(dst, "atMs", atMs)
+	dst = appendField(dst, "view")
+	return appendView(dst, v)
+}
+
 // appendFast writes the per-move events by hand; false means the generic
 // path must (an unexpected value, such as an invalid card).
 func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
@@ -80,13 +92,7 @@ func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
 			dst = appendField(dst, "id")
 			dst = appendString(dst, e.ID)
 		}
-		dst = appendIntField(dst, "seat", int64(e.Seat))
-		dst = appendIntField(dst, "seq", int64(e.Seq))
-		dst = appendField(dst, "move")
-		dst = appendString(dst, e.Move)
-		dst = appendIntField(dst, "atMs", e.AtMs)
-		dst = appendField(dst, "view")
-		dst, ok = appendView(dst, &e.View)
+		dst, ok = appendMoveFields(dst, e.Seat, e.Seq, e.Move, e.AtMs, &e.View)
 	case *race.OpponentEvent:
 		dst = appendHead(dst, "opponent")
 		dst = appendField(dst, "race")
@@ -98,13 +104,7 @@ func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
 		dst = appendHead(dst, "board")
 		dst = appendField(dst, "race")
 		dst = appendString(dst, e.Race)
-		dst = appendIntField(dst, "seat", int64(e.Seat))
-		dst = appendIntField(dst, "seq", int64(e.Seq))
-		dst = appendField(dst, "move")
-		dst = appendString(dst, e.Move)
-		dst = appendIntField(dst, "atMs", e.AtMs)
-		dst = appendField(dst, "view")
-		dst, ok = appendView(dst, &e.View)
+		dst, ok = appendMoveFields(dst, e.Seat, e.Seq, e.Move, e.AtMs, &e.View)
 		if ok {
 			dst = appendField(dst, "counts")
 			dst, ok = appendCounts(dst, &e.Counts)
