@@ -75,3 +75,21 @@ func BenchmarkPlayout(b *testing.B) {
 	}
 	b.ReportMetric(float64(moves)/float64(b.N), "moves/op")
 }
+
+// BenchmarkSolve solves classic deals 1-40 with a budget of 100,000
+// positions each (phase 1 only) and reports the cost per position searched,
+// the figure that decides how many deals a time budget settles:
+//
+//	GOMAXPROCS=1 go test ./engine -run XXX -bench Solve -count 5
+func BenchmarkSolve(b *testing.B) {
+	r := mustVariant(b, "classic")
+	var nodes int64
+	b.ReportAllocs()
+	for b.Loop() {
+		for deal := uint64(1); deal <= 40; deal++ {
+			nodes += Solve(r, deal, SolveOptions{MaxNodes: 100_000, SkipBestScore: true}).Nodes
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(nodes), "ns/node")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
+}
