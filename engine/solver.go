@@ -491,28 +491,15 @@ func chainBound(g *Game) int {
 			free[c.Rank()]++
 		}
 	}
-	// need[p][i]: m(x) for the card at index i of pile p.
-	var need [4][52]uint8
-	for p := range 4 {
-		// tails[k]: the highest last rank of a non-increasing run of k+1
-		// cards so far (patience sorting); tails never increases with k,
-		// so the runs that a rank-r card extends are those with tails >= r.
-		// Runs longer than 4 are counted as 4: m >= 4 already makes a card
-		// unplayable (only three other cards share its rank).
-		var tails [4]uint8
-		for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
-			r := uint8(g.waste[p][i].Rank())
-			m := uint8(0)
-			for m < 4 && tails[m] >= r {
-				m++
-			}
-			need[p][i] = m
-			if m < 4 {
-				tails[m] = r
-			}
-		}
-	}
 	depth := g.wasteN
+	// m(x) for the card x at index depth[p]-1 of pile p is found from the
+	// cards above it, which are exactly the cards of p already in A: tails[p]
+	// is kept over them (patience sorting): tails[p][k] is the highest last
+	// rank of a non-increasing run of k+1 of them, top down; tails never
+	// increases with k, so the runs that a rank-r card extends are those with
+	// tails >= r. Runs longer than 4 are counted as 4: m >= 4 already makes a
+	// card unplayable (only three other cards share its rank).
+	var tails [4][4]uint8
 	// The rules only ever add cards, so they can be applied in any order;
 	// pm is kept up to date as cards join, so that one pass carries a
 	// change up the ranks and fewer passes are needed.
@@ -535,9 +522,17 @@ func chainBound(g *Game) int {
 			for depth[p] > 0 {
 				i := depth[p] - 1
 				r := int(g.waste[p][i].Rank())
-				q := max(found[r], int(need[p][i]))
+				t := &tails[p]
+				m := 0
+				for m < 4 && int(t[m]) >= r {
+					m++
+				}
+				q := max(found[r], m)
 				if pm[r-1] < q+1 || min(pm[r-1], cnt[r]) < q {
 					break
+				}
+				if m < 4 {
+					t[m] = uint8(r)
 				}
 				cnt[r]++
 				depth[p]--
