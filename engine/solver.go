@@ -283,12 +283,13 @@ func (s *solver) safeMove(g *Game) (Move, bool) {
 	for f := range 4 {
 		minLevel = min(minLevel, Rank(g.foundN[f]))
 	}
+	want, mask := g.takes()
 	try := func(c Card) (Move, bool) {
 		if !r.InSuit && c.Rank() > minLevel+1 {
 			return Move{}, false
 		}
 		for f := range 4 {
-			if g.fits(f, c) {
+			if c&mask[f] == want[f] {
 				return PlaceMove(c, F(f)), true
 			}
 		}
