@@ -593,13 +593,13 @@ func (s *solver) inSuitBound(g *Game) int {
 // matter, cards taken by rank. The stock position stands for the stock,
 // whose order is fixed for the pass.
 func (s *solver) key(g *Game, pileHashes *[4]uint64) uint64 {
-	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16)
 	var hand [4]uint64
 	for i, c := range g.hand {
 		hand[i] = uint64(s.cardKey(c))
 	}
 	sort4(&hand)
-	h = mix(h ^ (hand[0] | hand[1]<<8 | hand[2]<<16 | hand[3]<<24))
+	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16 |
+		(hand[0]|hand[1]<<8|hand[2]<<16|hand[3]<<24)<<24)
 	var fk [4]uint64
 	for f := range 4 {
 		fk[f] = uint64(g.foundN[f]) | uint64(s.cardKey(g.found[f]))<<8
@@ -608,14 +608,16 @@ func (s *solver) key(g *Game, pileHashes *[4]uint64) uint64 {
 		sort4(&fk)
 	}
 	h = mix(h ^ (fk[0] | fk[1]<<16 | fk[2]<<32 | fk[3]<<48))
-	pk := *pileHashes
-	if g.rules.Redeals == int(g.redeals) {
-		sort4(&pk)
+	// The piles, each hashed once more and summed: a sum does not depend on
+	// the order of the piles, which is what sorting them would do; where
+	// their order matters, each is salted with its place first. The mixes
+	// do not wait for one another, unlike a chain of them.
+	pk := pileHashes
+	var salt [4]uint64
+	if g.rules.Redeals != int(g.redeals) {
+		salt = [4]uint64{1 << 56, 2 << 56, 3 << 56, 4 << 56}
 	}
-	for _, x := range pk {
-		h = mix(h ^ x)
-	}
-	return h
+	return mix(h ^ (mix(pk[0]^salt[0]) + mix(pk[1]^salt[1]) + mix(pk[2]^salt[2]) + mix(pk[3]^salt[3])))
 }
 
 // sort4 sorts a in increasing order (a sorting network: five compare and
