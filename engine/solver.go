@@ -1,9 +1,5 @@
 package engine
 
-import (
-	"slices"
-)
-
 // Solve answers whether deal can be won under rules by a player who knows
 // the order of the stock (Solvitaire's "thoughtful" model), with a winning
 // game when it can, and the best reachable score when it cannot.
@@ -339,7 +335,14 @@ func (s *solver) candidates(g *Game, dst []Move, pileKey *[4]uint64) []Move {
 	for i, m := range out {
 		pri[i] = s.priority(g, m)<<8 | i
 	}
-	slices.Sort(pri[:len(out)])
+	// Insertion sort: the lists are short, and the values distinct.
+	for i := 1; i < len(out); i++ {
+		x, j := pri[i], i
+		for ; j > 0 && pri[j-1] > x; j-- {
+			pri[j] = pri[j-1]
+		}
+		pri[j] = x
+	}
 	tmp := &s.tmp
 	copy(tmp[:], out)
 	for i := range out {
