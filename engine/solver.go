@@ -517,8 +517,9 @@ func chainBound(g *Game) int {
 	// change up the ranks and fewer passes are needed.
 	var pm [15]int // pm[r]: the least cnt(s), s <= r
 	pm[0] = 4
-	for r := 1; r <= 13; r++ {
-		pm[r] = min(pm[r-1], cnt[r])
+	for r, low := 1, 4; r <= 13; r++ {
+		low = min(low, cnt[r])
+		pm[r] = low
 	}
 	for changed := true; changed; {
 		changed = false
@@ -549,12 +550,12 @@ func chainBound(g *Game) int {
 				cnt[r]++
 				depth[p]--
 				changed = true
-				for k := r; k <= 13; k++ {
-					v := min(pm[k-1], cnt[k])
-					if v == pm[k] {
+				for k, low := r, pm[r-1]; k <= 13; k++ {
+					low = min(low, cnt[k])
+					if low == pm[k] {
 						break
 					}
-					pm[k] = v
+					pm[k] = low
 				}
 			}
 		}
