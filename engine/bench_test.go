@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -74,4 +75,29 @@ func BenchmarkPlayout(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(moves)/float64(b.N), "moves/op")
+}
+
+// BenchmarkSolve solves classic deals 1-40 with a budget of 100,000
+// positions each (phase 1 only) and reports the cost per position searched,
+// the figure that decides how many deals a time budget settles: ns/node of
+// wall time, and cpu-ns/node of the thread's CPU time, which moves less
+// when other work shares the machine:
+//
+//	GOMAXPROCS=1 go test ./engine -run XXX -bench Solve -count 5
+func BenchmarkSolve(b *testing.B) {
+	r := mustVariant(b, "classic")
+	var nodes int64
+	runtime.LockOSThread() // so that the thread's CPU time is the solver's
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	cpu0 := threadCPUTime()
+	for b.Loop() {
+		for deal := uint64(1); deal <= 40; deal++ {
+			nodes += Solve(r, deal, SolveOptions{MaxNodes: 100_000, SkipBestScore: true}).Nodes
+		}
+	}
+	cpu := threadCPUTime() - cpu0
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(nodes), "ns/node")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(nodes), "cpu-ns/node")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }

@@ -182,6 +182,39 @@ func (g *Game) fits(f int, c Card) bool {
 	return c.Rank() == rankAfter(top.Rank(), g.rules.Step[f])
 }
 
+// takes is fits for many cards at once: foundation f takes card c now just
+// when c&mask[f] == want[f]. A foundation that takes nothing wants 0xff,
+// which no card matches.
+func (g *Game) takes() (want, mask [4]Card) {
+	r := g.rules
+	for f := range 4 {
+		want[f], mask[f] = 0xff, 0xff
+		n := g.foundN[f]
+		switch {
+		case n == 0:
+			if r.LeftToRight {
+				open := true
+				for i := range f {
+					open = open && g.foundN[i] != 0
+				}
+				if !open {
+					continue
+				}
+			}
+			want[f], mask[f] = Card(r.Start[f]), 0x0f
+		case int(n) < r.Length:
+			top := g.found[f]
+			next := rankAfter(top.Rank(), r.Step[f])
+			if r.InSuit {
+				want[f], mask[f] = NewCard(next, top.Suit()), 0x3f
+			} else {
+				want[f], mask[f] = Card(next), 0x0f
+			}
+		}
+	}
+	return want, mask
+}
+
 // wasteLocked reports whether waste cards may not move now: with several
 // cards turned at once, all of them are placed before any waste card moves.
 // The next cards are turned as soon as the last of a turn is placed, so the
@@ -356,12 +389,13 @@ func (g *Game) AppendMoves(dst []Move) []Move {
 	if g.status != Playing {
 		return dst
 	}
+	want, mask := g.takes()
 	for _, c := range g.hand {
 		if c == NoCard {
 			continue
 		}
 		for f := range 4 {
-			if g.fits(f, c) {
+			if c&mask[f] == want[f] {
 				dst = append(dst, PlaceMove(c, F(f)))
 			}
 		}
@@ -377,7 +411,7 @@ func (g *Game) AppendMoves(dst []Move) []Move {
 			}
 			c := g.waste[p][n-1]
 			for f := range 4 {
-				if g.fits(f, c) {
+				if c&mask[f] == want[f] {
 					dst = append(dst, PlaceMove(c, F(f)))
 				}
 			}

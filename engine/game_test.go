@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -309,5 +310,31 @@ func TestPliesDoNotWrap(t *testing.T) {
 	}
 	if want := 3 + shuttles; g.Plies() != want || g.View().Moves != want {
 		t.Fatalf("Plies() = %d, View().Moves = %d; want %d", g.Plies(), g.View().Moves, want)
+	}
+}
+
+// TestTakes checks takes against fits for every card and foundation at
+// positions of random games of every variant.
+func TestTakes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var buf [64]Move
+	for _, r := range Variants() {
+		for deal := range uint64(20) {
+			g := New(r, deal)
+			for g.Status() == Playing {
+				want, mask := g.takes()
+				for i := range 52 {
+					c := CardAt(i)
+					for f := range 4 {
+						if got := c&mask[f] == want[f]; got != g.fits(f, c) {
+							t.Fatalf("%s deal %d: takes says %v for %v on F%d, fits %v", r.Name, deal, got, c, f+1, !got)
+						}
+					}
+				}
+				if err := g.Apply(randomMove(&g, rng, buf[:])); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 }

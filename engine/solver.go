@@ -1,9 +1,5 @@
 package engine
 
-import (
-	"slices"
-)
-
 // Solve answers whether deal can be won under rules by a player who knows
 // the order of the stock (Solvitaire's "thoughtful" model), with a winning
 // game when it can, and the best reachable score when it cannot.
@@ -160,6 +156,10 @@ type solver struct {
 	order    int      // which move ordering: see priority
 	bufs     [][]Move // candidate moves, one buffer per depth
 	games    []*Game  // the child being searched, one per depth
+
+	// candidates' scratch space for sorting the moves of one node
+	pri [64]int
+	tmp [64]Move
 }
 
 func newSolver(r *Rules, maxNodes int64) *solver {
@@ -188,29 +188,36 @@ var discrepancies = []int{0, 1, 2, 3, 4, 6, 8, 12, 16}
 // Below unlimited, disc is a budget of discrepancies: taking a node's i-th
 // candidate (from 0) spends i of them. Only a search with an unlimited
 // budget that does not win shows that nothing wins.
-func (s *solver) search(g Game, disc int) bool { return s.dfs(&g, 0, disc) }
+func (s *solver) search(g Game, disc int) bool {
+	var pileKey [4]uint64
+	for p := range 4 {
+		pileKey[p] = s.pileHash(&g, p)
+	}
+	return s.dfs(&g, 0, disc, pileKey)
+}
 
-func (s *solver) dfs(g *Game, depth, disc int) bool {
+// dfs searches from g, whose waste piles hash to pileKey (see pileHash).
+func (s *solver) dfs(g *Game, depth, disc int, pileKey [4]uint64) bool {
 	s.nodes++
 	if s.nodes > s.maxNodes {
 		s.aborted = true
 		return false
 	}
 	mark := len(s.path)
-	won := s.expand(g, depth, disc)
+	won := s.expand(g, depth, disc, &pileKey)
 	s.path = s.path[:mark]
 	return won
 }
 
 // expand is dfs after the node count: the safe moves, then the bound, the
 // table and the candidates. dfs takes the moves it appends off the path.
-func (s *solver) expand(g *Game, depth, disc int) bool {
+func (s *solver) expand(g *Game, depth, disc int, pileKey *[4]uint64) bool {
 	for {
 		m, ok := s.safeMove(g)
 		if !ok {
 			break
 		}
-		_ = g.Apply(m) // safeMove only returns legal moves
+		_ = s.apply(g, m, pileKey) // safeMove only returns legal moves
 		s.path = append(s.path, m)
 	}
 	s.record(int(g.score), s.path)
@@ -220,16 +227,12 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 	if g.status != Playing {
 		return false
 	}
-	var pileKey [4]uint64
-	for p := range 4 {
-		pileKey[p] = s.pileHash(g, p)
-	}
 	// A state seen with at least this budget was searched as far as this
 	// search would (and did not win, or the search would have ended), or cut
 	// by the bound, which would cut it again (the floor never goes down).
 	// If that budget was limited, moves below it may have been left out, so
 	// this search cannot count as complete.
-	if prev := s.seen.visit(s.key(g, &pileKey), int8(disc)); prev >= int8(disc) {
+	if prev := s.seen.visit(s.key(g, pileKey), int8(disc)); prev >= int8(disc) {
 		if prev < unlimited {
 			s.narrowed = true
 		}
@@ -247,7 +250,7 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 		s.bufs = append(s.bufs, make([]Move, 0, 32))
 		s.games = append(s.games, new(Game))
 	}
-	moves := s.candidates(g, s.bufs[depth][:0], &pileKey)
+	moves := s.candidates(g, s.bufs[depth][:0], pileKey)
 	s.bufs[depth] = moves
 	for i, m := range moves {
 		left := disc
@@ -260,11 +263,12 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 		}
 		child := s.games[depth] // the children of this node, one at a time
 		*child = *g
-		if child.Apply(m) != nil {
+		childKey := *pileKey
+		if s.apply(child, m, &childKey) != nil {
 			continue
 		}
 		s.path = append(s.path, m)
-		if s.dfs(child, depth+1, left) {
+		if s.dfs(child, depth+1, left, childKey) {
 			return true
 		}
 		s.path = s.path[:len(s.path)-1]
@@ -292,12 +296,13 @@ func (s *solver) safeMove(g *Game) (Move, bool) {
 	for f := range 4 {
 		minLevel = min(minLevel, Rank(g.foundN[f]))
 	}
+	want, mask := g.takes()
 	try := func(c Card) (Move, bool) {
 		if !r.InSuit && c.Rank() > minLevel+1 {
 			return Move{}, false
 		}
 		for f := range 4 {
-			if g.fits(f, c) {
+			if c&mask[f] == want[f] {
 				return PlaceMove(c, F(f)), true
 			}
 		}
@@ -343,12 +348,19 @@ func (s *solver) candidates(g *Game, dst []Move, pileKey *[4]uint64) []Move {
 			out = append(out, m)
 		}
 	}
-	var pri [64]int
+	pri := &s.pri // scratch, not zeroed at every node
 	for i, m := range out {
 		pri[i] = s.priority(g, m)<<8 | i
 	}
-	slices.Sort(pri[:len(out)])
-	var tmp [64]Move
+	// Insertion sort: the lists are short, and the values distinct.
+	for i := 1; i < len(out); i++ {
+		x, j := pri[i], i
+		for ; j > 0 && pri[j-1] > x; j-- {
+			pri[j] = pri[j-1]
+		}
+		pri[j] = x
+	}
+	tmp := &s.tmp
 	copy(tmp[:], out)
 	for i := range out {
 		out[i] = tmp[pri[i]&0xff]
@@ -508,35 +520,23 @@ func chainBound(g *Game) int {
 			free[c.Rank()]++
 		}
 	}
-	// need[p][i]: m(x) for the card at index i of pile p.
-	var need [4][52]uint8
-	for p := range 4 {
-		// tails[k]: the highest last rank of a non-increasing run of k+1
-		// cards so far (patience sorting); tails never increases with k,
-		// so the runs that a rank-r card extends are those with tails >= r.
-		// Runs longer than 4 are counted as 4: m >= 4 already makes a card
-		// unplayable (only three other cards share its rank).
-		var tails [4]uint8
-		for i := int(g.wasteN[p]) - 1; i >= 0; i-- {
-			r := uint8(g.waste[p][i].Rank())
-			m := uint8(0)
-			for m < 4 && tails[m] >= r {
-				m++
-			}
-			need[p][i] = m
-			if m < 4 {
-				tails[m] = r
-			}
-		}
-	}
 	depth := g.wasteN
+	// m(x) for the card x at index depth[p]-1 of pile p is found from the
+	// cards above it, which are exactly the cards of p already in A: tails[p]
+	// is kept over them (patience sorting): tails[p][k] is the highest last
+	// rank of a non-increasing run of k+1 of them, top down; tails never
+	// increases with k, so the runs that a rank-r card extends are those with
+	// tails >= r. Runs longer than 4 are counted as 4: m >= 4 already makes a
+	// card unplayable (only three other cards share its rank).
+	var tails [4][4]uint8
 	// The rules only ever add cards, so they can be applied in any order;
 	// pm is kept up to date as cards join, so that one pass carries a
 	// change up the ranks and fewer passes are needed.
 	var pm [15]int // pm[r]: the least cnt(s), s <= r
 	pm[0] = 4
-	for r := 1; r <= 13; r++ {
-		pm[r] = min(pm[r-1], cnt[r])
+	for r, low := 1, 4; r <= 13; r++ {
+		low = min(low, cnt[r])
+		pm[r] = low
 	}
 	for changed := true; changed; {
 		changed = false
@@ -552,19 +552,27 @@ func chainBound(g *Game) int {
 			for depth[p] > 0 {
 				i := depth[p] - 1
 				r := int(g.waste[p][i].Rank())
-				q := max(found[r], int(need[p][i]))
+				t := &tails[p]
+				m := 0
+				for m < 4 && int(t[m]) >= r {
+					m++
+				}
+				q := max(found[r], m)
 				if pm[r-1] < q+1 || min(pm[r-1], cnt[r]) < q {
 					break
+				}
+				if m < 4 {
+					t[m] = uint8(r)
 				}
 				cnt[r]++
 				depth[p]--
 				changed = true
-				for k := r; k <= 13; k++ {
-					v := min(pm[k-1], cnt[k])
-					if v == pm[k] {
+				for k, low := r, pm[r-1]; k <= 13; k++ {
+					low = min(low, cnt[k])
+					if low == pm[k] {
 						break
 					}
-					pm[k] = v
+					pm[k] = low
 				}
 			}
 		}
@@ -606,29 +614,51 @@ func (s *solver) inSuitBound(g *Game) int {
 // matter, cards taken by rank. The stock position stands for the stock,
 // whose order is fixed for the pass.
 func (s *solver) key(g *Game, pileHashes *[4]uint64) uint64 {
-	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16)
 	var hand [4]uint64
 	for i, c := range g.hand {
 		hand[i] = uint64(s.cardKey(c))
 	}
-	slices.Sort(hand[:])
-	h = mix(h ^ (hand[0] | hand[1]<<8 | hand[2]<<16 | hand[3]<<24))
+	sort4(&hand)
+	h := mix(uint64(g.next) | uint64(g.redeals)<<8 | uint64(g.stockN)<<16 |
+		(hand[0]|hand[1]<<8|hand[2]<<16|hand[3]<<24)<<24)
 	var fk [4]uint64
 	for f := range 4 {
 		fk[f] = uint64(g.foundN[f]) | uint64(s.cardKey(g.found[f]))<<8
 	}
 	if s.sameFoundations {
-		slices.Sort(fk[:])
+		sort4(&fk)
 	}
 	h = mix(h ^ (fk[0] | fk[1]<<16 | fk[2]<<32 | fk[3]<<48))
-	pk := *pileHashes
-	if g.rules.Redeals == int(g.redeals) {
-		slices.Sort(pk[:])
+	// The piles, each hashed once more and summed: a sum does not depend on
+	// the order of the piles, which is what sorting them would do; where
+	// their order matters, each is salted with its place first. The mixes
+	// do not wait for one another, unlike a chain of them.
+	pk := pileHashes
+	var salt [4]uint64
+	if g.rules.Redeals != int(g.redeals) {
+		salt = [4]uint64{1 << 56, 2 << 56, 3 << 56, 4 << 56}
 	}
-	for _, x := range pk {
-		h = mix(h ^ x)
+	return mix(h ^ (mix(pk[0]^salt[0]) + mix(pk[1]^salt[1]) + mix(pk[2]^salt[2]) + mix(pk[3]^salt[3])))
+}
+
+// sort4 sorts a in increasing order (a sorting network: five compare and
+// swaps, cheaper than slices.Sort on four values).
+func sort4(a *[4]uint64) {
+	if a[0] > a[1] {
+		a[0], a[1] = a[1], a[0]
 	}
-	return h
+	if a[2] > a[3] {
+		a[2], a[3] = a[3], a[2]
+	}
+	if a[0] > a[2] {
+		a[0], a[2] = a[2], a[0]
+	}
+	if a[1] > a[3] {
+		a[1], a[3] = a[3], a[1]
+	}
+	if a[1] > a[2] {
+		a[1], a[2] = a[2], a[1]
+	}
 }
 
 func (s *solver) cardKey(c Card) Card {
@@ -638,12 +668,47 @@ func (s *solver) cardKey(c Card) Card {
 	return c
 }
 
+// pileHash is a 64-bit hash of waste pile p of g as the key sees it (cards
+// by rank where suits do not matter): the XOR of a hash of each card with
+// its height, so that apply keeps it up to date as cards come and go at the
+// top instead of every pile being hashed again at every node.
 func (s *solver) pileHash(g *Game, p int) uint64 {
-	h := uint64(0x51ED27B5A1C3E9D7) + uint64(g.wasteN[p])
-	for _, c := range g.waste[p][:g.wasteN[p]] {
-		h = mix(h ^ uint64(s.cardKey(c)))
+	h := uint64(0)
+	for i, c := range g.waste[p][:g.wasteN[p]] {
+		h ^= s.cardHash(i, c)
 	}
 	return h
+}
+
+// cardHash is card c at height i of a waste pile, for pileHash.
+func (s *solver) cardHash(i int, c Card) uint64 {
+	return mix(uint64(0x51ED27B5A1C3E9D7) ^ uint64(i)<<8 ^ uint64(s.cardKey(c)))
+}
+
+// apply plays m on g and brings pileKey, the pileHash of each waste pile of
+// g, up to date with it.
+func (s *solver) apply(g *Game, m Move, pileKey *[4]uint64) error {
+	before := g.wasteN
+	if err := g.Apply(m); err != nil {
+		return err
+	}
+	if m.Kind != Place {
+		for p := range 4 {
+			pileKey[p] = s.pileHash(g, p)
+		}
+		return nil
+	}
+	// A card went from the hand or a pile's top to a foundation or a pile's
+	// top: at most one pile lost m.Card and one gained it.
+	for p := range 4 {
+		switch n := g.wasteN[p]; {
+		case n < before[p]:
+			pileKey[p] ^= s.cardHash(int(n), m.Card)
+		case n > before[p]:
+			pileKey[p] ^= s.cardHash(int(before[p]), m.Card)
+		}
+	}
+	return nil
 }
 
 // mix is SplitMix64's finaliser, a cheap good 64-bit mixer.
