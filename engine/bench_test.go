@@ -3,7 +3,9 @@ package engine
 import (
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 )
 
 // benchPositions collects positions of random classic games, each with a
@@ -101,3 +103,35 @@ func BenchmarkSolve(b *testing.B) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(nodes), "cpu-ns/node")
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 }
+
+// BenchmarkSolveDeals solves classic deals 1-1000 one after another on one
+// thread, with the default budget (phase 1 only), and reports
+// the thread's CPU time per deal: its median and 99th percentile, the
+// issue's measure of the solver's speed, and the counts of each outcome.
+// One iteration takes minutes:
+//
+//	GOMAXPROCS=1 go test ./engine -run XXX -bench SolveDeals -benchtime 1x
+func BenchmarkSolveDeals(b *testing.B) {
+	r := mustVariant(b, "classic")
+	runtime.LockOSThread() // so that the thread's CPU time is the solver's
+	defer runtime.UnlockOSThread()
+	for b.Loop() {
+		times := make([]time.Duration, 0, 1000)
+		var counts [3]int
+		for deal := uint64(1); deal <= 1000; deal++ {
+			cpu0 := threadCPUTime()
+			sol := Solve(r, deal, SolveOptions{MaxNodes: solveDealsBudget, SkipBestScore: true})
+			times = append(times, threadCPUTime()-cpu0)
+			counts[sol.Outcome]++
+		}
+		slices.Sort(times)
+		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms/deal")
+		b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms/deal")
+		b.ReportMetric(float64(counts[Winnable]), "won")
+		b.ReportMetric(float64(counts[Lost]), "lost")
+		b.ReportMetric(float64(counts[Unknown]), "unknown")
+	}
+}
+
+// solveDealsBudget is BenchmarkSolveDeals' budget per deal.
+const solveDealsBudget = DefaultMaxNodes
