@@ -166,8 +166,9 @@ var discrepancies = []int{0, 1, 2, 3, 4, 6, 8, 12, 16}
 
 // search runs the depth-first search from g and reports whether it won.
 // Below unlimited, disc is a budget of discrepancies: taking a node's i-th
-// candidate (from 0) spends i of them. Only a search with an unlimited
-// budget that does not win shows that nothing wins.
+// candidate (from 0) spends i of them, not counting candidates that the
+// bound cuts at once. Only a search with an unlimited budget that does not
+// win shows that nothing wins.
 func (s *solver) search(g Game, disc int) bool { return s.dfs(&g, 0, disc) }
 
 func (s *solver) dfs(g *Game, depth, disc int) bool {
@@ -232,20 +233,30 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 	}
 	moves := s.candidates(g, s.bufs[depth][:0], &pileKey)
 	s.bufs[depth] = moves
-	for i, m := range moves {
+	// A discrepancy is counted only among the children the bound does not
+	// cut at once: a child whose own bound is already too low counts as a
+	// position searched but takes no place in the ordering, so that a dead
+	// first choice does not make the live second one cost a discrepancy.
+	live := 0 // children searched so far
+	for _, m := range moves {
 		left := disc
 		if disc < unlimited {
-			if i > disc {
+			if live > disc {
 				s.narrowed = true
 				break
 			}
-			left -= i
+			left -= live
 		}
 		child := s.games[depth] // the children of this node, one at a time
 		*child = *g
 		if child.Apply(m) != nil {
 			continue
 		}
+		if s.upperBound(child) <= floor {
+			s.nodes++ // a position searched, as if dfs had cut it
+			continue
+		}
+		live++
 		s.path = append(s.path, m)
 		if s.dfs(child, depth+1, left) {
 			return true
