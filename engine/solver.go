@@ -396,6 +396,15 @@ func (g *Game) inHand(c Card) bool {
 // of 301-600, at 200,000 positions). Ordering 1 puts first the waste pile
 // where the card adds to the fewest cards' runs of higher cards above them
 // (see buried), which alone does worse but finds other wins.
+//
+// Where foundations are chains, an empty pile comes last in both orderings
+// for a card below a Ten: an empty pile is best kept for a high card, which
+// buries nothing there, while a low card can go onto a pile whose cards
+// are needed later. With the Ten as the threshold, of classic deals 1-300
+// at 200,000 positions, 280 were won against 271 with empty piles before
+// the dumping moves, and of 301-600, 269 against 261 (thresholds Nine:
+// 272 and 267 in ordering 0 alone; Eleven: 270 and 268; Queen: 271 and
+// 267; Queen in both: 273 and 262).
 func (s *solver) priority(g *Game, m Move) int {
 	if m.Kind == Redeal {
 		return 1000
@@ -405,6 +414,9 @@ func (s *solver) priority(g *Game, m Move) int {
 	}
 	n := g.wasteN[m.To.Index]
 	if n == 0 {
+		if s.chains && m.Card.Rank() < 10 {
+			return 400
+		}
 		return 100
 	}
 	top := g.waste[m.To.Index][n-1].Rank()
