@@ -137,13 +137,16 @@ type solver struct {
 	best     int
 	bestLine []Move
 	path     []Move
-	order    int      // which move ordering: see priority
-	bufs     [][]Move // candidate moves, one buffer per depth
-	games    []*Game  // the child being searched, one per depth
+	order    int // which move ordering: see priority
+	// childBound: the upperBound of the position dfs is about to search,
+	// computed by its parent, or -1.
+	childBound int
+	bufs       [][]Move // candidate moves, one buffer per depth
+	games      []*Game  // the child being searched, one per depth
 }
 
 func newSolver(r *Rules, maxNodes int64) *solver {
-	s := &solver{rules: r, maxNodes: maxNodes, rankOnly: !r.InSuit}
+	s := &solver{rules: r, maxNodes: maxNodes, rankOnly: !r.InSuit, childBound: -1}
 	s.sameFoundations = !r.LeftToRight && r.Start == [4]Rank{r.Start[0], r.Start[0], r.Start[0], r.Start[0]} &&
 		r.Step == [4]int{r.Step[0], r.Step[0], r.Step[0], r.Step[0]}
 	s.chains = r.Start == allAces && r.Step == stepOne && !r.InSuit && !r.WasteToWaste
@@ -174,7 +177,7 @@ func (s *solver) search(g Game, disc int) bool { return s.dfs(&g, 0, disc) }
 func (s *solver) dfs(g *Game, depth, disc int) bool {
 	s.nodes++
 	if s.nodes > s.maxNodes {
-		s.aborted = true
+		s.aborted, s.childBound = true, -1
 		return false
 	}
 	mark := len(s.path)
@@ -186,6 +189,8 @@ func (s *solver) dfs(g *Game, depth, disc int) bool {
 // expand is dfs after the node count: the safe moves, then the bound, the
 // table and the candidates. dfs takes the moves it appends off the path.
 func (s *solver) expand(g *Game, depth, disc int) bool {
+	bound := s.childBound // g's bound if the parent computed it, else -1
+	s.childBound = -1
 	for {
 		m, ok := s.safeMove(g)
 		if !ok {
@@ -193,6 +198,7 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 		}
 		_ = g.Apply(m) // safeMove only returns legal moves
 		s.path = append(s.path, m)
+		bound = -1
 	}
 	if int(g.score) > s.best {
 		s.best = int(g.score)
@@ -223,7 +229,10 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 	if floor < 0 {
 		floor = s.best
 	}
-	if s.upperBound(g) <= floor {
+	if bound < 0 {
+		bound = s.upperBound(g)
+	}
+	if bound <= floor {
 		return false
 	}
 
@@ -252,11 +261,13 @@ func (s *solver) expand(g *Game, depth, disc int) bool {
 		if child.Apply(m) != nil {
 			continue
 		}
-		if s.upperBound(child) <= floor {
+		b := s.upperBound(child)
+		if b <= floor {
 			s.nodes++ // a position searched, as if dfs had cut it
 			continue
 		}
 		live++
+		s.childBound = b
 		s.path = append(s.path, m)
 		if s.dfs(child, depth+1, left) {
 			return true
