@@ -257,39 +257,3 @@ func TestBuried(t *testing.T) {
 		}
 	}
 }
-
-// TestNestedSearchFindsLateWins: deals 7 and 9 are wins the narrow searches
-// with the first move ordering find only after hundreds of thousands of
-// positions; the nested search finds them within a few thousand, and its
-// line replays to a win.
-func TestNestedSearchFindsLateWins(t *testing.T) {
-	r := mustVariant(t, "classic")
-	for _, n := range []uint64{7, 9} {
-		const budget = 20_000
-		g := New(r, n)
-		lds := newSolver(r, budget)
-		lds.floor = r.Deck() - 1
-		for _, d := range discrepancies {
-			if lds.search(g, d) {
-				t.Fatalf("deal %d: the narrow searches won within %d positions; pick a harder deal", n, budget)
-			}
-			if lds.aborted {
-				break
-			}
-		}
-		s := newSolver(r, budget)
-		s.floor = r.Deck() - 1
-		score, line := s.nested(g, nestedLevel, nil)
-		if score != r.Deck() {
-			t.Fatalf("deal %d: the nested search reached %d in %d positions, want a win", n, score, s.nodes)
-		}
-		rec, err := LineRecord(r, n, line)
-		if err != nil {
-			t.Fatalf("deal %d: %v", n, err)
-		}
-		if rec.Result != "won 52" {
-			t.Fatalf("deal %d: the nested line ends %q", n, rec.Result)
-		}
-		t.Logf("deal %d: won by the nested search in %d positions", n, s.nodes)
-	}
-}
