@@ -195,29 +195,13 @@ func challengesOpenTake(t *testing.T, newInstances Instances) {
 		t.Fatalf("list %+v %v", l, err)
 	}
 	// Three instances take C1 at once: one gets it.
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	won := 0
-	for _, s := range sh {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got, ok, err := s.Challenges.Take(ctx, "C1")
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				mu.Lock()
-				won++
-				mu.Unlock()
-				if got != c1 {
-					t.Errorf("took %+v", got)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if won != 1 {
+	if won := racers(t, len(sh), func(i int) (bool, error) {
+		got, ok, err := sh[i].Challenges.Take(ctx, "C1")
+		if ok && got != c1 {
+			t.Errorf("took %+v", got)
+		}
+		return ok, err
+	}); won != 1 {
 		t.Fatalf("C1 taken %d times", won)
 	}
 	if _, ok, _ := a.Of(ctx, "ann"); ok {
@@ -248,26 +232,7 @@ func invitesOnce(t *testing.T, newInstances Instances) {
 	if _, ok, _ := sh[1].Invites.Get(ctx, "NOSUCHCODE"); ok {
 		t.Fatal("found a code never made")
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	won := 0
-	for _, s := range sh {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ok, err := s.Invites.Take(ctx, inv.Code)
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				mu.Lock()
-				won++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if won != 1 {
+	if won := racers(t, len(sh), func(i int) (bool, error) { return sh[i].Invites.Take(ctx, inv.Code) }); won != 1 {
 		t.Fatalf("invite used %d times", won)
 	}
 	if _, ok, _ := sh[0].Invites.Get(ctx, inv.Code); ok {
@@ -396,4 +361,29 @@ func claimUnqueues(t *testing.T, newInstances Instances) {
 	if err := sh[1].Queue.Join(ctx, lobby.Seeker{Player: "ann", Variant: "classic", Rating: 1500}); err != nil {
 		t.Fatalf("a freed player cannot queue: %v", err)
 	}
+}
+
+// racers runs take(0) to take(n-1) at once and returns how many succeeded;
+// an error fails the test.
+func racers(t *testing.T, n int, take func(i int) (bool, error)) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := take(i)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return won
 }
