@@ -95,7 +95,7 @@ func BenchmarkSolve(b *testing.B) {
 	cpu0 := threadCPUTime()
 	for b.Loop() {
 		for deal := uint64(1); deal <= 40; deal++ {
-			nodes += Solve(r, deal, SolveOptions{MaxNodes: 100_000, SkipBestScore: true}).Nodes
+			nodes += Solve(r, deal, SolveOptions{MaxNodes: 100_000, SkipBestScore: true, SearchOnly: true}).Nodes
 		}
 	}
 	cpu := threadCPUTime() - cpu0
@@ -105,10 +105,11 @@ func BenchmarkSolve(b *testing.B) {
 }
 
 // BenchmarkSolveDeals solves classic deals 1-1000 one after another on one
-// thread, with the default budget (phase 1 only), and reports
-// the thread's CPU time per deal: its median and 99th percentile, the
-// issue's measure of the solver's speed, and the counts of each outcome.
-// One iteration takes minutes:
+// thread, with the default budget (phase 1 only) and the SAT encoding for
+// the deals the search leaves unknown, and reports the thread's CPU time
+// per deal: its median, 99th percentile and maximum, the measure of
+// the solver's speed, the counts of each outcome, and how many deals the
+// SAT encoding settled. One iteration takes minutes:
 //
 //	GOMAXPROCS=1 go test ./engine -run XXX -bench SolveDeals -benchtime 1x
 func BenchmarkSolveDeals(b *testing.B) {
@@ -118,15 +119,21 @@ func BenchmarkSolveDeals(b *testing.B) {
 	for b.Loop() {
 		times := make([]time.Duration, 0, 1000)
 		var counts [3]int
+		bySAT := 0
 		for deal := uint64(1); deal <= 1000; deal++ {
 			cpu0 := threadCPUTime()
 			sol := Solve(r, deal, SolveOptions{MaxNodes: solveDealsBudget, SkipBestScore: true})
 			times = append(times, threadCPUTime()-cpu0)
 			counts[sol.Outcome]++
+			if sol.SAT {
+				bySAT++
+			}
 		}
 		slices.Sort(times)
 		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms/deal")
 		b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms/deal")
+		b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "max-ms/deal")
+		b.ReportMetric(float64(bySAT), "sat")
 		b.ReportMetric(float64(counts[Winnable]), "won")
 		b.ReportMetric(float64(counts[Lost]), "lost")
 		b.ReportMetric(float64(counts[Unknown]), "unknown")
@@ -135,3 +142,32 @@ func BenchmarkSolveDeals(b *testing.B) {
 
 // solveDealsBudget is BenchmarkSolveDeals' budget per deal.
 const solveDealsBudget = DefaultMaxNodes
+
+// hardDeals are the classic deals of 1-600 that the search leaves unknown
+// at the default budget.
+var hardDeals = []uint64{24, 74, 94, 143, 151, 164, 264, 317, 327, 341, 346, 392, 404, 453, 459, 532, 576}
+
+// BenchmarkSATDecide is the SAT encoding's time for a deal the search
+// cannot settle: each of hardDeals in turn, from encoding to checked line.
+//
+//	go test ./engine -run XXX -bench SATDecide -benchtime 1x
+func BenchmarkSATDecide(b *testing.B) {
+	r := mustVariant(b, "classic")
+	runtime.LockOSThread() // so that the thread's CPU time is the solver's
+	defer runtime.UnlockOSThread()
+	times := make([]time.Duration, 0, len(hardDeals))
+	for b.Loop() {
+		for _, deal := range hardDeals {
+			g := New(r, deal)
+			cpu0 := threadCPUTime()
+			out, _, _, err := satDecide(&g, DefaultMaxConflicts)
+			times = append(times, threadCPUTime()-cpu0)
+			if err != nil || out != Winnable {
+				b.Fatalf("deal %d: %v %v", deal, out, err)
+			}
+		}
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms/deal")
+	b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "max-ms/deal")
+}

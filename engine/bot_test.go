@@ -143,7 +143,7 @@ func TestBotPlaysEveryVariant(t *testing.T) {
 	switch {
 	case testing.Short():
 		deals, fullHard = 40, 4
-	case botRaceEnabled:
+	case raceEnabled:
 		deals, fullHard = 150, 3
 	}
 	for _, rules := range Variants() {
@@ -318,7 +318,7 @@ func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pai
 // as the hard bot, on the true stock) is caught by it.
 func TestBotDoesNotPeek(t *testing.T) {
 	deals := 3
-	if testing.Short() || botRaceEnabled {
+	if testing.Short() || raceEnabled {
 		deals = 1
 	}
 	for _, l := range Levels() {
@@ -392,7 +392,7 @@ func TestBotLevelsOrdered(t *testing.T) {
 	switch {
 	case testing.Short():
 		deals, hardDeals = 500, 60
-	case botRaceEnabled:
+	case raceEnabled:
 		hardDeals = 100
 	}
 	easy, _ := playLevel(rules, Easy, 0, deals, 1)

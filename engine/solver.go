@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Solve answers whether deal can be won under rules by a player who knows
 // the order of the stock (Solvitaire's "thoughtful" model), with a winning
 // game when it can, and the best reachable score when it cannot.
@@ -91,12 +93,31 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 		won = s.search(start, unlimited)
 	}
 	sol := Solution{Nodes: s.nodes}
+	lost := !won && !s.aborted
+	if s.aborted && !opt.SearchOnly {
+		if _, ok := satCovers(&start); ok {
+			if opt.MaxConflicts <= 0 {
+				opt.MaxConflicts = DefaultMaxConflicts
+			}
+			// An error (a model that does not replay as a win, which
+			// would be a fault in the encoding) leaves the deal unknown.
+			outcome, line, conflicts, err := satDecide(&start, opt.MaxConflicts)
+			sol.Conflicts = conflicts
+			if err == nil && outcome != Unknown {
+				sol.SAT = true
+				if outcome == Winnable {
+					won, s.bestLine = true, line
+				}
+				lost = outcome == Lost
+			}
+		}
+	}
 	switch {
 	case won:
 		sol.Outcome, sol.BestScore, sol.ScoreExact = Winnable, deck, true
 		sol.Line = s.bestLine
 		return sol
-	case s.aborted:
+	case !lost:
 		sol.Outcome, sol.BestScore = Unknown, s.best
 		sol.Line = s.bestLine
 		return sol
@@ -109,7 +130,9 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	// Phase 2: the best reachable score, by branch and bound from the best
 	// score phase 1 saw. States seen in phase 1 were cut with another bound,
 	// so the table starts empty.
+	best, bestLine := s.best, slices.Clone(s.bestLine)
 	s.reset()
+	s.best, s.bestLine = best, bestLine
 	s.floor = -1 // use the best score found so far
 	s.search(start, unlimited)
 	sol.Nodes += s.nodes

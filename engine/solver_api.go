@@ -25,12 +25,25 @@ type SolveOptions struct {
 	// SkipBestScore skips the second search that finds the best reachable
 	// score of a lost deal; BestScore is then the best score seen.
 	SkipBestScore bool
+	// SearchOnly leaves a deal that the search does not settle within
+	// MaxNodes unknown, instead of handing it to the SAT encoding (see
+	// sat.go), where the variant allows.
+	SearchOnly bool
+	// MaxConflicts stops the SAT stage after this many conflicts (0:
+	// DefaultMaxConflicts), leaving the deal unknown.
+	MaxConflicts int64
 }
 
 // DefaultMaxNodes is the node budget when none is given: enough to settle
 // 97% of classic deals (about a second and a half at most on one core),
 // small enough to bound a hostile request.
 const DefaultMaxNodes = 2_000_000
+
+// DefaultMaxConflicts is the SAT stage's budget when none is given: the
+// classic deals the search leaves unknown are won within about 70,000
+// conflicts (a few seconds), and the one lost deal of 1-10,000, 7450, is
+// proved lost in about 660,000 (about a minute).
+const DefaultMaxConflicts = 1_000_000
 
 // Solution is what the solver found for one deal.
 type Solution struct {
@@ -43,4 +56,9 @@ type Solution struct {
 	// winning game when won.
 	Line  []Move `json:"-"`
 	Nodes int64  `json:"nodes"`
+	// SAT tells that the search ran out of budget and the SAT encoding
+	// decided the outcome.
+	SAT bool `json:"sat,omitempty"`
+	// Conflicts is the SAT stage's work, if it ran.
+	Conflicts int64 `json:"conflicts,omitempty"`
 }

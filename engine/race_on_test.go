@@ -2,7 +2,7 @@
 
 package engine
 
-// botRaceEnabled tells the bot's slow tests to play fewer deals under the
+// raceEnabled tells the slow tests (bots, SAT) to play fewer deals under the
 // race detector, which makes them about sixteen times slower; the engine
 // starts no goroutines, so more deals would find no more races.
-const botRaceEnabled = true
+const raceEnabled = true

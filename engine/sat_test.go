@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestSATAgainstSearch checks the SAT encoding against the search on end
+// positions too big for a search with no pruning but small enough for the
+// solver's full search to settle: from 15 to 35 cards left, up to 20 of
+// them in the stock. Every won line is replayed.
+func TestSATAgainstSearch(t *testing.T) {
+	r := mustVariant(t, "classic")
+	rng := rand.New(rand.NewPCG(23, 29))
+	count := map[Outcome]int{}
+	cases := 200
+	if testing.Short() || raceEnabled {
+		cases = 50
+	}
+	for i := range cases {
+		g := endgame(t, r, rng, 15+rng.IntN(21), 20)
+		want := SolveGame(&g, SolveOptions{MaxNodes: 2_000_000, SearchOnly: true, SkipBestScore: true})
+		count[want.Outcome]++
+		if want.Outcome == Unknown {
+			continue
+		}
+		got, line, _, err := satDecide(&g, 0)
+		if err != nil {
+			t.Fatalf("case %d: %v\n%s", i, err, g.String())
+		}
+		if got != want.Outcome {
+			t.Fatalf("case %d: SAT says %v, the search %v\n%s", i, got, want.Outcome, g.String())
+		}
+		if got == Winnable {
+			checkWin(t, g, line)
+		}
+	}
+	t.Logf("%v", count)
+	if count[Lost] < cases/10 || count[Winnable] < cases/10 || count[Unknown] > cases/10 {
+		t.Errorf("the cases should hold many wins and losses that the search settles: %v", count)
+	}
+}
+
+// checkWin fails t unless line wins from g.
+func checkWin(t *testing.T, g Game, line []Move) {
+	t.Helper()
+	for _, m := range line {
+		if err := g.Apply(m); err != nil {
+			t.Fatalf("the line does not replay: %v", err)
+		}
+	}
+	if g.status != Won {
+		t.Fatalf("the line ends %v", g.status)
+	}
+}
+
+// TestSATAgainstBruteForce checks the SAT encoding's answers from end
+// positions (cards on the waste piles and foundations at any height, a few
+// cards left in the stock) against a search with no pruning: many of them
+// are lost.
+func TestSATAgainstBruteForce(t *testing.T) {
+	for seed, variant := range []string{"classic", "numerica"} {
+		r := mustVariant(t, variant)
+		rng := rand.New(rand.NewPCG(17, uint64(seed)))
+		count := map[Outcome]int{}
+		var tBrute, tSAT time.Duration
+		cases := 150
+		if testing.Short() || raceEnabled {
+			cases = 40
+		}
+		for i := range cases {
+			g := endgame(t, r, rng, 6+rng.IntN(3), 6)
+			want := Lost
+			t0 := time.Now()
+			if bruteBest(&g, map[Game]int{}) == r.Deck() {
+				want = Winnable
+			}
+			t1 := time.Now()
+			got, line, _, err := satDecide(&g, 0)
+			tBrute += t1.Sub(t0)
+			tSAT += time.Since(t1)
+			if err != nil {
+				t.Fatalf("%s case %d: %v\n%s", variant, i, err, g.String())
+			}
+			if got != want {
+				t.Fatalf("%s case %d: SAT says %v, brute force %v\n%s", variant, i, got, want, g.String())
+			}
+			count[got]++
+			if got == Winnable {
+				checkWin(t, g, line)
+			}
+		}
+		t.Logf("%s: %v brute %v sat %v", variant, count, tBrute, tSAT)
+	}
+}
+
+// TestSolveFallsBackOnSAT: where the search runs out of budget, Solve
+// hands the deal to the SAT encoding in the variants it covers, and its
+// win replays; with SearchOnly, or in a variant it does not cover, the
+// answer stays unknown.
+func TestSolveFallsBackOnSAT(t *testing.T) {
+	// Deals the search does not settle within 5,000 positions.
+	cases := []struct {
+		variant string
+		deal    uint64
+	}{{"classic", 317}, {"classic", 143}, {"aces-out", 4}, {"puss-in-the-corner", 4}, {"numerica", 2}, {"strict", 2}}
+	if raceEnabled {
+		cases = cases[:1]
+	}
+	for _, tc := range cases {
+		r := mustVariant(t, tc.variant)
+		opt := SolveOptions{MaxNodes: 5_000, SkipBestScore: true}
+		sol := Solve(r, tc.deal, opt)
+		if !sol.SAT || sol.Outcome != Winnable || sol.BestScore != r.Deck() {
+			t.Fatalf("%s deal %d: %+v, want won by the SAT encoding", tc.variant, tc.deal, sol)
+		}
+		checkWin(t, New(r, tc.deal), sol.Line)
+		opt.SearchOnly = true
+		if sol := Solve(r, tc.deal, opt); sol.SAT || sol.Outcome != Unknown {
+			t.Fatalf("%s deal %d, search only: %+v, want unknown", tc.variant, tc.deal, sol)
+		}
+	}
+	for _, variant := range []string{"four-at-a-time", "in-suit", "redeal", "strategy", "calculation"} {
+		r := mustVariant(t, variant)
+		g := New(r, 1)
+		if _, ok := satCovers(&g); ok {
+			t.Errorf("%s: the SAT encoding claims to cover it", variant)
+		}
+	}
+}
+
+// TestSATBudget: the SAT stage stops at its budget of conflicts and answers
+// unknown. Deal 7450, the one lost classic deal of 1-10,000, needs far more
+// than 2,000.
+func TestSATBudget(t *testing.T) {
+	r := mustVariant(t, "classic")
+	sol := Solve(r, 7450, SolveOptions{MaxNodes: 5_000, MaxConflicts: 2_000, SkipBestScore: true})
+	if sol.Outcome != Unknown || sol.SAT || sol.Conflicts != 2_000 {
+		t.Fatalf("%+v, want unknown after 2,000 conflicts", sol)
+	}
+}
