@@ -17,8 +17,14 @@ import (
 // about a fraction of a second of one core. Most deals are settled well
 // within it; the rest are answered "unknown", honestly, rather than letting
 // one request hold a core for seconds (engine.DefaultMaxNodes is for the
-// command line, where the user chose to wait).
+// command line, where the user chose to wait). A deal the search leaves
+// unknown goes to the SAT encoding with solutionMaxConflicts, which settles
+// most of them in about a second.
 const solutionMaxNodes = 300_000
+
+// solutionMaxConflicts is the SAT stage's budget for the same request:
+// about a second of one core.
+const solutionMaxConflicts = 20_000
 
 // solutionCacheSize bounds the solved deals kept: an answer is a few
 // hundred bytes, so this is well under a megabyte.
@@ -109,7 +115,7 @@ func (c *solutions) solve(ctx context.Context, rules *engine.Rules, deal uint64)
 	}
 	defer func() { <-c.sem }()
 	c.solved.Add(1)
-	sol := engine.Solve(rules, deal, engine.SolveOptions{MaxNodes: solutionMaxNodes})
+	sol := engine.Solve(rules, deal, engine.SolveOptions{MaxNodes: solutionMaxNodes, MaxConflicts: solutionMaxConflicts})
 	rec, err := engine.LineRecord(rules, deal, sol.Line)
 	if err != nil {
 		return solutionResponse{}, err

@@ -42,10 +42,12 @@ func dealCommand(_ context.Context, e env) error {
 }
 
 func solveCommand(_ context.Context, e env) error {
-	fs := newFlagSet(e, "solve", "solve N... [--variant V] [--json] [--max-nodes K]\n\nSays whether each deal can be won by a player who knows the stock order,\nwith a winning game, or the best score reachable when it cannot.")
+	fs := newFlagSet(e, "solve", "solve N... [--variant V] [--json] [--max-nodes K] [--max-conflicts C] [--search-only]\n\nSays whether each deal can be won by a player who knows the stock order,\nwith a winning game, or the best score reachable when it cannot. A deal\nthe search does not settle within its budget is decided by a SAT encoding\nwhere the variant allows (classic, aces-out, strict, numerica,\npuss-in-the-corner).")
 	variant := fs.String("variant", engine.DefaultVariant, "variant to solve")
-	asJSON := fs.Bool("json", false, "one JSON object a line: deal, result, bestScore, scoreExact, nodes, game")
-	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "positions searched per deal before answering unknown")
+	asJSON := fs.Bool("json", false, "one JSON object a line: deal, result, bestScore, scoreExact, nodes, sat, conflicts, game")
+	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "positions searched per deal before the SAT encoding decides")
+	searchOnly := fs.Bool("search-only", false, "answer unknown where the search runs out of positions, without the SAT encoding")
+	maxConflicts := fs.Int64("max-conflicts", engine.DefaultMaxConflicts, "the SAT encoding's conflicts per deal before answering unknown")
 	args, err := parseInterspersed(fs, e.args)
 	if err != nil {
 		return err
@@ -66,7 +68,7 @@ func solveCommand(_ context.Context, e env) error {
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false) // moves are written 3H>F2
 	for _, n := range deals {
-		sol := engine.Solve(rules, n, engine.SolveOptions{MaxNodes: *maxNodes})
+		sol := engine.Solve(rules, n, engine.SolveOptions{MaxNodes: *maxNodes, SearchOnly: *searchOnly, MaxConflicts: *maxConflicts})
 		line, err := engine.LineRecord(rules, n, sol.Line)
 		if err != nil {
 			return fmt.Errorf("solve %d: the solver's line does not replay: %w", n, err)
@@ -86,7 +88,11 @@ func solveCommand(_ context.Context, e env) error {
 		if !sol.ScoreExact {
 			exact = " (best found; the search stopped before it was sure)"
 		}
-		fmt.Fprintf(e.stdout, "deal %d (%s): %s, best score %d%s, %d positions\n%s\n", n, rules.Name, sol.Outcome, sol.BestScore, exact, sol.Nodes, rec)
+		how := ""
+		if sol.Conflicts > 0 {
+			how = fmt.Sprintf(", then %d conflicts of the SAT encoding", sol.Conflicts)
+		}
+		fmt.Fprintf(e.stdout, "deal %d (%s): %s, best score %d%s, %d positions%s\n%s\n", n, rules.Name, sol.Outcome, sol.BestScore, exact, sol.Nodes, how, rec)
 	}
 	return nil
 }

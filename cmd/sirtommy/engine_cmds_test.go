@@ -45,6 +45,38 @@ func TestDealPrintsTheOrder(t *testing.T) {
 	}
 }
 
+// TestSolveBySAT: a deal the search leaves unknown within its budget is
+// decided by the SAT encoding, and its game replays to a win.
+func TestSolveBySAT(t *testing.T) {
+	out, err := runCLI(t, "solve", "143", "--max-nodes", "5000", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Result    string `json:"result"`
+		SAT       bool   `json:"sat"`
+		Conflicts int64  `json:"conflicts"`
+		Game      string `json:"game"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Result != "won" || !got.SAT || got.Conflicts <= 0 {
+		t.Fatalf("got %+v, want won by the SAT encoding", got)
+	}
+	rec, err := engine.ParseRecord(got.Game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := rec.Replay(); err != nil || g.Status() != engine.Won {
+		t.Fatalf("the game does not replay to a win: %v", err)
+	}
+	out, err = runCLI(t, "solve", "143", "--max-nodes", "5000", "--search-only")
+	if err != nil || !strings.Contains(out, "unknown") {
+		t.Fatalf("--search-only: %q, %v", out, err)
+	}
+}
+
 func TestSolveJSONReplays(t *testing.T) {
 	out, err := runCLI(t, "solve", "3", "8", "--json")
 	if err != nil {

@@ -27,6 +27,7 @@ type oddsReport struct {
 	Won      int     `json:"won"`
 	Lost     int     `json:"lost"`
 	Unknown  int     `json:"unknown"`
+	SAT      int     `json:"sat"`      // settled by the SAT encoding once the search ran out of budget
 	WinRate  float64 `json:"winRate"`  // won / deals
 	Lower95  float64 `json:"lower95"`  // Wilson 95%, unknown counted as lost
 	Upper95  float64 `json:"upper95"`  // Wilson 95%, unknown counted as won
@@ -34,6 +35,7 @@ type oddsReport struct {
 	// Per-deal wall time on one core, in milliseconds.
 	MedianMS float64 `json:"medianMs"`
 	P99MS    float64 `json:"p99Ms"`
+	MaxMS    float64 `json:"maxMs"`
 	MeanMS   float64 `json:"meanMs"`
 	Workers  int     `json:"workers"`
 	Seconds  float64 `json:"seconds"` // wall time of the whole run
@@ -43,6 +45,7 @@ type oddsReport struct {
 type dealResult struct {
 	outcome engine.Outcome
 	score   int
+	sat     bool // settled by the SAT encoding
 	took    time.Duration
 }
 
@@ -52,7 +55,9 @@ func oddsCommand(ctx context.Context, e env) error {
 	deals := fs.Int("deals", 1000, "how many consecutive deals")
 	start := fs.Uint64("start", 1, "first deal number")
 	bot := fs.String("bot", "", "play with the bot at this level (easy, medium, hard) instead of the solver")
-	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "solver: positions searched per deal before answering unknown")
+	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "solver: positions searched per deal before the SAT encoding decides")
+	searchOnly := fs.Bool("search-only", false, "solver: answer unknown where the search runs out of positions, without the SAT encoding")
+	maxConflicts := fs.Int64("max-conflicts", engine.DefaultMaxConflicts, "solver: the SAT encoding's conflicts per deal before answering unknown")
 	workers := fs.Int("workers", runtime.NumCPU(), "deals played at once")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	args, err := parseInterspersed(fs, e.args)
@@ -69,7 +74,7 @@ func oddsCommand(ctx context.Context, e env) error {
 	if *deals <= 0 || *workers <= 0 {
 		return usagef("odds: --deals and --workers must be positive")
 	}
-	play, player, err := oddsPlayer(rules, *bot, *maxNodes)
+	play, player, err := oddsPlayer(rules, *bot, engine.SolveOptions{MaxNodes: *maxNodes, SkipBestScore: true, SearchOnly: *searchOnly, MaxConflicts: *maxConflicts})
 	if err != nil {
 		return err
 	}
@@ -123,11 +128,11 @@ feed:
 }
 
 // oddsPlayer returns the function that plays one deal.
-func oddsPlayer(rules *engine.Rules, bot string, maxNodes int64) (func(uint64) dealResult, string, error) {
+func oddsPlayer(rules *engine.Rules, bot string, opt engine.SolveOptions) (func(uint64) dealResult, string, error) {
 	if bot == "" {
 		return func(deal uint64) dealResult {
-			sol := engine.Solve(rules, deal, engine.SolveOptions{MaxNodes: maxNodes, SkipBestScore: true})
-			return dealResult{outcome: sol.Outcome, score: sol.BestScore}
+			sol := engine.Solve(rules, deal, opt)
+			return dealResult{outcome: sol.Outcome, score: sol.BestScore, sat: sol.SAT}
 		}, "solver", nil
 	}
 	level, err := engine.ParseLevel(bot)
@@ -172,6 +177,9 @@ func summarise(results []dealResult, variant, player string, start uint64, worke
 		default:
 			rep.Unknown++
 		}
+		if r.sat {
+			rep.SAT++
+		}
 		scores += r.score
 		times[i] = float64(r.took) / float64(time.Millisecond)
 	}
@@ -183,6 +191,7 @@ func summarise(results []dealResult, variant, player string, start uint64, worke
 	slices.Sort(times)
 	rep.MedianMS = percentile(times, 0.50)
 	rep.P99MS = percentile(times, 0.99)
+	rep.MaxMS = percentile(times, 1)
 	for _, t := range times {
 		rep.MeanMS += t / float64(n)
 	}
@@ -211,8 +220,12 @@ func percentile(sorted []float64, q float64) float64 {
 func printReport(w io.Writer, r oddsReport) {
 	fmt.Fprintf(w, "variant %s, %s, deals %d to %d (%d deals, %d workers, %.1f s)\n",
 		r.Variant, r.Player, r.Start, r.Start+uint64(r.Deals)-1, r.Deals, r.Workers, r.Seconds)
-	fmt.Fprintf(w, "won %d, lost %d, unknown %d\n", r.Won, r.Lost, r.Unknown)
+	fmt.Fprintf(w, "won %d, lost %d, unknown %d", r.Won, r.Lost, r.Unknown)
+	if r.SAT > 0 {
+		fmt.Fprintf(w, " (%d settled by the SAT encoding)", r.SAT)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "win rate %.2f%% (Wilson 95%%: %.2f%% to %.2f%%)\n", 100*r.WinRate, 100*r.Lower95, 100*r.Upper95)
 	fmt.Fprintf(w, "average score %.2f\n", r.AvgScore)
-	fmt.Fprintf(w, "time per deal: median %.3f ms, p99 %.3f ms, mean %.3f ms\n", r.MedianMS, r.P99MS, r.MeanMS)
+	fmt.Fprintf(w, "time per deal: median %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms\n", r.MedianMS, r.P99MS, r.MaxMS, r.MeanMS)
 }
