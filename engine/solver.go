@@ -23,7 +23,10 @@ import "slices"
 //     with what is left of the budget, which alone may answer Lost. A move
 //     whose position the bound cuts at once costs no discrepancy.
 //
-// A node limit reached is reported as Unknown, never as a loss.
+// Where the search reaches its node limit, the SAT encoding of sat.go
+// decides the position, in the variants it covers, within its own budget
+// of conflicts (unless opt.SearchOnly). A limit reached is reported as
+// Unknown, never as a loss.
 func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
 	g := New(rules, deal)
 	return SolveGame(&g, opt)
@@ -95,21 +98,20 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 	sol := Solution{Nodes: s.nodes}
 	lost := !won && !s.aborted
 	if s.aborted && !opt.SearchOnly {
-		if _, ok := satCovers(&start); ok {
-			if opt.MaxConflicts <= 0 {
-				opt.MaxConflicts = DefaultMaxConflicts
+		if opt.MaxConflicts <= 0 {
+			opt.MaxConflicts = DefaultMaxConflicts
+		}
+		// An error (a variant the encoding does not cover, or a model that
+		// does not replay as a win, which would be a fault in the
+		// encoding) leaves the deal unknown.
+		outcome, line, conflicts, err := satDecide(&start, opt.MaxConflicts)
+		sol.Conflicts = conflicts
+		if err == nil && outcome != Unknown {
+			sol.SAT = true
+			if outcome == Winnable {
+				won, s.bestLine = true, line
 			}
-			// An error (a model that does not replay as a win, which
-			// would be a fault in the encoding) leaves the deal unknown.
-			outcome, line, conflicts, err := satDecide(&start, opt.MaxConflicts)
-			sol.Conflicts = conflicts
-			if err == nil && outcome != Unknown {
-				sol.SAT = true
-				if outcome == Winnable {
-					won, s.bestLine = true, line
-				}
-				lost = outcome == Lost
-			}
+			lost = outcome == Lost
 		}
 	}
 	switch {
