@@ -16,8 +16,7 @@ import (
 // workers grew to 24 GB and was killed); and this one, on the classic deals
 // the search leaves unknown, took 17 s where gophersat took 23 s, and
 // proved deal 7450 lost in one to one and a half minutes where gophersat
-// took four. Its
-// state is its own: any number may run at once.
+// took four. Its state is its own: any number may run at once.
 type cdcl struct {
 	nVars    int
 	clauses  []*cdclClause // the problem's clauses of two literals or more
