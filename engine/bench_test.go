@@ -144,7 +144,7 @@ func BenchmarkSolveDeals(b *testing.B) {
 const solveDealsBudget = DefaultMaxNodes
 
 // hardDeals are the classic deals of 1-600 that the search leaves unknown
-// at the default budget.
+// at 2,000,000 positions.
 var hardDeals = []uint64{24, 74, 94, 143, 151, 164, 264, 317, 327, 341, 346, 392, 404, 453, 459, 532, 576}
 
 // BenchmarkSATDecide is the SAT encoding's time for a deal the search
