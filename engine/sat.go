@@ -84,13 +84,12 @@ func (e *satEncoding) exactlyOne(v [4]int) {
 	}
 }
 
-// satPosition is what the encoding needs of a position: the ranks of the
-// cards still in play in the order above, how many of them are already on
-// the waste piles and where, and the foundations' heights.
+// satPosition is what the encoding needs of a position: the cards still in
+// play in the order above, how many of them are already on the waste piles
+// and where, and the foundations' heights.
 type satPosition struct {
-	ranks   []Rank
 	cards   []Card
-	placed  int   // ranks[:placed] are on the waste piles
+	placed  int   // cards[:placed] are on the waste piles
 	pileOf  []int // for each placed card, its pile
 	heights [4]int
 	// allLabellings drops the clauses that keep one labelling of
@@ -101,7 +100,7 @@ type satPosition struct {
 // encodeChains encodes whether every card of position p can reach a
 // foundation.
 func encodeChains(p *satPosition) *satEncoding {
-	n := len(p.ranks)
+	n := len(p.cards)
 	e := &satEncoding{n: n}
 	e.pile = make([][4]int, n)
 	e.chain = make([][4]int, n)
@@ -141,14 +140,14 @@ func encodeChains(p *satPosition) *satEncoding {
 		}
 	}
 	var byRank [14][]int
-	for i, r := range p.ranks {
-		byRank[r] = append(byRank[r], i)
+	for i, c := range p.cards {
+		byRank[c.Rank()] = append(byRank[c.Rank()], i)
 	}
 	same := p.heights == [4]int{p.heights[0], p.heights[0], p.heights[0], p.heights[0]}
 	for i := range n {
 		e.exactlyOne(e.chain[i])
 		for k := range 4 {
-			if p.heights[k] >= int(p.ranks[i]) {
+			if p.heights[k] >= int(p.cards[i].Rank()) {
 				e.add(-e.chain[i][k]) // that foundation has its card of this rank
 			}
 		}
@@ -270,9 +269,6 @@ func satCovers(g *Game) (*satPosition, bool) {
 		}
 	}
 	p.cards = append(p.cards, g.stock[g.next:g.stockN]...)
-	for _, c := range p.cards {
-		p.ranks = append(p.ranks, c.Rank())
-	}
 	for f := range 4 {
 		p.heights[f] = int(g.foundN[f])
 	}
@@ -288,6 +284,11 @@ func satDecide(g *Game, maxConflicts int64) (Outcome, []Move, int64, error) {
 	if !ok {
 		return Unknown, nil, 0, fmt.Errorf("engine: the SAT encoding does not cover %s from this position", g.rules.Name)
 	}
+	return satDecidePosition(g, p, maxConflicts)
+}
+
+// satDecidePosition is satDecide for g's position p, as satCovers gives it.
+func satDecidePosition(g *Game, p *satPosition, maxConflicts int64) (Outcome, []Move, int64, error) {
 	e := encodeChains(p)
 	s := newCDCL(e.nVars, e.clauses)
 	s.budget = maxConflicts
