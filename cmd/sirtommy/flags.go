@@ -25,13 +25,13 @@ func newFlagSet(e env, name, synopsis string) *flag.FlagSet {
 
 // parseInterspersed parses flags that may stand before, between or after
 // the positional arguments, as in "solve 1 2 --variant strict", and returns
-// the positionals. --help prints the usage and returns errHelp.
+// the positionals. On --help the flag package has printed the usage; it
+// returns errHelp.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
 				return nil, errHelp
 			}
 			return nil, usagef("%s: %v", fs.Name(), err)
