@@ -330,6 +330,10 @@ func (s *solver) expand(g *Game, depth, disc int, pileKey *[4]uint64) bool {
 //     nothing from another, and playing it now only adds options.
 //   - in suit: any card that fits, since no other card can ever take its
 //     place on its suit's foundation.
+//
+// A turned card is never played this way while the hand is full with
+// several cards (four-at-a-time): that would start placing them and lock
+// the waste piles, taking away the waste moves that may be wanted first.
 func (s *solver) safeMove(g *Game) (Move, bool) {
 	r := g.rules
 	if !(s.chains || (r.InSuit && !r.WasteToWaste)) {
@@ -352,7 +356,7 @@ func (s *solver) safeMove(g *Game) (Move, bool) {
 		return Move{}, false
 	}
 	for _, c := range g.hand {
-		if c != NoCard {
+		if c != NoCard && (g.handN < g.batch || g.batch == 1) {
 			if m, ok := try(c); ok {
 				return m, true
 			}

@@ -7,38 +7,43 @@ import (
 )
 
 // endgame builds a position of the given variant near the end of a game:
-// the foundations at random levels, and the few cards left shuffled into
-// the stock (at most maxStock of them) and the waste piles. It sets
-// unexported fields directly, so that a search without any pruning can
-// settle it.
+// the foundations at random heights along their chains, and the few cards
+// left shuffled into the stock (at most maxStock of them) and the waste
+// piles; with several cards turned at once, some of the turned cards may
+// be placed already. It sets unexported fields directly, so that a search
+// without any pruning can settle it.
 func endgame(t testing.TB, r *Rules, rng *rand.Rand, left, maxStock int) Game {
 	t.Helper()
+	deck := r.Deck()
 	for {
 		g := Game{rules: r}
 		var used [14]int // per rank: suits taken
 		total := 0
 		for f := range 4 {
-			n := rng.IntN(14)
+			n := rng.IntN(r.Length + 1)
 			if rng.IntN(4) == 0 {
-				n = 13
+				n = r.Length
+			}
+			if r.Preset {
+				n = max(n, 1)
+			}
+			rank := r.Start[f]
+			for range n {
+				g.found[f] = NewCard(rank, Suit(used[rank]))
+				used[rank]++
+				rank = rankAfter(rank, r.Step[f])
 			}
 			g.foundN[f] = uint8(n)
-			if n > 0 {
-				g.found[f] = NewCard(Rank(n), Suit(used[n]))
-			}
-			for k := 1; k <= n; k++ {
-				used[k]++
-			}
 			total += n
 		}
-		if 52-total > left || 52-total == 0 {
+		if deck-total > left || deck-total == 0 {
 			continue
 		}
 		g.score = uint8(total)
 		var rest []Card
-		for k := 1; k <= 13; k++ {
-			for s := used[k]; s < 4; s++ {
-				rest = append(rest, NewCard(Rank(k), Suit(s)))
+		for k := Ace; k <= King; k++ {
+			for s := used[k]; s < 4 && !r.removed(k); s++ {
+				rest = append(rest, NewCard(k, Suit(s)))
 			}
 		}
 		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
@@ -53,6 +58,20 @@ func endgame(t testing.TB, r *Rules, rng *rand.Rand, left, maxStock int) Game {
 			g.wasteN[p]++
 		}
 		g.turn()
+		if r.Turn > 1 && g.handN > 1 && rng.IntN(2) == 0 {
+			for k := rng.IntN(int(g.handN) - 1); k >= 0; k-- {
+				for slot, c := range g.hand {
+					if c != NoCard {
+						g.hand[slot] = NoCard
+						g.handN--
+						p := rng.IntN(4)
+						g.waste[p][g.wasteN[p]] = c
+						g.wasteN[p]++
+						break
+					}
+				}
+			}
+		}
 		g.settle()
 		if g.status != Playing {
 			continue
