@@ -6,44 +6,58 @@ import (
 )
 
 // The SAT encoding decides the positions the depth-first search leaves
-// unknown. It covers the games where foundations are chains A, 2, 3, … in
-// any suit, one card is turned at a time, cards never move between waste
-// piles and no redeal is left (classic, aces-out, strict, numerica and
-// puss-in-the-corner, from any position). It says whether every card can
-// reach a foundation; a satisfying assignment is read back into a game,
-// which is replayed through the engine before it is believed.
+// unknown. It covers the games whose foundations are chains of ranks in
+// any suit (A, 2, 3, … or Calculation's sequences by 2, 3 and 4), with no
+// redeal left and cards never moving between waste piles: classic,
+// aces-out, four-at-a-time, strict, numerica, calculation and
+// puss-in-the-corner, from any position. In strategy it decides the game
+// without waste-to-waste moves, whose wins are wins but whose losses prove
+// nothing. It says whether every card can reach a foundation; a satisfying
+// assignment is read back into a game, which is replayed through the
+// engine before it is believed.
 //
 // The cards still in play are numbered: first those on the waste piles (W1
-// bottom to top, then W2, W3, W4), then the turned card, then the stock in
-// order. Card i "comes" at step i: the waste cards are all there from the
-// start, in that order, and each later card comes when it is placed.
-// Such a game is then fixed by three choices per card: the waste pile it
-// goes on (from which a turned card may go to a foundation at once, which
-// is the same as playing it from the hand), the foundation chain it ends
-// on, and when it is played:
+// bottom to top, then W2, W3, W4), then the turned cards, then the stock in
+// order. The turned cards and then each Turn cards of the stock form a
+// group, placed together (one card a group but in four-at-a-time), and
+// card i "comes" when its group is placed: the waste cards are all there
+// from the start, and waste cards may go to the foundations between
+// groups. Such a game is then fixed by three choices per card: the waste
+// pile it goes on (in one-card groups a turned card may go to a foundation
+// at once, which is the same as placing it and playing it before anything
+// else comes), the foundation chain it ends on, and when it is played:
 //
 //   - pile(i,q): card i goes onto waste pile q; exactly one q, fixed for
 //     the cards already there. Where the piles all start empty they are
 //     interchangeable, and pile q is first used after pile q-1.
-//   - chain(i,k): card i ends on foundation k; exactly one k, with no card
-//     of that rank yet, and one card of each rank per foundation. Where the
-//     foundations all start at one height they are interchangeable, and the
-//     cards of the next rank start them in the order they come.
+//   - chain(i,k): card i ends on foundation k; exactly one k whose chain
+//     still lacks its rank, and one card of each rank per foundation.
+//     Where the foundations climb alike and stand at one height they are
+//     interchangeable, and the cards of the next rank start them in the
+//     order they come.
 //   - before(i,j): card i is played before card j. These define a total
 //     order: no cycle of three.
-//   - alive(i,t), t > i: card i is not yet played when card t comes. A
-//     turned card comes when it is placed (waste cards may go to the
-//     foundations while it waits in the hand). alive is false for larger t
-//     once false, true among the cards already on the piles, and consistent
-//     with the order: a card played after one still waiting is waiting
-//     too, and a card played after card t came was there when t came.
+//   - alive(i,t), t > i: card i is not yet played when card t comes. It is
+//     false for larger t once false, true among the cards already on the
+//     piles and within a group, the same for the cards of one group, and
+//     consistent with the order: a card played after one still waiting is
+//     waiting too, and a card played after card t came was there when t
+//     came.
+//   - direct(i), in groups of several cards only: card i goes from the
+//     hand to a foundation while its group is placed. It is then played
+//     before the next group comes, before the cards of its group that go
+//     to the waste piles, and before every card still waiting when it
+//     came (waste cards stay put while a group is placed).
 //
 // The rules of play are then two families of clauses:
 //
-//   - a foundation is built in rank order: if cards i (rank r) and j (rank
-//     r-1) end on one foundation, j is played before i;
+//   - a foundation is built in order: if cards i and j end on one
+//     foundation, j having the rank before i's in its chain, j is played
+//     before i;
 //   - a waste pile is a stack: if card j goes onto the pile of card i while
-//     i is still there (alive(i,j)), j is played before i.
+//     i is still there (alive(i,j)), j is played before i. Cards of one
+//     group may be placed in any order, so among them any order of play
+//     stacks.
 //
 // Every card is played at some point of the order, so a model is a win, and
 // no model means that no game wins. For a classic deal that is about 3,100
@@ -56,6 +70,7 @@ type satEncoding struct {
 	chain   [][4]int // chain[i][k]: the variable chain(i,k)
 	before  [][]int  // before[i][j], i < j: the variable before(i,j)
 	alive   [][]int  // alive[i][t], t > i: the variable alive(i,t)
+	direct  []int    // direct[i]: the variable direct(i), 0 in one-card groups
 }
 
 func (e *satEncoding) newVar() int {
@@ -86,12 +101,33 @@ func (e *satEncoding) exactlyOne(v [4]int) {
 
 // satPosition is what the encoding needs of a position: the cards still in
 // play in the order above, how many of them are already on the waste piles
-// and where, and the foundations' heights.
+// and where, the groups the others come in, and the foundations.
 type satPosition struct {
-	cards   []Card
-	placed  int   // cards[:placed] are on the waste piles
-	pileOf  []int // for each placed card, its pile
+	cards  []Card
+	placed int   // cards[:placed] are on the waste piles
+	pileOf []int // for each placed card, its pile
+	// group numbers the groups the cards come in, from 0 for the turned
+	// cards; the placed cards are in group -1.
+	group []int
+	// multi: some groups hold several cards (four-at-a-time).
+	multi bool
+	// locked: the turned cards are being placed, so no waste card may move
+	// until the last of them is.
+	locked bool
+
 	heights [4]int
+	// slot[k][r] is where rank r stands in foundation k's chain (0 for its
+	// first card), or -1 if it has no place there; rankAt[k][s] is the
+	// rank at place s, of length places.
+	slot   [4][14]int
+	rankAt [4][13]int
+	length int
+	// alike: the four chains are the same ranks in the same order.
+	alike bool
+
+	// restricted: the rules allow moves the encoding leaves out (waste to
+	// waste), so a model is a win but no model proves nothing.
+	restricted bool
 	// allLabellings drops the clauses that keep one labelling of
 	// interchangeable piles and foundations, for tests of those clauses.
 	allLabellings bool
@@ -106,6 +142,7 @@ func encodeChains(p *satPosition) *satEncoding {
 	e.chain = make([][4]int, n)
 	e.before = make([][]int, n)
 	e.alive = make([][]int, n)
+	e.direct = make([]int, n)
 	for i := range n {
 		for q := range 4 {
 			e.pile[i][q] = e.newVar()
@@ -143,12 +180,12 @@ func encodeChains(p *satPosition) *satEncoding {
 	for i, c := range p.cards {
 		byRank[c.Rank()] = append(byRank[c.Rank()], i)
 	}
-	same := p.heights == [4]int{p.heights[0], p.heights[0], p.heights[0], p.heights[0]}
+	same := p.alike && p.heights == [4]int{p.heights[0], p.heights[0], p.heights[0], p.heights[0]}
 	for i := range n {
 		e.exactlyOne(e.chain[i])
 		for k := range 4 {
-			if p.heights[k] >= int(p.cards[i].Rank()) {
-				e.add(-e.chain[i][k]) // that foundation has its card of this rank
+			if p.slot[k][p.cards[i].Rank()] < p.heights[k] {
+				e.add(-e.chain[i][k]) // that foundation has its card of this rank, or takes none
 			}
 		}
 	}
@@ -160,16 +197,29 @@ func encodeChains(p *satPosition) *satEncoding {
 				}
 			}
 		}
-		if same && r == p.heights[0]+1 && !p.allLabellings {
+		if same && p.heights[0] < p.length && r == p.rankAt[0][p.heights[0]] && !p.allLabellings {
 			for k, i := range cards {
 				e.add(e.chain[i][k])
 			}
 		}
+		// The rank before r on each foundation whose chain still lacks both
+		// (in classic, r-1 on every one).
+		var prev [4]int
+		for k := range 4 {
+			if s := p.slot[k][r]; s > p.heights[k] {
+				prev[k] = p.rankAt[k][s-1]
+			}
+		}
 		for _, i := range cards {
-			for _, j := range byRank[max(r-1, 0)] {
-				for k := range 4 {
-					if p.heights[k] < r-1 {
-						e.add(-e.chain[i][k], -e.chain[j][k], e.prec(j, i))
+			for pr := 1; pr <= 13; pr++ {
+				if !slices.Contains(prev[:], pr) {
+					continue
+				}
+				for _, j := range byRank[pr] {
+					for k := range 4 {
+						if prev[k] == pr {
+							e.add(-e.chain[i][k], -e.chain[j][k], e.prec(j, i))
+						}
 					}
 				}
 			}
@@ -193,19 +243,66 @@ func encodeChains(p *satPosition) *satEncoding {
 				e.add(-e.before[i][j], -e.alive[i][t], e.alive[j][t])
 				e.add(e.before[i][j], -e.alive[j][t], e.alive[i][t])
 			}
+			if p.multi && i >= p.placed && p.group[i] == p.group[j] {
+				continue // placed in any order
+			}
 			for q := range 4 {
 				e.add(-e.pile[i][q], -e.pile[j][q], -e.alive[i][j], -e.before[i][j])
 			}
 		}
 	}
+	if p.multi {
+		e.encodeGroups(p)
+	}
 	return e
 }
 
+// encodeGroups adds the clauses of groups of several cards: when a card
+// comes (see alive and direct above).
+func (e *satEncoding) encodeGroups(p *satPosition) {
+	n := e.n
+	for i := p.placed; i < n; i++ {
+		e.direct[i] = e.newVar()
+	}
+	for i := range n {
+		for t := i + 1; t < n; t++ {
+			switch {
+			case p.group[t] == p.group[i] && i >= p.placed:
+				e.add(e.alive[i][t]) // not played before its group is placed
+			case p.locked && p.group[t] == 0:
+				e.add(e.alive[i][t]) // the waste is locked until the turned cards are placed
+			case t-1 > i && p.group[t] == p.group[t-1]:
+				e.add(-e.alive[i][t-1], e.alive[i][t]) // a group comes at once
+			}
+		}
+	}
+	for x := p.placed; x < n; x++ {
+		d := e.direct[x]
+		for t := x + 1; t < n; t++ {
+			if p.group[t] != p.group[x] {
+				e.add(-d, -e.alive[x][t]) // played before the next group comes
+				break
+			}
+		}
+		for y := range n {
+			switch {
+			case y == x || p.group[y] > p.group[x]:
+			case p.group[y] == p.group[x]:
+				e.add(-d, e.direct[y], e.prec(x, y)) // before its group's waste cards
+			default:
+				e.add(-d, -e.alive[y][x], e.prec(x, y)) // before the waiting waste cards
+			}
+		}
+	}
+}
+
 // satPlan is a winning game read off a model: for each card (by its place
-// in the stock) its waste pile and chain, the cards in the order they are
-// played, and for each card the last card turned before it is played.
+// in the stock) its waste pile and chain, whether it goes from the hand to a
+// foundation, the cards in the order they are played, and for each card the
+// last card that came before it is played.
 type satPlan struct {
 	pile, chain []int
+	direct      []bool
 	order       []int
 	turned      []int
 }
@@ -219,7 +316,7 @@ func (e *satEncoding) plan(model []bool) *satPlan {
 		return model[lit-1]
 	}
 	n := e.n
-	p := &satPlan{pile: make([]int, n), chain: make([]int, n), turned: make([]int, n)}
+	p := &satPlan{pile: make([]int, n), chain: make([]int, n), direct: make([]bool, n), turned: make([]int, n)}
 	for i := range n {
 		for q := range 4 {
 			if val(e.pile[i][q]) {
@@ -232,6 +329,12 @@ func (e *satEncoding) plan(model []bool) *satPlan {
 		p.turned[i] = i
 		for t := i + 1; t < n && val(e.alive[i][t]); t++ {
 			p.turned[i] = t
+		}
+		// In one-card groups a card played before the next comes goes
+		// straight from the hand.
+		p.direct[i] = p.turned[i] == i
+		if e.direct[i] != 0 {
+			p.direct[i] = val(e.direct[i])
 		}
 		p.order = append(p.order, i)
 	}
@@ -251,26 +354,40 @@ func (e *satEncoding) plan(model []bool) *satPlan {
 // file), and returns what it needs of g if so.
 func satCovers(g *Game) (*satPosition, bool) {
 	r := g.rules
-	if r.Start != allAces || r.Step != stepOne || r.InSuit || r.WasteToWaste || r.Turn != 1 ||
-		int(g.redeals) != r.Redeals || g.status != Playing {
+	if r.InSuit || int(g.redeals) != r.Redeals || g.status != Playing {
 		return nil, false
 	}
-	p := &satPosition{}
+	p := &satPosition{restricted: r.WasteToWaste, locked: g.wasteLocked(), length: r.Length}
 	for q := range 4 {
 		for _, c := range g.waste[q][:g.wasteN[q]] {
 			p.cards = append(p.cards, c)
 			p.pileOf = append(p.pileOf, q)
+			p.group = append(p.group, -1)
 		}
 	}
 	p.placed = len(p.cards)
 	for _, c := range g.hand {
 		if c != NoCard {
 			p.cards = append(p.cards, c)
+			p.group = append(p.group, 0)
 		}
 	}
-	p.cards = append(p.cards, g.stock[g.next:g.stockN]...)
-	for f := range 4 {
-		p.heights[f] = int(g.foundN[f])
+	for i, c := range g.stock[g.next:g.stockN] {
+		p.cards = append(p.cards, c)
+		p.group = append(p.group, 1+i/r.Turn)
+	}
+	p.multi = r.Turn > 1
+	p.alike = true
+	for k := range 4 {
+		p.heights[k] = int(g.foundN[k])
+		p.slot[k] = [14]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+		rank := r.Start[k]
+		for s := range r.Length {
+			p.slot[k][rank] = s
+			p.rankAt[k][s] = int(rank)
+			rank = rankAfter(rank, r.Step[k])
+		}
+		p.alike = p.alike && r.Start[k] == r.Start[0] && r.Step[k] == r.Step[0]
 	}
 	return p, true
 }
@@ -294,6 +411,9 @@ func satDecidePosition(g *Game, p *satPosition, maxConflicts int64) (Outcome, []
 	s.budget = maxConflicts
 	switch s.solve() {
 	case cdclUnsat:
+		if p.restricted {
+			return Unknown, nil, s.conflicts, nil // lost only without the moves left out
+		}
 		return Lost, nil, s.conflicts, nil
 	case cdclUnknown:
 		return Unknown, nil, s.conflicts, nil
@@ -326,14 +446,33 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
 			onF[k] = -1
 		}
 	}
+	pos := make([]int, len(pl.order)) // pos[i]: card i's place in pl.order
+	for at, i := range pl.order {
+		pos[i] = at
+	}
 	next := 0 // into pl.order
-	for t, c := range p.cards {
-		if t >= p.placed && pl.turned[t] != t { // not played at once: onto its pile
-			if err := play(PlaceMove(c, W(pl.pile[t]))); err != nil {
+	for t := 0; t < len(p.cards); {
+		// The group from card t: its cards that go to the waste piles are
+		// placed, those played later first; then come the cards played
+		// before the next group: those of the group going straight to
+		// the foundations, then waste cards.
+		end := t + 1
+		for t >= p.placed && end < len(p.cards) && p.group[end] == p.group[t] {
+			end++
+		}
+		var toWaste []int
+		for i := max(t, p.placed); i < end; i++ {
+			if !pl.direct[i] {
+				toWaste = append(toWaste, i)
+			}
+		}
+		slices.SortFunc(toWaste, func(a, b int) int { return pos[b] - pos[a] })
+		for _, i := range toWaste {
+			if err := play(PlaceMove(p.cards[i], W(pl.pile[i]))); err != nil {
 				return nil, err
 			}
 		}
-		for ; next < len(pl.order) && pl.turned[pl.order[next]] == t; next++ {
+		for ; next < len(pl.order) && pl.turned[pl.order[next]] < end; next++ {
 			i := pl.order[next]
 			k := pl.chain[i]
 			if onF[k] < 0 {
@@ -348,6 +487,7 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
 				return nil, err
 			}
 		}
+		t = end
 	}
 	if g.status != Won {
 		return nil, fmt.Errorf("engine: the SAT model's game ends %s with %d cards", g.status, g.score)

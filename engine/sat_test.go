@@ -9,37 +9,43 @@ import (
 
 // TestSATAgainstSearch checks the SAT encoding against the search on end
 // positions too big for a search with no pruning but small enough for the
-// solver's full search to settle: from 15 to 35 cards left, up to 20 of
-// them in the stock. Every won line is replayed.
+// solver's full search to settle: from 15 to 35 cards left (30 in the
+// variants that group cards or climb by other steps), up to 20 of them in
+// the stock. Every won line is replayed.
 func TestSATAgainstSearch(t *testing.T) {
-	r := mustVariant(t, "classic")
-	rng := rand.New(rand.NewPCG(23, 29))
-	count := map[Outcome]int{}
-	cases := 200
-	if testing.Short() || raceEnabled {
-		cases = 50
-	}
-	for i := range cases {
-		g := endgame(t, r, rng, 15+rng.IntN(21), 20)
-		want := SolveGame(&g, SolveOptions{MaxNodes: 2_000_000, SearchOnly: true, SkipBestScore: true})
-		count[want.Outcome]++
-		if want.Outcome == Unknown {
-			continue
+	for seed, variant := range []string{"classic", "four-at-a-time", "calculation"} {
+		r := mustVariant(t, variant)
+		rng := rand.New(rand.NewPCG(23, 29+uint64(seed)))
+		count := map[Outcome]int{}
+		cases, left := 200, 21
+		if seed > 0 {
+			cases, left = 60, 16 // the search settles fewer of the larger ones
 		}
-		got, line, _, err := satDecide(&g, 0)
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, g.String())
+		if testing.Short() || raceEnabled {
+			cases /= 4
 		}
-		if got != want.Outcome {
-			t.Fatalf("case %d: SAT says %v, the search %v\n%s", i, got, want.Outcome, g.String())
+		for i := range cases {
+			g := endgame(t, r, rng, 15+rng.IntN(left), 20)
+			want := SolveGame(&g, SolveOptions{MaxNodes: 2_000_000, SearchOnly: true, SkipBestScore: true})
+			count[want.Outcome]++
+			if want.Outcome == Unknown {
+				continue
+			}
+			got, line, _, err := satDecide(&g, 0)
+			if err != nil {
+				t.Fatalf("%s case %d: %v\n%s", variant, i, err, g.String())
+			}
+			if got != want.Outcome {
+				t.Fatalf("%s case %d: SAT says %v, the search %v\n%s", variant, i, got, want.Outcome, g.String())
+			}
+			if got == Winnable {
+				checkWin(t, g, line)
+			}
 		}
-		if got == Winnable {
-			checkWin(t, g, line)
+		t.Logf("%s: %v", variant, count)
+		if count[Lost] < cases/10 || count[Winnable] < cases/10 || count[Unknown] > cases/5 {
+			t.Errorf("%s: the cases should hold many wins and losses that the search settles: %v", variant, count)
 		}
-	}
-	t.Logf("%v", count)
-	if count[Lost] < cases/10 || count[Winnable] < cases/10 || count[Unknown] > cases/10 {
-		t.Errorf("the cases should hold many wins and losses that the search settles: %v", count)
 	}
 }
 
@@ -58,10 +64,10 @@ func checkWin(t *testing.T, g Game, line []Move) {
 
 // TestSATAgainstBruteForce checks the SAT encoding's answers from end
 // positions (cards on the waste piles and foundations at any height, a few
-// cards left in the stock) against a search with no pruning: many of them
-// are lost.
+// cards left in the stock, and in four-at-a-time some turned cards placed
+// already) against a search with no pruning: many of them are lost.
 func TestSATAgainstBruteForce(t *testing.T) {
-	for seed, variant := range []string{"classic", "numerica"} {
+	for seed, variant := range []string{"classic", "numerica", "four-at-a-time", "calculation", "puss-in-the-corner"} {
 		r := mustVariant(t, variant)
 		rng := rand.New(rand.NewPCG(17, uint64(seed)))
 		count := map[Outcome]int{}
@@ -93,6 +99,59 @@ func TestSATAgainstBruteForce(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %v brute %v sat %v", variant, count, tBrute, tSAT)
+		if count[Lost] < cases/10 || count[Winnable] < cases/10 {
+			t.Errorf("%s: the cases should hold many wins and losses: %v", variant, count)
+		}
+	}
+}
+
+// TestSATWithoutWasteToWaste: in strategy the SAT encoding decides the
+// game without waste-to-waste moves. Its wins must replay under the
+// strategy rules, and where that restricted game is lost (by a brute-force
+// search under the classic rules) it must answer unknown, not lost: a
+// waste-to-waste move can still win, as in the position at the end.
+func TestSATWithoutWasteToWaste(t *testing.T) {
+	r, classic := mustVariant(t, "strategy"), mustVariant(t, "classic")
+	rng := rand.New(rand.NewPCG(41, 43))
+	cases := 150
+	if testing.Short() || raceEnabled {
+		cases = 40
+	}
+	count := map[Outcome]int{}
+	for i := range cases {
+		g := endgame(t, r, rng, 6+rng.IntN(3), 6)
+		restricted := g
+		restricted.rules = classic
+		want := Unknown
+		if bruteBest(&restricted, map[Game]int{}) == r.Deck() {
+			want = Winnable
+		}
+		got, line, _, err := satDecide(&g, 0)
+		if err != nil {
+			t.Fatalf("case %d: %v\n%s", i, err, g.String())
+		}
+		if got != want {
+			t.Fatalf("case %d: SAT says %v, want %v\n%s", i, got, want, g.String())
+		}
+		if got == Winnable {
+			checkWin(t, g, line)
+		}
+		count[got]++
+	}
+	t.Logf("%v", count)
+	if count[Winnable] < cases/10 || count[Unknown] < cases/10 {
+		t.Errorf("the cases should hold many games won and lost without waste-to-waste moves: %v", count)
+	}
+
+	// Lost without waste-to-waste moves (9C lies on the 8C that F1 wants),
+	// won with one.
+	g := position(t, "strategy", [4]string{"7S", "KS", "KH", "KD"}, [4]string{"8C 9C", "KC QC JC TC"}, "")
+	if got, _, _, err := satDecide(&g, 0); got != Unknown || err != nil {
+		t.Fatalf("SAT says %v, %v; want unknown", got, err)
+	}
+	play(t, &g, "9C>W2", "8C>F1", "9C>F1", "TC>F1", "JC>F1", "QC>F1", "KC>F1")
+	if g.status != Won {
+		t.Fatalf("the waste-to-waste line ends %v", g.status)
 	}
 }
 
@@ -105,7 +164,8 @@ func TestSolveFallsBackOnSAT(t *testing.T) {
 	cases := []struct {
 		variant string
 		deal    uint64
-	}{{"classic", 317}, {"classic", 143}, {"aces-out", 4}, {"puss-in-the-corner", 4}, {"numerica", 2}, {"strict", 2}}
+	}{{"classic", 317}, {"classic", 143}, {"aces-out", 4}, {"puss-in-the-corner", 4}, {"numerica", 2}, {"strict", 2},
+		{"four-at-a-time", 3}, {"calculation", 2}, {"strategy", 3}}
 	if raceEnabled {
 		cases = cases[:1]
 	}
@@ -122,7 +182,7 @@ func TestSolveFallsBackOnSAT(t *testing.T) {
 			t.Fatalf("%s deal %d, search only: %+v, want unknown", tc.variant, tc.deal, sol)
 		}
 	}
-	for _, variant := range []string{"four-at-a-time", "in-suit", "redeal", "strategy", "calculation"} {
+	for _, variant := range []string{"in-suit", "redeal"} {
 		r := mustVariant(t, variant)
 		g := New(r, 1)
 		if _, ok := satCovers(&g); ok {

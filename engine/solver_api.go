@@ -27,7 +27,7 @@ type SolveOptions struct {
 	SkipBestScore bool
 	// SearchOnly leaves a deal that the search does not settle within
 	// MaxNodes unknown, instead of handing it to the SAT encoding (see
-	// sat.go), where the variant allows.
+	// sat.go), in the variants it covers: all but in-suit and redeal.
 	SearchOnly bool
 	// MaxConflicts stops the SAT stage after this many conflicts (0:
 	// DefaultMaxConflicts), leaving the deal unknown.

@@ -42,7 +42,7 @@ func dealCommand(_ context.Context, e env) error {
 }
 
 func solveCommand(_ context.Context, e env) error {
-	fs := newFlagSet(e, "solve", "solve N... [--variant V] [--json] [--max-nodes K] [--max-conflicts C] [--search-only]\n\nSays whether each deal can be won by a player who knows the stock order,\nwith a winning game, or the best score reachable when it cannot. A deal\nthe search does not settle within its budget is decided by a SAT encoding\nwhere the variant allows (classic, aces-out, strict, numerica,\npuss-in-the-corner).")
+	fs := newFlagSet(e, "solve", "solve N... [--variant V] [--json] [--max-nodes K] [--max-conflicts C] [--search-only]\n\nSays whether each deal can be won by a player who knows the stock order,\nwith a winning game, or the best score reachable when it cannot. A deal\nthe search does not settle within its budget goes to a SAT encoding, in\nevery variant but in-suit and redeal; in strategy that finds wins without\nwaste-to-waste moves but proves no loss.")
 	variant := fs.String("variant", engine.DefaultVariant, "variant to solve")
 	asJSON := fs.Bool("json", false, "one JSON object a line: deal, result, bestScore, scoreExact, nodes, sat, conflicts, game")
 	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "positions searched per deal before the SAT encoding decides")
