@@ -317,10 +317,7 @@ func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pai
 // check can fail: a player that does look at the stock (the same playouts
 // as the hard bot, on the true stock) is caught by it.
 func TestBotDoesNotPeek(t *testing.T) {
-	deals := 3
-	if testing.Short() || raceEnabled {
-		deals = 1
-	}
+	deals := scaled(3)
 	for _, l := range Levels() {
 		differ, pairs := countPeeks(t, deals, func(g *Game) Move {
 			v := g.Memory()

@@ -9,6 +9,15 @@ import (
 
 // Helpers shared by the tests of this package.
 
+// scaled is n cases, or a quarter of them (at least one) under -short or
+// -race, where the slow tests run smaller.
+func scaled(n int) int {
+	if testing.Short() || raceEnabled {
+		return max(1, n/4)
+	}
+	return n
+}
+
 func mustVariant(t testing.TB, name string) *Rules {
 	t.Helper()
 	r, err := Variant(name)

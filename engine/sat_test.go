@@ -21,9 +21,7 @@ func TestSATAgainstSearch(t *testing.T) {
 		if seed > 0 {
 			cases, left = 60, 16 // the search settles fewer of the larger ones
 		}
-		if testing.Short() || raceEnabled {
-			cases /= 4
-		}
+		cases = scaled(cases)
 		for i := range cases {
 			g := endgame(t, r, rng, 15+rng.IntN(left), 20)
 			want := SolveGame(&g, SolveOptions{MaxNodes: 2_000_000, SearchOnly: true, SkipBestScore: true})
@@ -72,10 +70,7 @@ func TestSATAgainstBruteForce(t *testing.T) {
 		rng := rand.New(rand.NewPCG(17, uint64(seed)))
 		count := map[Outcome]int{}
 		var tBrute, tSAT time.Duration
-		cases := 150
-		if testing.Short() || raceEnabled {
-			cases = 40
-		}
+		cases := scaled(150)
 		for i := range cases {
 			g := endgame(t, r, rng, 6+rng.IntN(3), 6)
 			want := Lost
@@ -113,10 +108,7 @@ func TestSATAgainstBruteForce(t *testing.T) {
 func TestSATWithoutWasteToWaste(t *testing.T) {
 	r, classic := mustVariant(t, "strategy"), mustVariant(t, "classic")
 	rng := rand.New(rand.NewPCG(41, 43))
-	cases := 150
-	if testing.Short() || raceEnabled {
-		cases = 40
-	}
+	cases := scaled(150)
 	count := map[Outcome]int{}
 	for i := range cases {
 		g := endgame(t, r, rng, 6+rng.IntN(3), 6)
@@ -213,10 +205,7 @@ func TestSATBudget(t *testing.T) {
 func TestSATLabellings(t *testing.T) {
 	r := mustVariant(t, "classic")
 	rng := rand.New(rand.NewPCG(31, 37))
-	cases := 60
-	if testing.Short() || raceEnabled {
-		cases = 15
-	}
+	cases := scaled(60)
 	count := map[Outcome]int{}
 	for i := range cases {
 		h := 2 + rng.IntN(4)
