@@ -33,8 +33,64 @@ func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
 }
 
 // SolveGame is Solve from the position g (which is not changed). Line then
-// starts from g.
+// starts from g. Unless the deal is won, Line is played on to the end of
+// the game (see playOut), so that it ends stuck rather than cut off.
 func SolveGame(g *Game, opt SolveOptions) Solution {
+	sol := solveGame(g, opt)
+	if sol.Outcome == Winnable {
+		return sol
+	}
+	line, score, won := playOut(*g, sol.Line)
+	sol.Line = line
+	if score > sol.BestScore { // only where BestScore is not exact
+		sol.BestScore = score
+	}
+	if won { // an unknown deal the play-out happened to win
+		sol.Outcome, sol.ScoreExact = Winnable, true
+	}
+	return sol
+}
+
+// playOut plays line from g, then goes on to the end of the game: a move to
+// a foundation where there is one, else a turned card onto a waste pile,
+// else a redeal. It never moves a card between waste piles, so it ends; it
+// stops if only such moves are left. It returns the longer line, its final
+// score, and whether it won.
+func playOut(g Game, line []Move) ([]Move, int, bool) {
+	for _, m := range line {
+		if err := g.Apply(m); err != nil {
+			return line, int(g.score), false // not a line from g: leave it
+		}
+	}
+	line = slices.Clip(line)
+	var buf [64]Move
+	next := func() (Move, bool) {
+		moves := g.AppendMoves(buf[:0])
+		for _, m := range moves {
+			if m.Kind == Place && m.To.Kind == Foundation {
+				return m, true
+			}
+		}
+		for _, m := range moves {
+			if m.Kind == Place && m.To.Kind == Waste && slices.Contains(g.hand[:], m.Card) {
+				return m, true
+			}
+		}
+		i := slices.Index(moves, RedealMove)
+		return RedealMove, i >= 0
+	}
+	for g.status == Playing {
+		m, ok := next()
+		if !ok || g.Apply(m) != nil {
+			break
+		}
+		line = append(line, m)
+	}
+	return line, int(g.score), g.status == Won
+}
+
+// solveGame is SolveGame before the play-out.
+func solveGame(g *Game, opt SolveOptions) Solution {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = DefaultMaxNodes
 	}

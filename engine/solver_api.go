@@ -57,7 +57,7 @@ type Solution struct {
 	BestScore  int  `json:"bestScore"`
 	ScoreExact bool `json:"scoreExact"`
 	// Line is a game reaching BestScore from the start of the deal: the
-	// winning game when won.
+	// winning game when won, and otherwise played on to the game's end.
 	Line  []Move `json:"-"`
 	Nodes int64  `json:"nodes"`
 	// SAT tells that the search ran out of budget and the SAT encoding

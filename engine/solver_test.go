@@ -151,15 +151,16 @@ func testAgainstBruteForce(t *testing.T) {
 				t.Fatalf("%s case %d: solver says %v, best %d (exact %v); brute force says %v, best %d\n%s",
 					variant, i, sol.Outcome, sol.BestScore, sol.ScoreExact, wantOutcome, want, g.String())
 			}
-			// The line reaches the score it claims.
+			// The line reaches the score it claims, and plays the game
+			// to its end.
 			c := g
 			for _, m := range sol.Line {
 				if err := c.Apply(m); err != nil {
 					t.Fatalf("%s case %d: line does not replay: %v", variant, i, err)
 				}
 			}
-			if int(c.score) != want {
-				t.Fatalf("%s case %d: line reaches %d, not %d", variant, i, c.score, want)
+			if int(c.score) != want || !c.status.Over() {
+				t.Fatalf("%s case %d: line reaches %d, %v; want %d, the game over", variant, i, c.score, c.status, want)
 			}
 		}
 		t.Logf("%s: %v in %v", variant, outcomes, time.Since(t0))
