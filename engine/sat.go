@@ -61,7 +61,9 @@ import (
 //
 // Every card is played at some point of the order, so a model is a win, and
 // no model means that no game wins. For a classic deal that is about 3,100
-// variables and 98,000 clauses.
+// variables and 98,000 clauses. Asked instead for a game with at least so
+// many cards on the foundations (see encodePartial), it finds the best
+// score of a lost position one card at a time.
 type satEncoding struct {
 	n       int
 	nVars   int
@@ -71,6 +73,7 @@ type satEncoding struct {
 	before  [][]int  // before[i][j], i < j: the variable before(i,j)
 	alive   [][]int  // alive[i][t], t > i: the variable alive(i,t)
 	direct  []int    // direct[i]: the variable direct(i), 0 in one-card groups
+	played  []int    // played[i]: the variable played(i), where not every card must be
 }
 
 func (e *satEncoding) newVar() int {
@@ -125,6 +128,10 @@ type satPosition struct {
 	// alike: the four chains are the same ranks in the same order.
 	alike bool
 
+	// atLeast, if above 0, asks for a game with at least that many cards on
+	// the foundations instead of a win (see encodePartial).
+	atLeast int
+
 	// restricted: the rules allow moves the encoding leaves out (waste to
 	// waste), so a model is a win but no model proves nothing.
 	restricted bool
@@ -143,6 +150,7 @@ func encodeChains(p *satPosition) *satEncoding {
 	e.before = make([][]int, n)
 	e.alive = make([][]int, n)
 	e.direct = make([]int, n)
+	e.played = make([]int, n)
 	for i := range n {
 		for q := range 4 {
 			e.pile[i][q] = e.newVar()
@@ -181,8 +189,20 @@ func encodeChains(p *satPosition) *satEncoding {
 		byRank[c.Rank()] = append(byRank[c.Rank()], i)
 	}
 	same := p.alike && p.heights == [4]int{p.heights[0], p.heights[0], p.heights[0], p.heights[0]}
+	partial := p.atLeast > 0
 	for i := range n {
-		e.exactlyOne(e.chain[i])
+		if partial {
+			e.played[i] = e.newVar()
+			e.add(-e.played[i], e.chain[i][0], e.chain[i][1], e.chain[i][2], e.chain[i][3])
+			for k := range 4 {
+				e.add(e.played[i], -e.chain[i][k])
+				for k2 := k + 1; k2 < 4; k2++ {
+					e.add(-e.chain[i][k], -e.chain[i][k2])
+				}
+			}
+		} else {
+			e.exactlyOne(e.chain[i])
+		}
 		for k := range 4 {
 			if p.slot[k][p.cards[i].Rank()] < p.heights[k] {
 				e.add(-e.chain[i][k]) // that foundation has its card of this rank, or takes none
@@ -197,7 +217,7 @@ func encodeChains(p *satPosition) *satEncoding {
 				}
 			}
 		}
-		if same && p.heights[0] < p.length && r == p.rankAt[0][p.heights[0]] && !p.allLabellings {
+		if same && p.heights[0] < p.length && r == p.rankAt[0][p.heights[0]] && !p.allLabellings && !partial {
 			for k, i := range cards {
 				e.add(e.chain[i][k])
 			}
@@ -254,7 +274,91 @@ func encodeChains(p *satPosition) *satEncoding {
 	if p.multi {
 		e.encodeGroups(p)
 	}
+	if partial {
+		e.encodePartial(p, byRank)
+	}
 	return e
+}
+
+// encodePartial adds the clauses of a game that need not be won: played(i)
+// says whether card i ever reaches a foundation. A card not played stays
+// on its pile to the end: it is alive throughout and comes after every
+// played card in the order, so a card put on it is not played either (the
+// stack clause). A card on a foundation needs the card below it there
+// (which in a won game the count of cards implies), and at least atLeast
+// cards are on the foundations in the end: at most n - (atLeast - the
+// cards there now) cards not played, by Sinz's sequential counter.
+func (e *satEncoding) encodePartial(p *satPosition, byRank [14][]int) {
+	n := e.n
+	for i := range n {
+		if i+1 < n {
+			e.add(e.played[i], e.alive[i][n-1])
+		}
+		for j := range n {
+			if j != i {
+				e.add(-e.played[i], e.played[j], e.prec(i, j))
+			}
+		}
+		if e.direct[i] != 0 {
+			e.add(-e.direct[i], e.played[i])
+		}
+		for k := range 4 {
+			s := p.slot[k][p.cards[i].Rank()]
+			if s <= p.heights[k] {
+				continue // first on its foundation from here
+			}
+			below := []int{-e.chain[i][k]}
+			for _, j := range byRank[p.rankAt[k][s-1]] {
+				below = append(below, e.chain[j][k])
+			}
+			e.add(below...)
+		}
+	}
+	score := 0
+	for _, h := range p.heights {
+		score += h
+	}
+	left := make([]int, n) // the literals "card i is not played"
+	for i := range n {
+		left[i] = -e.played[i]
+	}
+	e.atMost(left, n-(p.atLeast-score))
+}
+
+// atMost adds Sinz's sequential counter: at most k of lits are true.
+func (e *satEncoding) atMost(lits []int, k int) {
+	n := len(lits)
+	switch {
+	case k >= n:
+		return
+	case k <= 0:
+		for _, l := range lits {
+			e.add(-l)
+		}
+		return
+	}
+	// s[i][j]: at least j+1 of lits[:i+1] are true.
+	s := make([][]int, n-1)
+	for i := range s {
+		s[i] = make([]int, k)
+		for j := range k {
+			s[i][j] = e.newVar()
+		}
+	}
+	e.add(-lits[0], s[0][0])
+	for j := 1; j < k; j++ {
+		e.add(-s[0][j])
+	}
+	for i := 1; i < n-1; i++ {
+		e.add(-lits[i], s[i][0])
+		e.add(-s[i-1][0], s[i][0])
+		for j := 1; j < k; j++ {
+			e.add(-lits[i], -s[i-1][j-1], s[i][j])
+			e.add(-s[i-1][j], s[i][j])
+		}
+		e.add(-lits[i], -s[i-1][k-1])
+	}
+	e.add(-lits[n-1], -s[n-2][k-1])
 }
 
 // encodeGroups adds the clauses of groups of several cards: when a card
@@ -301,10 +405,10 @@ func (e *satEncoding) encodeGroups(p *satPosition) {
 // foundation, the cards in the order they are played, and for each card the
 // last card that came before it is played.
 type satPlan struct {
-	pile, chain []int
-	direct      []bool
-	order       []int
-	turned      []int
+	pile, chain    []int
+	direct, played []bool
+	order          []int
+	turned         []int
 }
 
 // plan reads a model of e.
@@ -316,7 +420,7 @@ func (e *satEncoding) plan(model []bool) *satPlan {
 		return model[lit-1]
 	}
 	n := e.n
-	p := &satPlan{pile: make([]int, n), chain: make([]int, n), direct: make([]bool, n), turned: make([]int, n)}
+	p := &satPlan{pile: make([]int, n), chain: make([]int, n), direct: make([]bool, n), played: make([]bool, n), turned: make([]int, n)}
 	for i := range n {
 		for q := range 4 {
 			if val(e.pile[i][q]) {
@@ -330,9 +434,10 @@ func (e *satEncoding) plan(model []bool) *satPlan {
 		for t := i + 1; t < n && val(e.alive[i][t]); t++ {
 			p.turned[i] = t
 		}
+		p.played[i] = e.played[i] == 0 || val(e.played[i])
 		// In one-card groups a card played before the next comes goes
 		// straight from the hand.
-		p.direct[i] = p.turned[i] == i
+		p.direct[i] = p.played[i] && p.turned[i] == i
 		if e.direct[i] != 0 {
 			p.direct[i] = val(e.direct[i])
 		}
@@ -404,6 +509,46 @@ func satDecide(g *Game, maxConflicts int64) (Outcome, []Move, int64, error) {
 	return satDecidePosition(g, p, maxConflicts)
 }
 
+// satBestScore raises from, a score that some game from g reaches, to the
+// best score any game from g reaches, asking the SAT encoding for a game
+// with one more card on the foundations than the best so far, within
+// maxConflicts conflicts in all (<= 0: none). It returns the best score
+// found with a line reaching it (nil if none beat from), whether that score
+// is proved the best, and the conflicts spent.
+func satBestScore(g *Game, from int, maxConflicts int64) (best int, line []Move, exact bool, conflicts int64) {
+	p, ok := satCovers(g)
+	if !ok || p.restricted {
+		return from, nil, false, 0
+	}
+	best = from
+	for best < g.rules.Deck() {
+		p.atLeast = best + 1
+		e := encodeChains(p)
+		s := newCDCL(e.nVars, e.clauses)
+		if maxConflicts > 0 {
+			s.budget = max(maxConflicts-conflicts, 1)
+		}
+		result := s.solve()
+		conflicts += s.conflicts
+		switch result {
+		case cdclUnsat:
+			return best, line, true, conflicts
+		case cdclUnknown:
+			return best, line, false, conflicts
+		}
+		better, err := e.plan(s.model()).line(*g, p)
+		if err != nil {
+			return best, line, false, conflicts // a fault in the encoding: claim nothing more
+		}
+		end := *g
+		for _, m := range better {
+			_ = end.Apply(m) // line replayed these already
+		}
+		best, line = int(end.score), better
+	}
+	return best, line, true, conflicts
+}
+
 // satDecidePosition is satDecide for g's position p, as satCovers gives it.
 func satDecidePosition(g *Game, p *satPosition, maxConflicts int64) (Outcome, []Move, int64, error) {
 	e := encodeChains(p)
@@ -472,7 +617,7 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
 				return nil, err
 			}
 		}
-		for ; next < len(pl.order) && pl.turned[pl.order[next]] < end; next++ {
+		for ; next < len(pl.order) && pl.played[pl.order[next]] && pl.turned[pl.order[next]] < end; next++ {
 			i := pl.order[next]
 			k := pl.chain[i]
 			if onF[k] < 0 {
@@ -489,7 +634,7 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
 		}
 		t = end
 	}
-	if g.status != Won {
+	if (p.atLeast == 0 && g.status != Won) || int(g.score) < p.atLeast {
 		return nil, fmt.Errorf("engine: the SAT model's game ends %s with %d cards", g.status, g.score)
 	}
 	return line, nil

@@ -100,6 +100,41 @@ func TestSATAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// TestSATBestScore checks the SAT encoding's best score, found by asking
+// for one card more at a time, against the brute-force search on end
+// positions, most of them lost; every line reaches the score it claims.
+func TestSATBestScore(t *testing.T) {
+	for seed, variant := range []string{"classic", "four-at-a-time", "calculation", "puss-in-the-corner"} {
+		r := mustVariant(t, variant)
+		rng := rand.New(rand.NewPCG(53, uint64(seed)))
+		improved := 0
+		for i := range scaled(60) {
+			g := endgame(t, r, rng, 6+rng.IntN(3), 6)
+			want := bruteBest(&g, map[Game]int{})
+			best, line, exact, _ := satBestScore(&g, int(g.score), 0)
+			if best != want || !exact {
+				t.Fatalf("%s case %d: SAT's best %d (exact %v), brute force's %d\n%s", variant, i, best, exact, want, g.String())
+			}
+			if best == int(g.score) {
+				continue
+			}
+			improved++
+			end := g
+			for _, m := range line {
+				if err := end.Apply(m); err != nil {
+					t.Fatalf("%s case %d: the line does not replay: %v", variant, i, err)
+				}
+			}
+			if int(end.score) != best {
+				t.Fatalf("%s case %d: the line reaches %d, not %d", variant, i, end.score, best)
+			}
+		}
+		if improved < scaled(60)/2 {
+			t.Errorf("%s: only %d positions had cards to play", variant, improved)
+		}
+	}
+}
+
 // TestSATWithoutWasteToWaste: in strategy the SAT encoding decides the
 // game without waste-to-waste moves. Its wins must replay under the
 // strategy rules, and where that restricted game is lost (by a brute-force

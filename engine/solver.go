@@ -25,8 +25,10 @@ import "slices"
 //
 // Where the search reaches its node limit, the SAT encoding of sat.go
 // decides the position, in the variants it covers, within its own budget
-// of conflicts (unless opt.SearchOnly). A limit reached is reported as
-// Unknown, never as a loss.
+// of conflicts (unless opt.SearchOnly). For a lost deal a second search
+// looks for the best reachable score, and where it too runs out, the SAT
+// encoding proves it. A limit reached is reported as Unknown, never as a
+// loss, and a best score not proved is not called exact.
 func Solve(rules *Rules, deal uint64, opt SolveOptions) Solution {
 	g := New(rules, deal)
 	return SolveGame(&g, opt)
@@ -195,6 +197,16 @@ func solveGame(g *Game, opt SolveOptions) Solution {
 	s.search(start, unlimited)
 	sol.Nodes += s.nodes
 	sol.BestScore, sol.ScoreExact, sol.Line = s.best, !s.aborted, s.bestLine
+	if !sol.ScoreExact && !opt.SearchOnly {
+		// Phase 3: where the search ran out, the SAT encoding asks for one
+		// card more than the best found until there is no such game.
+		best, line, exact, conflicts := satBestScore(&start, sol.BestScore, opt.MaxConflicts)
+		sol.Conflicts += conflicts
+		if line != nil {
+			sol.BestScore, sol.Line = best, line
+		}
+		sol.ScoreExact = exact
+	}
 	return sol
 }
 

@@ -22,8 +22,9 @@ func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil 
 type SolveOptions struct {
 	// MaxNodes stops the search after this many positions (0: DefaultMaxNodes).
 	MaxNodes int64
-	// SkipBestScore skips the second search that finds the best reachable
-	// score of a lost deal; BestScore is then the best score seen.
+	// SkipBestScore skips the work that finds the best reachable score of
+	// a lost deal (a second search, then the SAT encoding where that runs
+	// out); BestScore is then the best score seen.
 	SkipBestScore bool
 	// SearchOnly leaves a deal that the search does not settle within
 	// MaxNodes unknown, instead of handing it to the SAT encoding (see
