@@ -102,7 +102,8 @@ func TestSATAgainstBruteForce(t *testing.T) {
 
 // TestSATBestScore checks the SAT encoding's best score, found by asking
 // for one card more at a time, against the brute-force search on end
-// positions, most of them lost; every line reaches the score it claims.
+// positions, most of them lost, alone and as Solve's last resort; every
+// line reaches the score it claims.
 func TestSATBestScore(t *testing.T) {
 	for seed, variant := range []string{"classic", "four-at-a-time", "calculation", "puss-in-the-corner"} {
 		r := mustVariant(t, variant)
@@ -114,6 +115,12 @@ func TestSATBestScore(t *testing.T) {
 			best, line, exact, _ := satBestScore(&g, int(g.score), 0)
 			if best != want || !exact {
 				t.Fatalf("%s case %d: SAT's best %d (exact %v), brute force's %d\n%s", variant, i, best, exact, want, g.String())
+			}
+			// Solve with almost no search: the SAT encoding decides, and
+			// for a loss finds the best score too.
+			sol := SolveGame(&g, SolveOptions{MaxNodes: 2})
+			if sol.BestScore != want || !sol.ScoreExact || (sol.Outcome == Winnable) != (want == r.Deck()) {
+				t.Fatalf("%s case %d: Solve says %v, best %d (exact %v); brute force %d\n%s", variant, i, sol.Outcome, sol.BestScore, sol.ScoreExact, want, g.String())
 			}
 			if best == int(g.score) {
 				continue
