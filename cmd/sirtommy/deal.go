@@ -47,7 +47,7 @@ func solveCommand(_ context.Context, e env) error {
 	asJSON := fs.Bool("json", false, "one JSON object a line: deal, result, bestScore, scoreExact, nodes, sat, conflicts, game")
 	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "positions searched per deal before the SAT encoding decides")
 	searchOnly := fs.Bool("search-only", false, "answer unknown where the search runs out of positions, without the SAT encoding")
-	maxConflicts := fs.Int64("max-conflicts", engine.DefaultMaxConflicts, "the SAT encoding's conflicts per deal before answering unknown")
+	maxConflicts := fs.Int64("max-conflicts", engine.DefaultMaxConflicts, "the SAT encoding's conflicts per deal before answering unknown (a lost deal's best score gets a quarter as many more)")
 	args, err := parseInterspersed(fs, e.args)
 	if err != nil {
 		return err
