@@ -95,6 +95,10 @@ func (e *satEncoding) prec(i, j int) int {
 
 func (e *satEncoding) exactlyOne(v [4]int) {
 	e.add(v[0], v[1], v[2], v[3])
+	e.atMostOne(v)
+}
+
+func (e *satEncoding) atMostOne(v [4]int) {
 	for a := range 4 {
 		for b := a + 1; b < 4; b++ {
 			e.add(-v[a], -v[b])
@@ -195,11 +199,9 @@ func encodeChains(p *satPosition) *satEncoding {
 			e.played[i] = e.newVar()
 			e.add(-e.played[i], e.chain[i][0], e.chain[i][1], e.chain[i][2], e.chain[i][3])
 			for k := range 4 {
-				e.add(e.played[i], -e.chain[i][k])
-				for k2 := k + 1; k2 < 4; k2++ {
-					e.add(-e.chain[i][k], -e.chain[i][k2])
-				}
+				e.add(e.played[i], -e.chain[i][k]) // not played: on no foundation
 			}
+			e.atMostOne(e.chain[i])
 		} else {
 			e.exactlyOne(e.chain[i])
 		}
@@ -223,7 +225,9 @@ func encodeChains(p *satPosition) *satEncoding {
 			}
 		}
 		// The rank before r on each foundation whose chain still lacks both
-		// (in classic, r-1 on every one).
+		// (in classic, r-1 on every one). The clauses go by card i, card j,
+		// foundation k, the order they had before Calculation's chains: the
+		// SAT solver's path, and so every figure measured, depends on it.
 		var prev [4]int
 		for k := range 4 {
 			if s := p.slot[k][r]; s > p.heights[k] {
