@@ -78,8 +78,7 @@ func playOut(g Game, line []Move) ([]Move, int, bool) {
 				return m, true
 			}
 		}
-		i := slices.Index(moves, RedealMove)
-		return RedealMove, i >= 0
+		return RedealMove, slices.Contains(moves, RedealMove)
 	}
 	for g.status == Playing {
 		m, ok := next()
