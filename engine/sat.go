@@ -540,15 +540,11 @@ func satBestScore(g *Game, from int, maxConflicts int64) (best int, line []Move,
 		case cdclUnknown:
 			return best, line, false, conflicts
 		}
-		better, err := e.plan(s.model()).line(*g, p)
+		better, score, err := e.plan(s.model()).line(*g, p)
 		if err != nil {
 			return best, line, false, conflicts // a fault in the encoding: claim nothing more
 		}
-		end := *g
-		for _, m := range better {
-			_ = end.Apply(m) // line replayed these already
-		}
-		best, line = int(end.score), better
+		best, line = score, better
 	}
 	return best, line, true, conflicts
 }
@@ -567,7 +563,7 @@ func satDecidePosition(g *Game, p *satPosition, maxConflicts int64) (Outcome, []
 	case cdclUnknown:
 		return Unknown, nil, s.conflicts, nil
 	}
-	line, err := e.plan(s.model()).line(*g, p)
+	line, _, err := e.plan(s.model()).line(*g, p)
 	if err != nil {
 		return Unknown, nil, s.conflicts, err
 	}
@@ -575,8 +571,9 @@ func satDecidePosition(g *Game, p *satPosition, maxConflicts int64) (Outcome, []
 }
 
 // line plays plan pl from g, whose cards are as in p, and returns its moves
-// once the engine has found them legal and winning.
-func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
+// and final score once the engine has found them legal and winning (or
+// reaching p.atLeast).
+func (pl *satPlan) line(g Game, p *satPosition) ([]Move, int, error) {
 	var line []Move
 	play := func(m Move) error {
 		if err := g.Apply(m); err != nil {
@@ -618,7 +615,7 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
 		slices.SortFunc(toWaste, func(a, b int) int { return pos[b] - pos[a] })
 		for _, i := range toWaste {
 			if err := play(PlaceMove(p.cards[i], W(pl.pile[i]))); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		for ; next < len(pl.order) && pl.played[pl.order[next]] && pl.turned[pl.order[next]] < end; next++ {
@@ -633,13 +630,13 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, error) {
 				}
 			}
 			if err := play(PlaceMove(p.cards[i], F(max(onF[k], 0)))); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 		t = end
 	}
 	if (p.atLeast == 0 && g.status != Won) || int(g.score) < p.atLeast {
-		return nil, fmt.Errorf("engine: the SAT model's game ends %s with %d cards", g.status, g.score)
+		return nil, 0, fmt.Errorf("engine: the SAT model's game ends %s with %d cards", g.status, g.score)
 	}
-	return line, nil
+	return line, int(g.score), nil
 }
