@@ -59,3 +59,22 @@ func parseDeal(s string) (uint64, error) {
 	}
 	return n, nil
 }
+
+// printFlag writes one flag as the flag package's PrintDefaults does:
+// "  -name type" and its usage indented below, with the default.
+func printFlag(w io.Writer, f *flag.Flag) {
+	kind, text := flag.UnquoteUsage(f)
+	line := "  -" + f.Name
+	if kind != "" {
+		line += " " + kind
+	}
+	fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(text, "\n", "\n    \t"))
+	switch {
+	case f.DefValue == "" || f.DefValue == "0" || f.DefValue == "0s":
+	case kind == "string":
+		fmt.Fprintf(w, " (default %q)", f.DefValue)
+	default:
+		fmt.Fprintf(w, " (default %s)", f.DefValue)
+	}
+	fmt.Fprintln(w)
+}

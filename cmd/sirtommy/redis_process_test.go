@@ -53,7 +53,7 @@ func startProcess(t *testing.T, bin string, args ...string) (string, *os.Process
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if l, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
+			if l, ok := listenURL(sc.Text() + "\n"); ok {
 				lines <- l
 			}
 		}

@@ -62,55 +62,75 @@ func envFlag(name string) string {
 	return "SIRTOMMY_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
+// Flag groups of serve --help, in the order they are listed.
+const (
+	groupServer = "server"
+	groupLobby  = "lobby and races"
+	groupRedis  = "Redis mode (several instances)"
+	groupLimits = "limits"
+)
+
+// Log formats of --log-format.
+const (
+	logAuto    = "auto" // console on a terminal, JSON otherwise
+	logJSON    = "json"
+	logConsole = "console"
+)
+
 func parseServe(e env) (serveConfig, error) {
 	var c serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	str := func(p *string, name, def, usage string) {
-		if v := e.getenv(envFlag(name)); v != "" {
-			def = v
-		}
-		fs.StringVar(p, name, def, usage+" (env "+envFlag(name)+")")
-	}
+	groups := map[string][]string{} // group -> flag names, in definition order
 	var durErr error
-	intFlag := func(p *int, name string, def int, usage string) {
+	// fromEnv reads a flag's environment fallback through parse.
+	fromEnv := func(name string, parse func(string) error) {
 		if v := e.getenv(envFlag(name)); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
+			if err := parse(v); err != nil && durErr == nil {
 				durErr = fmt.Errorf("%s=%q: %w", envFlag(name), v, err)
 			}
-			def = n
 		}
-		fs.IntVar(p, name, def, usage+" (env "+envFlag(name)+")")
 	}
-	dur := func(p *time.Duration, name string, def time.Duration, usage string) {
-		if v := e.getenv(envFlag(name)); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				durErr = fmt.Errorf("%s=%q: %w", envFlag(name), v, err)
-			}
-			def = d
-		}
-		fs.DurationVar(p, name, def, usage+" (env "+envFlag(name)+")")
+	usage := func(group, name, text string) string {
+		groups[group] = append(groups[group], name)
+		return text + " (env " + envFlag(name) + ")"
 	}
-	str(&c.addr, "addr", ":8080", "address to listen on; port 0 picks a free port")
-	str(&c.logFormat, "log-format", "json", "log format: json or console")
-	str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	dur(&c.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
-	dur(&c.spectatorDelay, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
-	dur(&c.grace, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
-	str(&c.allowedOrigins, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
-	str(&c.secret, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
-	dur(&c.computerOffer, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
-	dur(&c.retention, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
-	intFlag(&c.apiRaces, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
-	str(&c.redisURL, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
-	str(&c.redisPrefix, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
-	dur(&c.redisRetention, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
-	str(&c.pprofAddr, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
+	str := func(p *string, group, name, def, text string) {
+		fromEnv(name, func(v string) error { def = v; return nil })
+		fs.StringVar(p, name, def, usage(group, name, text))
+	}
+	intFlag := func(p *int, group, name string, def int, text string) {
+		fromEnv(name, func(v string) (err error) { def, err = strconv.Atoi(v); return err })
+		fs.IntVar(p, name, def, usage(group, name, text))
+	}
+	dur := func(p *time.Duration, group, name string, def time.Duration, text string) {
+		fromEnv(name, func(v string) (err error) { def, err = time.ParseDuration(v); return err })
+		fs.DurationVar(p, name, def, usage(group, name, text))
+	}
+	str(&c.addr, groupServer, "addr", ":8080", "address to listen on; port 0 picks a free port")
+	str(&c.logFormat, groupServer, "log-format", logAuto, "log format: auto (console on a terminal, JSON otherwise), json or console")
+	str(&c.logLevel, groupServer, "log-level", "info", "log level: debug, info, warn or error")
+	dur(&c.drainTimeout, groupServer, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
+	str(&c.allowedOrigins, groupServer, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
+	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
+	str(&c.pprofAddr, groupServer, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
+	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
+	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
+	dur(&c.computerOffer, groupLobby, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
+	dur(&c.retention, groupLobby, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
+	str(&c.redisURL, groupRedis, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
+	str(&c.redisPrefix, groupRedis, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
+	dur(&c.redisRetention, groupRedis, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
+	intFlag(&c.apiRaces, groupLimits, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis.\n\nflags:")
-		fs.PrintDefaults()
+		w := fs.Output()
+		fmt.Fprintln(w, "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis. Every flag can also be set by its environment\nvariable; the flag wins.")
+		for _, g := range []string{groupServer, groupLobby, groupRedis, groupLimits} {
+			fmt.Fprintf(w, "\n%s:\n", g)
+			for _, name := range groups[g] {
+				printFlag(w, fs.Lookup(name))
+			}
+		}
 	}
 	if err := fs.Parse(e.args); err != nil {
 		return c, err
@@ -130,8 +150,10 @@ func parseServe(e env) (serveConfig, error) {
 	if c.retention <= 0 {
 		return c, usagef("--retention must be positive, not %s", c.retention)
 	}
-	if c.logFormat != "json" && c.logFormat != "console" {
-		return c, usagef("--log-format must be json or console, not %q", c.logFormat)
+	switch c.logFormat {
+	case logAuto, logJSON, logConsole:
+	default:
+		return c, usagef("--log-format must be auto, json or console, not %q", c.logFormat)
 	}
 	return c, nil
 }
@@ -141,10 +163,10 @@ func newLogger(w io.Writer, format, level string) (zerolog.Logger, error) {
 	if err != nil || level == "" {
 		return zerolog.Logger{}, usagef("--log-level %q: want debug, info, warn or error", level)
 	}
-	if format == "console" {
-		f, isFile := w.(*os.File)
-		color := isFile && isatty.IsTerminal(f.Fd())
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.RFC3339, NoColor: !color}
+	f, isFile := w.(*os.File)
+	terminal := isFile && isatty.IsTerminal(f.Fd())
+	if format == logConsole || (format == logAuto && terminal) {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly, NoColor: !terminal}
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 }
@@ -242,9 +264,8 @@ func runServe(ctx context.Context, e env) error {
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	url := "http://" + ln.Addr().String()
-	log.Info().Str("url", url).Msg("listening")
-	fmt.Fprintf(e.stdout, "listening on %s\n", url)
+	log.Info().Str("addr", ln.Addr().String()).Msg("listening")
+	greet(e.stdout, ln.Addr())
 
 	select {
 	case err := <-served:

@@ -65,8 +65,7 @@ func startServe(t testing.TB, args ...string) (string, *syncBuffer, context.Canc
 	})
 	deadline := time.Now().Add(safetyTimeout)
 	for time.Now().Before(deadline) {
-		if line, ok := strings.CutPrefix(stdout.String(), "listening on "); ok {
-			base := strings.TrimSpace(line)
+		if base, ok := listenURL(stdout.String()); ok {
 			for time.Now().Before(deadline) {
 				res, err := http.Get(base + "/healthz")
 				if err == nil {
