@@ -284,7 +284,8 @@ func TestGameIsAValue(t *testing.T) {
 	if g != orig {
 		t.Fatal("moves on a copy changed the original")
 	}
-	if New(g.Rules(), 1) == New(g.Rules(), 2) || New(g.Rules(), 1) != New(g.Rules(), 1) {
+	one, again := New(g.Rules(), 1), New(g.Rules(), 1)
+	if New(g.Rules(), 1) == New(g.Rules(), 2) || one != again {
 		t.Fatal("New is not a function of the rules and the deal")
 	}
 	if g.DealNumber() != 1 || g.Rules().Name != "redeal" {
