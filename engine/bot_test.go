@@ -140,11 +140,8 @@ func playChecked(t *testing.T, rules *Rules, deal uint64, b *Bot) (Game, []Move)
 // near the move cap, and the same seed plays the same game.
 func TestBotPlaysEveryVariant(t *testing.T) {
 	deals, fullHard := 300, 20
-	switch {
-	case testing.Short():
+	if testing.Short() || raceEnabled {
 		deals, fullHard = 40, 4
-	case raceEnabled:
-		deals, fullHard = 150, 3
 	}
 	for _, rules := range Variants() {
 		for _, l := range Levels() {
@@ -386,11 +383,8 @@ func playLevel(rules *Rules, l Level, first, deals uint64, seed uint64) (levelSt
 func TestBotLevelsOrdered(t *testing.T) {
 	rules, _ := Variant("classic")
 	deals, hardDeals := uint64(2000), uint64(200)
-	switch {
-	case testing.Short():
+	if testing.Short() || raceEnabled {
 		deals, hardDeals = 500, 60
-	case raceEnabled:
-		hardDeals = 100
 	}
 	easy, _ := playLevel(rules, Easy, 0, deals, 1)
 	medium, mediumScores := playLevel(rules, Medium, 0, deals, 1)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -81,15 +82,18 @@ func endgame(t testing.TB, r *Rules, rng *rand.Rand, left, maxStock int) Game {
 }
 
 // bruteBest is the best final score from g, by trying every legal move
-// with no pruning at all (only a memo of exact positions).
+// with no pruning at all: only a memo of positions (by memoKey) and a stop
+// once a line wins, as nothing scores more than a win.
 func bruteBest(g *Game, memo map[Game]int) int {
-	k := *g
-	k.plies = 0 // the move count changes nothing that can happen
+	k := memoKey(g)
 	if v, ok := memo[k]; ok {
 		return v
 	}
-	best := int(g.score)
+	best, deck := int(g.score), g.rules.Deck()
 	for _, m := range g.Moves() {
+		if best == deck {
+			break
+		}
 		c := *g
 		if err := c.Apply(m); err != nil {
 			panic(err)
@@ -98,6 +102,34 @@ func bruteBest(g *Game, memo map[Game]int) int {
 	}
 	memo[k] = best
 	return best
+}
+
+// memoKey is g as bruteBest's memo keys it: the move count and the waste
+// slots that no longer hold a card cleared, and the four waste piles in a
+// canonical order, since swapping two waste piles changes nothing that can
+// happen (every variant treats the four alike). The key is itself a
+// position of the game, with the same best score.
+func memoKey(g *Game) Game {
+	k := *g
+	k.plies = 0 // the move count changes nothing that can happen
+	for i := range k.waste {
+		clear(k.waste[i][k.wasteN[i]:])
+	}
+	for i := 1; i < len(k.waste); i++ {
+		for j := i; j > 0 && pileBefore(&k, j, j-1); j-- {
+			k.waste[j], k.waste[j-1] = k.waste[j-1], k.waste[j]
+			k.wasteN[j], k.wasteN[j-1] = k.wasteN[j-1], k.wasteN[j]
+		}
+	}
+	return k
+}
+
+// pileBefore orders waste piles a and b of k by height, then by cards.
+func pileBefore(k *Game, a, b int) bool {
+	if k.wasteN[a] != k.wasteN[b] {
+		return k.wasteN[a] < k.wasteN[b]
+	}
+	return slices.Compare(k.waste[a][:k.wasteN[a]], k.waste[b][:k.wasteN[b]]) < 0
 }
 
 // TestSolverAgainstBruteForce checks the solver's answers, and the bound it
