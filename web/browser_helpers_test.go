@@ -32,6 +32,12 @@ import (
 // hanging (races in these tests last seconds).
 const browserTimeout = 60 * time.Second
 
+// browserSolveBudget is the solver's budget behind the solution page in
+// these tests: small, so that under the race detector on a busy machine the
+// answer (won, lost or unknown, which the tests all accept) comes within a
+// fraction of waitTimeout. The full budget is the engine's to test.
+var browserSolveBudget = engine.SolveOptions{MaxNodes: 20_000, MaxConflicts: 1_000}
+
 // waitTimeout bounds one wait for the page; pollInterval is how often a
 // condition is checked.
 const (
@@ -134,7 +140,7 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
-	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer})
+	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget})
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		srv.ServeHTTP(hijackRecorder{w, socks}, r)

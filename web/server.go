@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
+	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/race"
 )
@@ -99,6 +100,11 @@ type Deps struct {
 	Check func(ctx context.Context) error
 	// Observer is told about handled moves, for metrics; nil: none.
 	Observer Observer
+	// SolveBudget bounds the solver behind GET /api/races/{id}/solution;
+	// zero fields take solutionMaxNodes and solutionMaxConflicts. Tests
+	// under the race detector set a small one, so that their answer does
+	// not depend on how busy the machine is.
+	SolveBudget engine.SolveOptions
 }
 
 // Stats count what the server did to protect itself.
@@ -146,7 +152,7 @@ func NewServer(deps Deps) *Server {
 		deps.Limits = DefaultLimits()
 	}
 	s := &Server{deps: deps, log: deps.Log}
-	s.solutions = newSolutions(&s.Stats.Solves)
+	s.solutions = newSolutions(&s.Stats.Solves, deps.SolveBudget)
 	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: handshakeTimeout,

@@ -50,6 +50,8 @@ type solutions struct {
 	m     map[string]*solveEntry
 	order []string // keys oldest first, to evict when full
 	sem   chan struct{}
+	// budget is the solver's budget for each deal.
+	budget engine.SolveOptions
 	// solved counts the solves run (Stats.Solves).
 	solved *atomic.Int64
 }
@@ -60,8 +62,14 @@ type solveEntry struct {
 	err  error
 }
 
-func newSolutions(solved *atomic.Int64) *solutions {
-	return &solutions{m: make(map[string]*solveEntry), sem: make(chan struct{}, maxConcurrentSolves), solved: solved}
+func newSolutions(solved *atomic.Int64, budget engine.SolveOptions) *solutions {
+	if budget.MaxNodes <= 0 {
+		budget.MaxNodes = solutionMaxNodes
+	}
+	if budget.MaxConflicts <= 0 {
+		budget.MaxConflicts = solutionMaxConflicts
+	}
+	return &solutions{m: make(map[string]*solveEntry), sem: make(chan struct{}, maxConcurrentSolves), budget: budget, solved: solved}
 }
 
 // get returns the answer for rules and deal, solving it if no one has. A
@@ -115,7 +123,7 @@ func (c *solutions) solve(ctx context.Context, rules *engine.Rules, deal uint64)
 	}
 	defer func() { <-c.sem }()
 	c.solved.Add(1)
-	sol := engine.Solve(rules, deal, engine.SolveOptions{MaxNodes: solutionMaxNodes, MaxConflicts: solutionMaxConflicts})
+	sol := engine.Solve(rules, deal, c.budget)
 	rec, err := engine.LineRecord(rules, deal, sol.Line)
 	if err != nil {
 		return solutionResponse{}, err
