@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/web/loadtest"
+	"sirtommy/web/metrics"
 )
 
 // loadtestReport is the loadtest command's whole result: the race run, the
@@ -28,6 +30,54 @@ type loadtestReport struct {
 	// P99Ratio is the race server's move→opponent p99 over the echo
 	// server's round-trip p99, both measured in the same run.
 	P99Ratio float64 `json:"p99Ratio,omitempty"`
+	// CPU is what the servers' processes spent during the run, from their
+	// /metrics; absent when neither server published it.
+	CPU *cpuReport `json:"cpu,omitempty"`
+}
+
+// cpuReport compares the servers' CPU in one run: each process's CPU
+// seconds (user plus system, as the kernel counts them) over the run, per
+// accepted move for the race servers and per echoed message for the echo
+// server, with the machine's load at both ends. Both figures include the
+// connections' handshakes at the start of the run.
+type cpuReport struct {
+	RaceSeconds       float64 `json:"raceServerSeconds,omitempty"`
+	RacePerMoveMicros float64 `json:"raceServerMicrosPerMove,omitempty"`
+	EchoSeconds       float64 `json:"echoServerSeconds,omitempty"`
+	EchoPerMsgMicros  float64 `json:"echoServerMicrosPerMessage,omitempty"`
+	// Ratio is RacePerMoveMicros over EchoPerMsgMicros.
+	Ratio     float64 `json:"ratio,omitempty"`
+	LoadStart float64 `json:"machineLoadAtStart"`
+	LoadEnd   float64 `json:"machineLoadAtEnd"`
+}
+
+// cpuMeter reads the summed CPU seconds of the servers behind some
+// websocket URLs. A server that does not answer /metrics makes it unusable
+// (ok false), rather than a figure that leaves a process out.
+type cpuMeter struct{ urls []string }
+
+func newCPUMeter(wsURLs ...string) cpuMeter {
+	var m cpuMeter
+	for _, u := range wsURLs {
+		if mu, err := loadtest.MetricsURL(u); err == nil && !slices.Contains(m.urls, mu) {
+			m.urls = append(m.urls, mu)
+		}
+	}
+	return m
+}
+
+func (m cpuMeter) read(ctx context.Context) (total float64, ok bool) {
+	if len(m.urls) == 0 {
+		return 0, false
+	}
+	for _, u := range m.urls {
+		s, err := loadtest.CPUSeconds(ctx, u)
+		if err != nil {
+			return 0, false
+		}
+		total += s
+	}
+	return total, true
 }
 
 // loadtestCommand drives a race server (and, with --echo, an echo server at
@@ -95,6 +145,13 @@ func loadtestCommand(ctx context.Context, e env) error {
 		}
 	}
 	var rep loadtestReport
+	raceCPU, echoCPU := newCPUMeter(urls...), newCPUMeter()
+	if *echoURL != "" {
+		echoCPU = newCPUMeter(*echoURL)
+	}
+	loadStart, _ := loadtest.MachineLoad()
+	raceBefore, raceOK := raceCPU.read(ctx)
+	echoBefore, echoOK := echoCPU.read(ctx)
 	g, gctx := errgroup.WithContext(ctx)
 	if len(urls) > 0 {
 		g.Go(func() error {
@@ -128,6 +185,26 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if rep.Race != nil && rep.Echo != nil && rep.Echo.RoundTrip.P99 > 0 {
 		rep.P99Ratio = rep.Race.OpponentSeen.P99 / rep.Echo.RoundTrip.P99
+	}
+	if raceOK || echoOK {
+		c := &cpuReport{LoadStart: loadStart}
+		c.LoadEnd, _ = loadtest.MachineLoad()
+		if after, ok := raceCPU.read(ctx); raceOK && ok && rep.Race != nil {
+			c.RaceSeconds = after - raceBefore
+			if rep.Race.Moves > 0 {
+				c.RacePerMoveMicros = c.RaceSeconds / float64(rep.Race.Moves) * 1e6
+			}
+		}
+		if after, ok := echoCPU.read(ctx); echoOK && ok && rep.Echo != nil {
+			c.EchoSeconds = after - echoBefore
+			if rep.Echo.Messages > 0 {
+				c.EchoPerMsgMicros = c.EchoSeconds / float64(rep.Echo.Messages) * 1e6
+			}
+		}
+		if c.RacePerMoveMicros > 0 && c.EchoPerMsgMicros > 0 {
+			c.Ratio = c.RacePerMoveMicros / c.EchoPerMsgMicros
+		}
+		rep.CPU = c
 	}
 	if progress != nil {
 		fmt.Fprintln(e.stderr)
@@ -182,6 +259,18 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 	if rep.P99Ratio > 0 {
 		fmt.Fprintf(w, "move→opponent p99 / echo p99 = %.2f\n", rep.P99Ratio)
 	}
+	if c := rep.CPU; c != nil {
+		if c.RaceSeconds > 0 {
+			fmt.Fprintf(w, "race server CPU %.2f s, %.1f µs per accepted move\n", c.RaceSeconds, c.RacePerMoveMicros)
+		}
+		if c.EchoSeconds > 0 {
+			fmt.Fprintf(w, "echo server CPU %.2f s, %.1f µs per message\n", c.EchoSeconds, c.EchoPerMsgMicros)
+		}
+		if c.Ratio > 0 {
+			fmt.Fprintf(w, "CPU per move / echo CPU per message = %.2f\n", c.Ratio)
+		}
+		fmt.Fprintf(w, "machine load (1 min) %.2f at the start, %.2f at the end\n", c.LoadStart, c.LoadEnd)
+	}
 }
 
 // urlList is a flag given once or more, each time one URL or several
@@ -202,6 +291,15 @@ func (l *urlList) Set(v string) error {
 // echoShutdownTimeout bounds the echo server's shutdown.
 const echoShutdownTimeout = 5 * time.Second
 
+// echoServer is the echo command's handler: the bare echo on every path,
+// and the process's metrics (its CPU, which loadtest reads) on /metrics.
+func echoServer() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.New().Handler())
+	mux.Handle("/", loadtest.EchoHandler())
+	return mux
+}
+
 // echoCommand runs a bare websocket echo server (no game logic), the
 // baseline for loadtest --echo.
 func echoCommand(ctx context.Context, e env) error {
@@ -214,7 +312,7 @@ func echoCommand(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("echo: listen on %s: %w", *addr, err)
 	}
-	hs := &http.Server{Handler: loadtest.EchoHandler(), ReadHeaderTimeout: readHeaderTimeout}
+	hs := &http.Server{Handler: echoServer(), ReadHeaderTimeout: readHeaderTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(e.stdout, "echo listening on ws://%s/\n", ln.Addr())

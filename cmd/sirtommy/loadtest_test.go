@@ -6,8 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"sirtommy/web/loadtest"
 )
 
 func TestLoadtestBadCommandLines(t *testing.T) {
@@ -27,9 +25,10 @@ func TestLoadtestBadCommandLines(t *testing.T) {
 }
 
 // TestLoadtestEchoJSON runs the echo half of the command against the echo
-// handler and reads its JSON report.
+// server and reads its JSON report, with the server's CPU from its
+// /metrics (here the test's own process, so only its presence is checked).
 func TestLoadtestEchoJSON(t *testing.T) {
-	ts := httptest.NewServer(loadtest.EchoHandler())
+	ts := httptest.NewServer(echoServer())
 	defer ts.Close()
 	out, err := runCLI(t, "loadtest", "--echo", "ws"+strings.TrimPrefix(ts.URL, "http"),
 		"--races", "2", "--spectators", "1", "--duration", "1s", "--rate", "20", "--json")
@@ -42,5 +41,8 @@ func TestLoadtestEchoJSON(t *testing.T) {
 	}
 	if rep.Echo == nil || rep.Echo.Connections != 5 || rep.Echo.Messages == 0 || rep.Race != nil {
 		t.Errorf("report %s", out)
+	}
+	if c := rep.CPU; c == nil || c.EchoSeconds <= 0 || c.EchoPerMsgMicros <= 0 || c.RaceSeconds != 0 || c.Ratio != 0 {
+		t.Errorf("CPU report %+v in %s", rep.CPU, out)
 	}
 }
