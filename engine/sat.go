@@ -606,6 +606,13 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, int, error) {
 		for t >= p.placed && end < len(p.cards) && p.group[end] == p.group[t] {
 			end++
 		}
+		if t >= p.placed && g.canTurn() {
+			// A group from the stock, in four-at-a-time: the waste cards
+			// played before it came are up, so it is turned now.
+			if err := play(TurnMove); err != nil {
+				return nil, 0, err
+			}
+		}
 		var toWaste []int
 		for i := max(t, p.placed); i < end; i++ {
 			if !pl.direct[i] {
