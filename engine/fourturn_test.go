@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -262,5 +264,71 @@ func TestFourAtATimeTextsWithAndWithoutTurns(t *testing.T) {
 	bad := "[Variant \"four-at-a-time\"]\n[Deal \"1\"]\n7H>W1 9S>W2 4H>W3 8D>W4 5H>W1\n"
 	if _, err := mustParse(t, bad).Replay(); err == nil || !strings.Contains(err.Error(), "move 5") {
 		t.Fatalf("a text placing a card of the stock: %v", err)
+	}
+}
+
+// The solver's lines in four-at-a-time turn with T and replay under the
+// rules, as game texts too: the search's, the SAT stage's, and the
+// played-out line of a position that cannot be won.
+func TestFourAtATimeSolverLinesReplay(t *testing.T) {
+	rules := mustVariant(t, "four-at-a-time")
+	check := func(name string, g Game, line []Move, want Status) {
+		t.Helper()
+		turns := 0
+		for i, m := range line {
+			if m == TurnMove {
+				turns++
+				if g.handN != 0 {
+					t.Fatalf("%s: move %d turns with %d cards turned", name, i+1, g.handN)
+				}
+			}
+			if err := g.Apply(m); err != nil {
+				t.Fatalf("%s: move %d (%v): %v", name, i+1, m, err)
+			}
+		}
+		if g.Status() != want || turns == 0 {
+			t.Fatalf("%s: the line ends %v after %d turns; want %v", name, g.Status(), turns, want)
+		}
+	}
+	for _, tc := range []struct {
+		deal      uint64
+		maxNodes  int64
+		searchSAT bool
+	}{{1, 200_000, false}, {2, 200_000, false}, {3, 5_000, true}} {
+		sol := Solve(rules, tc.deal, SolveOptions{MaxNodes: tc.maxNodes, SkipBestScore: true})
+		name := fmt.Sprintf("deal %d", tc.deal)
+		if sol.Outcome != Winnable || sol.SAT != tc.searchSAT {
+			t.Fatalf("%s: %v (SAT %v), want won (SAT %v)", name, sol.Outcome, sol.SAT, tc.searchSAT)
+		}
+		check(name, New(rules, tc.deal), sol.Line, Won)
+		rec, err := LineRecord(rules, tc.deal, sol.Line)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if g, err := mustParse(t, rec.String()).Replay(); err != nil || g.Status() != Won {
+			t.Fatalf("%s: the game text replays to %v, %v", name, g.Status(), err)
+		}
+	}
+	// A lost end position between two turns: the best line is played out
+	// to the end, turning as it goes.
+	rng := rand.New(rand.NewPCG(5, 6))
+	lost := 0
+	for range 200 {
+		g := endgame(t, rules, rng, 24, 16)
+		if g.handN != 0 || g.StockLeft() < 8 {
+			continue
+		}
+		sol := SolveGame(&g, SolveOptions{MaxNodes: 200_000})
+		if sol.Outcome != Lost {
+			continue
+		}
+		lost++
+		check("a lost position", g, sol.Line, Stuck)
+		if lost == 3 {
+			break
+		}
+	}
+	if lost == 0 {
+		t.Fatal("no lost position between two turns among the cases")
 	}
 }
