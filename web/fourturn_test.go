@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net/http"
 	"slices"
 	"strconv"
 	"testing"
@@ -117,4 +118,28 @@ func TestFourAtATimeRaceWithTurns(t *testing.T) {
 		t.Fatalf("the race made %d turns, %d waste moves between turns, %d moves refused after T", turns, between, refused)
 	}
 	t.Logf("deal %d: %d turns, %d waste moves between turns", deal, turns, between)
+
+	// Once the race is over, the solution page's game text turns with T
+	// and replays.
+	if !a.finished() {
+		b.send(map[string]any{"type": "resign"})
+		if g.Status() == engine.Playing {
+			a.send(map[string]any{"type": "resign"})
+		}
+	}
+	a.result()
+	status, body := e.solution(id)
+	if status != http.StatusOK || body.Result != "won" {
+		t.Fatalf("solution: %d %+v", status, body)
+	}
+	rec, err := engine.ParseRecord(body.Game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rec.Moves, engine.TurnMove) {
+		t.Fatalf("the solution's game has no T:\n%s", body.Game)
+	}
+	if won, err := rec.Replay(); err != nil || won.Status() != engine.Won {
+		t.Fatalf("the solution's game replays to %v, %v", won.Status(), err)
+	}
 }
