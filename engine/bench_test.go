@@ -12,7 +12,13 @@ import (
 // legal move, so that a benchmark can apply one move to a copy of one.
 func benchPositions(b *testing.B, n int) ([]Game, []Move) {
 	b.Helper()
-	r := mustVariant(b, "classic")
+	return benchPositionsOf(b, "classic", n)
+}
+
+// benchPositionsOf is benchPositions in the named variant.
+func benchPositionsOf(b *testing.B, variant string, n int) ([]Game, []Move) {
+	b.Helper()
+	r := mustVariant(b, variant)
 	rng := rand.New(rand.NewPCG(1, 2))
 	games := make([]Game, 0, n)
 	moves := make([]Move, 0, n)
@@ -36,6 +42,20 @@ func benchPositions(b *testing.B, n int) ([]Game, []Move) {
 func BenchmarkApply(b *testing.B) {
 	const n = 1 << 12
 	games, moves := benchPositions(b, n)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g := games[i&(n-1)]
+		if err := g.Apply(moves[i&(n-1)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApplyFourAtATime is BenchmarkApply in four-at-a-time, whose
+// moves include turning the next four.
+func BenchmarkApplyFourAtATime(b *testing.B) {
+	const n = 1 << 12
+	games, moves := benchPositionsOf(b, "four-at-a-time", n)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		g := games[i&(n-1)]

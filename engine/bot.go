@@ -323,10 +323,6 @@ func gameFromView(rules *Rules, v *View, fill []Card, seed uint64) Game {
 		}
 	}
 	g.handN = uint8(copy(g.hand[:], v.Turned))
-	g.batch = g.handN
-	if v.WasteLocked {
-		g.batch = g.handN + 1 // a turn partly placed: waste cards wait
-	}
 	g.redeals = uint8(max(rules.Redeals-v.RedealsLeft, 0))
 	return g
 }
@@ -652,8 +648,10 @@ const digDepthWhileDealing = 2
 
 // mediumMove is the medium policy's move in g, if g is not over. It only
 // ever returns a legal move, and never loops: every move places a turned
-// card, puts a card on a foundation, redeals (at most Redeals times) or digs
-// towards a foundation move.
+// card, puts a card on a foundation, turns the next cards, redeals (at most
+// Redeals times) or digs towards a foundation move. In four-at-a-time it
+// turns the next four only once no waste card fits a foundation: between
+// turns the waste piles are free and the next four unseen.
 func mediumMove(g *Game) (Move, bool) {
 	if g.status != Playing {
 		return Move{}, false
@@ -670,6 +668,9 @@ func mediumMove(g *Game) (Move, bool) {
 	}
 	if m, ok := g.placeMove(false); ok {
 		return m, true
+	}
+	if g.canTurn() {
+		return TurnMove, true
 	}
 	if g.canRedeal() {
 		return RedealMove, true
@@ -797,7 +798,7 @@ func (g *Game) hardCandidates(first Move, legal []Move, limit int) []Move {
 		return cands
 	}
 	if g.handN == 0 {
-		return cands // the stock is out: foundation moves, digs and redeals only
+		return cands // nothing turned: foundation moves, digs, turns and redeals only
 	}
 	type scored struct {
 		m    Move

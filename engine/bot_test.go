@@ -461,3 +461,83 @@ func BenchmarkBotGame(b *testing.B) {
 		})
 	}
 }
+
+// Between two turns of four-at-a-time the next four are face down: a bot
+// chooses between waste moves and T without them. Shown two games that
+// differ only in the next four (swapped with other cards of the stock), a
+// bot of each level with the same seed makes the same choice, and so
+// plays on the same; a player that looks at the next four is caught.
+func TestBotDoesNotPeekBetweenTurns(t *testing.T) {
+	rules := mustVariant(t, "four-at-a-time")
+	rng := rand.New(rand.NewPCG(7, 8))
+	// swapped is g with its next four exchanged with four later cards of
+	// the stock, or false where the stock holds too few.
+	swapped := func(g *Game) (Game, bool) {
+		h := *g
+		st := h.stock[h.next:h.stockN]
+		if len(st) < 8 {
+			return h, false
+		}
+		for i := range 4 {
+			j := 4 + rng.IntN(len(st)-4)
+			st[i], st[j] = st[j], st[i]
+		}
+		return h, !slices.Equal(st[:4], g.stock[g.next:g.next+4])
+	}
+	cheat := func(g *Game) Move {
+		// Turns first when the next four hold a card that fits a
+		// foundation, to keep a waste top's foundation for it.
+		for _, c := range g.stock[g.next : g.next+4] {
+			if g.fitsAny(c) {
+				return TurnMove
+			}
+		}
+		return g.Moves()[0]
+	}
+	deals := uint64(scaled(40))
+	for _, l := range Levels() {
+		pairs, differ, cheats := 0, 0, 0
+		for deal := range deals {
+			g := New(rules, deal)
+			b := NewBot(l, deal)
+			for g.Status() == Playing {
+				legal := g.Moves()
+				if g.handN == 0 && len(legal) > 1 {
+					if h, ok := swapped(&g); ok {
+						vg, vh := g.Memory(), h.Memory()
+						if !reflect.DeepEqual(vg, vh) || !slices.Equal(legal, h.Moves()) {
+							t.Fatalf("deal %d: swapping the next four changed what the player sees", deal)
+						}
+						if len(vg.Turned) != 0 {
+							t.Fatalf("deal %d: between turns the view shows %v turned", deal, vg.Turned)
+						}
+						a := *b
+						c := *b
+						a.rng, c.rng = rand.New(rand.NewPCG(deal, uint64(pairs))), rand.New(rand.NewPCG(deal, uint64(pairs)))
+						ma, _ := a.Choose(&vg, legal)
+						mc, _ := c.Choose(&vh, h.Moves())
+						pairs++
+						if ma != mc {
+							differ++
+						}
+						if cheat(&g) != cheat(&h) {
+							cheats++
+						}
+					}
+				}
+				v := g.Memory()
+				m, _ := b.Choose(&v, legal)
+				if err := g.Apply(m); err != nil {
+					t.Fatalf("deal %d: %v", deal, err)
+				}
+			}
+		}
+		if pairs < 20 || differ != 0 {
+			t.Errorf("%v: %d of %d pairs differing only in the next four got different moves", l, differ, pairs)
+		}
+		if cheats == 0 {
+			t.Errorf("%v: the check did not catch a player who reads the next four (%d pairs)", l, pairs)
+		}
+		t.Logf("%v: %d pairs between turns; a peeking player chose differently in %d", l, pairs, cheats)
+	}
+}

@@ -58,7 +58,6 @@ type Game struct {
 
 	hand  [4]Card // turned cards still to place; NoCard marks a placed slot
 	handN uint8
-	batch uint8 // cards turned by the last turn (the Rules' Turn, or fewer at the end)
 
 	found  [4]Card // top card of each foundation, NoCard while empty
 	foundN [4]uint8
@@ -72,7 +71,9 @@ type Game struct {
 	plies   uint32 // moves applied (strategy games can shuttle cards for ever: 16 bits wrapped)
 }
 
-// New starts a game of the given variant on deal number deal.
+// New starts a game of the given variant on deal number deal. The first
+// card (or, in four-at-a-time, the first four) is turned at once: the waste
+// piles are empty, so there is nothing to do before it.
 func New(rules *Rules, deal uint64) Game {
 	order, rng := dealWithGenerator(deal)
 	g := Game{rules: rules, deal: deal, rng: rng}
@@ -143,7 +144,10 @@ func (g *Game) Resign() {
 	}
 }
 
-// turn turns the next cards of the stock once every turned card is placed.
+// turn turns the next cards of the stock once every turned card is placed:
+// the Rules' Turn of them, or fewer at the end. One card at a time, it is
+// done as the last card is placed; several at a time, the player does it
+// with the move T (see canTurn), and at the start of each pass.
 func (g *Game) turn() {
 	if g.handN > 0 || g.next == g.stockN {
 		return
@@ -152,8 +156,15 @@ func (g *Game) turn() {
 	g.hand = [4]Card{}
 	copy(g.hand[:k], g.stock[g.next:g.next+k])
 	g.handN = k
-	g.batch = k
 	g.next += k
+}
+
+// canTurn reports whether the move T may turn the next cards now: with
+// several cards turned at once (four-at-a-time), once every turned card is
+// placed and while the stock holds cards. Until then the next cards stay
+// face down, and waste cards may go to the foundations.
+func (g *Game) canTurn() bool {
+	return g.rules.Turn > 1 && g.handN == 0 && g.next < g.stockN && g.status == Playing
 }
 
 // fits reports whether foundation f takes card c now.
@@ -216,12 +227,11 @@ func (g *Game) takes() (want, mask [4]Card) {
 }
 
 // wasteLocked reports whether waste cards may not move now: with several
-// cards turned at once, all of them are placed before any waste card moves.
-// The next cards are turned as soon as the last of a turn is placed, so the
-// time between two turns, when waste cards may move, is the time before the
-// first card of the new turn is placed.
+// cards turned at once, all of them are placed before any waste card moves
+// (the rule text: "place all four before you move anything from the waste
+// piles"). Between two turns, with the next cards still face down, they may.
 func (g *Game) wasteLocked() bool {
-	return g.rules.Turn > 1 && g.handN > 0 && g.handN < g.batch
+	return g.rules.Turn > 1 && g.handN > 0
 }
 
 func (g *Game) canRedeal() bool {
@@ -241,17 +251,11 @@ func (g *Game) Apply(m Move) error {
 	if g.status != Playing {
 		return illegal(m, ReasonGameOver, "the game is over (%s)", g.status)
 	}
-	if m.Kind == Redeal {
-		if !g.canRedeal() {
-			return illegal(m, ReasonNoRedeal, "a redeal needs an empty stock, every turned card placed, cards on the waste piles and a redeal left (%d of %d used)", g.redeals, g.rules.Redeals)
-		}
-		g.redeal()
-		g.plies++
-		g.settle()
-		return nil
+	if m.Kind != Place {
+		return g.applyStockMove(m)
 	}
 	c, to := m.Card, m.To
-	if m.Kind != Place || !c.Valid() || to.Index > 3 || (to.Kind != Foundation && to.Kind != Waste) {
+	if !c.Valid() || to.Index > 3 || (to.Kind != Foundation && to.Kind != Waste) {
 		return illegal(m, ReasonBadMove, "no such card or pile")
 	}
 	slot, from := -1, -1
@@ -309,9 +313,55 @@ func (g *Game) Apply(m Move) error {
 		g.wasteN[i]++
 	}
 	g.plies++
-	g.turn()
+	if g.handN == 0 && g.rules.Turn == 1 {
+		g.turn()
+	}
 	g.settle()
 	return nil
+}
+
+// applyStockMove is Apply for the moves that are not a card's: the turn of
+// the next cards and the redeal.
+func (g *Game) applyStockMove(m Move) error {
+	switch m.Kind {
+	case Turn:
+		switch {
+		case g.rules.Turn == 1:
+			return illegal(m, ReasonNoTurn, "in %s each card is turned as the one before is placed", g.rules.Name)
+		case g.handN > 0:
+			return illegal(m, ReasonPlaceTurned, "place all turned cards before turning the next")
+		case g.next == g.stockN:
+			return illegal(m, ReasonNoTurn, "the stock is empty")
+		}
+		g.turn()
+	case Redeal:
+		if !g.canRedeal() {
+			return illegal(m, ReasonNoRedeal, "a redeal needs an empty stock, every turned card placed, cards on the waste piles and a redeal left (%d of %d used)", g.redeals, g.rules.Redeals)
+		}
+		g.redeal()
+	default:
+		return illegal(m, ReasonBadMove, "no such move")
+	}
+	g.plies++
+	g.settle()
+	return nil
+}
+
+// available reports whether card c may be moved now as far as its place
+// goes: it is a turned card or the top of a waste pile.
+func (g *Game) available(c Card) bool {
+	if c == NoCard {
+		return false
+	}
+	for i := range 4 {
+		if g.hand[i] == c {
+			return true
+		}
+		if n := g.wasteN[i]; n > 0 && g.waste[i][n-1] == c {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Game) describeFoundation(f int) string {
@@ -424,6 +474,9 @@ func (g *Game) AppendMoves(dst []Move) []Move {
 			}
 		}
 	}
+	if g.canTurn() {
+		dst = append(dst, TurnMove)
+	}
 	if g.canRedeal() {
 		dst = append(dst, RedealMove)
 	}
@@ -450,7 +503,9 @@ type WasteView struct {
 }
 
 // View is exactly what the player may see of their game: never the order of
-// the face-down stock, and under the strict rule never a buried waste card.
+// the face-down stock (in four-at-a-time, between two turns, not even the
+// next four: Turned is empty while Stock is not, and the move T turns
+// them), and under the strict rule never a buried waste card.
 type View struct {
 	Variant     string            `json:"variant"`
 	Stock       int               `json:"stock"`  // face-down cards left
@@ -458,8 +513,8 @@ type View struct {
 	Foundations [4]FoundationView `json:"foundations"`
 	Waste       [4]WasteView      `json:"waste"`
 	RedealsLeft int               `json:"redealsLeft"`
-	// WasteLocked: a turn of several cards is partly placed, so no waste
-	// card may move until the rest are placed.
+	// WasteLocked: several cards are turned at once and not all placed,
+	// so no waste card may move until the rest are.
 	WasteLocked bool   `json:"wasteLocked,omitempty"`
 	Status      Status `json:"status"`
 	Score       int    `json:"score"`  // cards on the foundations

@@ -191,15 +191,20 @@ func TestIllegalMoves(t *testing.T) {
 			return position(t, "classic", [4]string{"KS"}, [4]string{}, "AH")
 		}, mustMove(t, "AH>F1"), ReasonNoFit},
 		{"four at a time", func(t *testing.T) Game {
-			// 2H could go up before any of the four turned cards is placed,
-			// but not after KC is.
+			// 2H could go up before the four were turned, but not now.
 			g := position(t, "four-at-a-time", [4]string{"AS"}, [4]string{"2H"}, "KC QC JC TC 9C")
-			if !hasMove(t, &g, "2H>F1") {
-				t.Fatal("2H>F1 is not offered between two turns")
-			}
 			play(t, &g, "KC>W2")
 			return g
 		}, mustMove(t, "2H>F1"), ReasonPlaceTurned},
+		{"turn with cards turned", func(t *testing.T) Game {
+			return position(t, "four-at-a-time", [4]string{"AS"}, [4]string{"2H"}, "KC QC JC TC 9C")
+		}, TurnMove, ReasonPlaceTurned},
+		{"turn with the stock empty", func(t *testing.T) Game {
+			g := position(t, "four-at-a-time", [4]string{"AS"}, [4]string{"2H"}, "KC")
+			play(t, &g, "KC>W2")
+			return g
+		}, TurnMove, ReasonNoTurn},
+		{"turn in classic", deal("classic"), TurnMove, ReasonNoTurn},
 		{"waste to waste in classic", deal("classic", "7H>W1", "9S>W2"), mustMove(t, "7H>W2"), ReasonWasteToWaste},
 		{"waste to empty waste in classic", deal("classic", "7H>W1", "9S>W2"), mustMove(t, "7H>W3"), ReasonWasteToWaste},
 		{"same pile in strategy", deal("strategy", "7H>W1", "9S>W2"), mustMove(t, "7H>W1"), ReasonSamePile},
@@ -226,7 +231,7 @@ func TestIllegalMoves(t *testing.T) {
 			seen[tt.reason] = true
 		})
 	}
-	for r := ReasonGameOver; r <= ReasonBadMove; r++ {
+	for r := ReasonGameOver; r <= ReasonNoTurn; r++ {
 		if !seen[r] {
 			t.Errorf("no test produces %v", r)
 		}
@@ -235,14 +240,14 @@ func TestIllegalMoves(t *testing.T) {
 
 func TestReasonCodes(t *testing.T) {
 	codes := map[string]bool{}
-	for r := ReasonGameOver; r <= ReasonBadMove; r++ {
+	for r := ReasonGameOver; r <= ReasonNoTurn; r++ {
 		s := r.String()
 		if s == "unknown" || codes[s] {
 			t.Errorf("Reason(%d) has code %q", r, s)
 		}
 		codes[s] = true
 	}
-	for _, r := range []Reason{0, ReasonBadMove + 1, 255} {
+	for _, r := range []Reason{0, ReasonNoTurn + 1, 255} {
 		if r.String() != "unknown" {
 			t.Errorf("Reason(%d) = %q", r, r.String())
 		}

@@ -51,7 +51,7 @@ func ParsePile(s string) (Pile, error) {
 	return Pile{}, fmt.Errorf("engine: %q is not a pile (F1-F4 or W1-W4)", s)
 }
 
-// MoveKind tells a card move from a redeal.
+// MoveKind tells a card move from a redeal or a turn.
 type MoveKind uint8
 
 // The kinds of move.
@@ -60,6 +60,10 @@ const (
 	Place MoveKind = iota
 	// Redeal gathers the waste piles into a new stock, where the rules allow.
 	Redeal
+	// Turn turns the next cards of the stock where several are turned at
+	// once (four-at-a-time), once every turned card is placed. With one
+	// card at a time the next is turned by itself.
+	Turn
 )
 
 // Move is one move of one player. A card's place decides where it comes from:
@@ -77,11 +81,18 @@ func PlaceMove(c Card, to Pile) Move { return Move{Kind: Place, Card: c, To: to}
 // RedealMove is the redeal.
 var RedealMove = Move{Kind: Redeal}
 
+// TurnMove turns the next four (four-at-a-time).
+var TurnMove = Move{Kind: Turn}
+
 // String is the move's notation: "3H>F2" (the 3 of Hearts to foundation 2),
-// "JD>W1" (the Jack of Diamonds to waste pile 1), or "R" (redeal).
+// "JD>W1" (the Jack of Diamonds to waste pile 1), "R" (redeal) or "T"
+// (turn the next four).
 func (m Move) String() string {
-	if m.Kind == Redeal {
+	switch m.Kind {
+	case Redeal:
 		return "R"
+	case Turn:
+		return "T"
 	}
 	return m.Card.String() + ">" + m.To.String()
 }
@@ -99,15 +110,19 @@ func (m *Move) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// ParseMove reads one move in notation, case-insensitively: "CARD>PILE" or "R".
+// ParseMove reads one move in notation, case-insensitively: "CARD>PILE",
+// "R" or "T". ("T" alone is no card: a card is two letters, as in "TD".)
 func ParseMove(s string) (Move, error) {
 	t := strings.TrimSpace(s)
-	if strings.EqualFold(t, "R") {
+	switch {
+	case strings.EqualFold(t, "R"):
 		return RedealMove, nil
+	case strings.EqualFold(t, "T"):
+		return TurnMove, nil
 	}
 	card, pile, ok := strings.Cut(t, ">")
 	if !ok {
-		return Move{}, fmt.Errorf("engine: %q is not a move (CARD>PILE as in 3H>F2 or JD>W1, or R to redeal)", s)
+		return Move{}, fmt.Errorf("engine: %q is not a move (CARD>PILE as in 3H>F2 or JD>W1, R to redeal, or T to turn the next four)", s)
 	}
 	c, err := ParseCard(card)
 	if err != nil {
@@ -129,12 +144,13 @@ const (
 	ReasonGameOver     Reason = iota + 1 // the game is won, stuck or resigned
 	ReasonNotAvailable                   // the card is neither turned nor on top of a waste pile
 	ReasonNoFit                          // the foundation does not take that card now
-	ReasonPlaceTurned                    // four-at-a-time: turned cards must all be placed first
+	ReasonPlaceTurned                    // four-at-a-time: turned cards must all be placed first (before a waste move or the next turn)
 	ReasonWasteToWaste                   // waste to waste is not allowed in this variant
 	ReasonSamePile                       // a card cannot move onto its own pile
 	ReasonEmptyWaste                     // an empty waste pile is refilled only from the stock
 	ReasonNoRedeal                       // no redeal allowed now
 	ReasonBadMove                        // the move names no real card or pile
+	ReasonNoTurn                         // nothing to turn: the stock is empty, or the variant turns one card by itself
 )
 
 var reasonCodes = map[Reason]string{
@@ -147,6 +163,7 @@ var reasonCodes = map[Reason]string{
 	ReasonEmptyWaste:   "empty-waste",
 	ReasonNoRedeal:     "no-redeal",
 	ReasonBadMove:      "bad-move",
+	ReasonNoTurn:       "no-turn",
 }
 
 // String is the stable code, such as "does-not-fit".

@@ -18,6 +18,11 @@ import (
 // is written by Format and checked by Replay when present; other tags are
 // kept as they are. A last word "resign" records a resignation. Everything
 // from ";" to the end of a line is a comment.
+//
+// In four-at-a-time the move T turns the next four. Texts written before
+// that move existed (the next four were turned as the last was placed)
+// still replay: Replay turns them where such a text places a card of the
+// next four, which is where the player turned them (see Replay).
 type Record struct {
 	Variant  string
 	Deal     uint64
@@ -173,6 +178,17 @@ func parseTag(line string) (name, value string, err error) {
 // Replay plays the record's moves through the engine from the deal and
 // returns the final game. An illegal move is reported with its number; a
 // Result tag that disagrees with the final state is an error too.
+//
+// A four-at-a-time text without the move T (written before it existed,
+// when the next four were turned as the last was placed) replays as the
+// same game: where a move places a card that is neither turned nor on a
+// waste pile while the next four wait face down, they are turned first.
+// The waste moves such a text makes between the last card of one four and
+// the first of the next then come before the turn, where the rules now put
+// them; they are the same moves on the same piles, so the game is the same
+// but for the turns it counts as moves. Only a game text is read so: Apply
+// never turns by itself, since a move naming a card of the stock must not
+// find out whether it is next.
 func (r Record) Replay() (Game, error) {
 	rules, err := Variant(r.Variant)
 	if err != nil {
@@ -180,6 +196,9 @@ func (r Record) Replay() (Game, error) {
 	}
 	g := New(rules, r.Deal)
 	for i, m := range r.Moves {
+		if m.Kind == Place && g.canTurn() && !g.available(m.Card) {
+			_ = g.Apply(TurnMove) // an older text: see above; canTurn says it is legal
+		}
 		if err := g.Apply(m); err != nil {
 			return g, fmt.Errorf("move %d (%s): %w", i+1, m, err)
 		}

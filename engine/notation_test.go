@@ -7,7 +7,7 @@ import (
 )
 
 func TestMoveRoundTrip(t *testing.T) {
-	moves := []Move{RedealMove}
+	moves := []Move{RedealMove, TurnMove}
 	for _, c := range allCards() {
 		for i := range 4 {
 			moves = append(moves, PlaceMove(c, F(i)), PlaceMove(c, W(i)))
@@ -35,7 +35,7 @@ func TestMoveRoundTrip(t *testing.T) {
 			t.Fatalf("UnmarshalText(%q) = %v, %v", b, u, err)
 		}
 	}
-	if len(seen) != 52*8+1 {
+	if len(seen) != 52*8+2 {
 		t.Fatalf("%d distinct moves", len(seen))
 	}
 }
@@ -51,6 +51,11 @@ func TestParseMove(t *testing.T) {
 		{"10s>w3", "TS>W3"},
 		{"R", "R"},
 		{"r", "R"},
+		{"T", "T"},
+		{" t ", "T"},
+		{"T>F1", ""},
+		{"TT", ""},
+		{"turn", ""},
 		{" KC>W4 ", "KC>W4"},
 		{"", ""},
 		{"AS", ""},

@@ -105,8 +105,14 @@ func checkInvariants(g *Game, tr *tracker) error {
 		}
 		seen[c.Index()] = true
 	}
-	if handN == 0 && g.StockLeft() > 0 {
+	if handN == 0 && g.StockLeft() > 0 && r.Turn == 1 {
 		return fmt.Errorf("nothing turned with %d cards in the stock", g.StockLeft())
+	}
+	if locked := r.Turn > 1 && handN > 0; g.wasteLocked() != locked || g.View().WasteLocked != locked {
+		return fmt.Errorf("waste locked %v with %d turned", g.wasteLocked(), handN)
+	}
+	if turn := r.Turn > 1 && handN == 0 && g.StockLeft() > 0 && g.Status() == Playing; slices.Contains(g.Moves(), TurnMove) != turn {
+		return fmt.Errorf("T offered %v with %d turned and %d in the stock", !turn, handN, g.StockLeft())
 	}
 	// What the player sees agrees with the game.
 	view, mem := g.View(), g.Memory()

@@ -15,9 +15,11 @@ type Rules struct {
 	Summary string
 
 	// Turn is how many stock cards are turned at once (1, or 4 in
-	// four-at-a-time). All turned cards must be placed before the next turn,
-	// and no waste card may move from the placing of the first until the
-	// last is placed; between turns (before the first is placed) they may.
+	// four-at-a-time). One at a time, the next card is turned as the last
+	// is placed. Several at a time, the first are turned at the start, and
+	// the next only by the move T once all turned cards are placed; no
+	// waste card may move from the turn until the last turned card is
+	// placed, and between that and the next T they may.
 	Turn int
 	// WasteToWaste allows moving a waste pile's top card onto another
 	// non-empty waste pile (Strategy). An empty waste pile is refilled only

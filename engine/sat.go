@@ -59,6 +59,12 @@ import (
 //     group may be placed in any order, so among them any order of play
 //     stacks.
 //
+// In four-at-a-time a group of the stock comes with the move T, once the
+// group before is placed and the waste cards played in between are up
+// (the waste piles are free between groups and locked while a group is
+// placed, as the rules say), so the line read off a model turns each
+// group with T.
+//
 // Every card is played at some point of the order, so a model is a win, and
 // no model means that no game wins. For a classic deal that is about 3,100
 // variables and 98,000 clauses. Asked instead for a game with at least so
@@ -605,6 +611,13 @@ func (pl *satPlan) line(g Game, p *satPosition) ([]Move, int, error) {
 		end := t + 1
 		for t >= p.placed && end < len(p.cards) && p.group[end] == p.group[t] {
 			end++
+		}
+		if t >= p.placed && g.canTurn() {
+			// A group from the stock, in four-at-a-time: the waste cards
+			// played before it came are up, so it is turned now.
+			if err := play(TurnMove); err != nil {
+				return nil, 0, err
+			}
 		}
 		var toWaste []int
 		for i := max(t, p.placed); i < end; i++ {

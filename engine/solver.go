@@ -55,7 +55,7 @@ func SolveGame(g *Game, opt SolveOptions) Solution {
 
 // playOut plays line from g, then goes on to the end of the game: a move to
 // a foundation where there is one, else a turned card onto a waste pile,
-// else a redeal. It never moves a card between waste piles, so it ends; it
+// else a turn of the next four, else a redeal. It never moves a card between waste piles, so it ends; it
 // stops if only such moves are left. It returns the longer line, its final
 // score, and whether it won.
 func playOut(g Game, line []Move) ([]Move, int, bool) {
@@ -77,6 +77,9 @@ func playOut(g Game, line []Move) ([]Move, int, bool) {
 			if m.Kind == Place && m.To.Kind == Waste && slices.Contains(g.hand[:], m.Card) {
 				return m, true
 			}
+		}
+		if slices.Contains(moves, TurnMove) {
+			return TurnMove, true
 		}
 		return RedealMove, slices.Contains(moves, RedealMove)
 	}
@@ -405,9 +408,10 @@ func (s *solver) expand(g *Game, depth, disc int, pileKey *[4]uint64) bool {
 //   - in suit: any card that fits, since no other card can ever take its
 //     place on its suit's foundation.
 //
-// A turned card is never played this way while the hand is full with
-// several cards (four-at-a-time): that would start placing them and lock
-// the waste piles, taking away the waste moves that may be wanted first.
+// In four-at-a-time a turned card may go up this way too: the waste piles
+// are locked from the turn until the hand is placed anyway, so placing it
+// takes no waste move away. (Before the move T turned the next four, a
+// full hand left the waste piles free and its cards were not forced.)
 func (s *solver) safeMove(g *Game) (Move, bool) {
 	r := g.rules
 	if !(s.chains || (r.InSuit && !r.WasteToWaste)) {
@@ -430,7 +434,7 @@ func (s *solver) safeMove(g *Game) (Move, bool) {
 		return Move{}, false
 	}
 	for _, c := range g.hand {
-		if c != NoCard && (g.handN < g.batch || g.batch == 1) {
+		if c != NoCard {
 			if m, ok := try(c); ok {
 				return m, true
 			}
@@ -499,7 +503,7 @@ func (s *solver) same(a, b Card) bool {
 // equivalent reports whether moves a and b lead to states with one
 // canonical form (b being earlier in the list).
 func (s *solver) equivalent(g *Game, a, b Move, pilesSame bool, pileKey *[4]uint64) bool {
-	if a.Kind != b.Kind || a.To.Kind != b.To.Kind || a.Kind == Redeal {
+	if a.Kind != b.Kind || a.To.Kind != b.To.Kind || a.Kind != Place {
 		return false
 	}
 	if a.Card != b.Card {
@@ -545,8 +549,8 @@ func (g *Game) inHand(c Card) bool {
 // 272 and 267 in ordering 0 alone; Eleven: 270 and 268; Queen: 271 and
 // 267; Queen in both: 273 and 262).
 func (s *solver) priority(g *Game, m Move) int {
-	if m.Kind == Redeal {
-		return 1000
+	if m.Kind != Place {
+		return 1000 // a redeal, or turning the next four after the waste moves
 	}
 	if m.To.Kind == Foundation {
 		return 0
@@ -825,7 +829,7 @@ func (s *solver) apply(g *Game, m Move, pileKey *[4]uint64) error {
 	if err := g.Apply(m); err != nil {
 		return err
 	}
-	if m.Kind != Place {
+	if m.Kind == Redeal {
 		for p := range 4 {
 			pileKey[p] = s.pileHash(g, p)
 		}

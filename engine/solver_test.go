@@ -59,7 +59,9 @@ func endgame(t testing.TB, r *Rules, rng *rand.Rand, left, maxStock int) Game {
 			g.wasteN[p]++
 		}
 		g.turn()
+		partly := false
 		if r.Turn > 1 && g.handN > 1 && rng.IntN(2) == 0 {
+			partly = true
 			for k := rng.IntN(int(g.handN) - 1); k >= 0; k-- {
 				for slot, c := range g.hand {
 					if c != NoCard {
@@ -72,6 +74,12 @@ func endgame(t testing.TB, r *Rules, rng *rand.Rand, left, maxStock int) Game {
 					}
 				}
 			}
+		}
+		if r.Turn > 1 && !partly && g.stockN%2 == 0 {
+			// Between two turns: the next cards not turned yet (T). Decided
+			// without the generator, so that the other positions stay the
+			// ones they were before the move T.
+			g.next, g.hand, g.handN = g.next-g.handN, [4]Card{}, 0
 		}
 		g.settle()
 		if g.status != Playing {

@@ -54,16 +54,21 @@ func TestVariantFourAtATime(t *testing.T) {
 	refuse(t, &g, twoUp, ReasonPlaceTurned)
 	play(t, &g, others[1].String()+">W3")
 
-	// All four are placed: the next four are turned, and before any of
-	// them is placed a waste card may go to a foundation.
+	// All four are placed: the next four stay face down until T, and
+	// until then a waste card may go to a foundation.
+	if got := turned(&g); len(got) != 0 || g.StockLeft() != 48 {
+		t.Fatalf("after the first four: %v turned, %d in the stock; want none and 48", got, g.StockLeft())
+	}
+	if !slices.Contains(g.Moves(), twoUp) || !slices.Contains(g.Moves(), TurnMove) {
+		t.Fatalf("once all four are placed, %v or T is not offered (moves %v)", twoUp, g.Moves())
+	}
+	// T turns the next four and locks the waste piles again until they
+	// are placed.
+	play(t, &g, "T")
 	if got := turned(&g); !slices.Equal(got, d[4:8]) || g.StockLeft() != 44 {
-		t.Fatalf("after the first four: %v turned, %d in the stock; want %v and 44", got, g.StockLeft(), d[4:8])
+		t.Fatalf("after T: %v turned, %d in the stock; want %v and 44", got, g.StockLeft(), d[4:8])
 	}
-	if !slices.Contains(g.Moves(), twoUp) {
-		t.Fatalf("once all four are placed, %v is not offered (moves %v)", twoUp, g.Moves())
-	}
-	// Placing one of the new four locks the waste piles again until the
-	// other three are placed too.
+	refuse(t, &g, twoUp, ReasonPlaceTurned)
 	next := turned(&g)
 	play(t, &g, next[0].String()+">W4")
 	refuse(t, &g, twoUp, ReasonPlaceTurned)

@@ -6,10 +6,12 @@ import "sirtommy/engine"
 // alone, for the variants whose foundations take any suit and whose waste
 // piles take any card (classic, the load test's variant): a turned card to
 // any waste pile or to a foundation that wants its rank; the top of a waste
-// pile to a foundation that wants its rank, unless the waste is locked; a
-// redeal when the rules leave one and the stock and hand are empty. The
-// server's engine remains the judge: a move it refuses is counted as an
-// error by the load test.
+// pile to a foundation that wants its rank, unless the waste is locked; T
+// when nothing is turned and the stock is not empty (four-at-a-time
+// between two turns; one card at a time that never shows); a redeal when
+// the rules leave one and the stock and hand are empty. The server's engine
+// remains the judge: a move it refuses is counted as an error by the load
+// test.
 func legalFromView(v *engine.View) []engine.Move {
 	if v.Status != engine.Playing {
 		return nil
@@ -34,6 +36,9 @@ func legalFromView(v *engine.View) []engine.Move {
 				toFoundations(w.Cards[n-1])
 			}
 		}
+	}
+	if len(v.Turned) == 0 && v.Stock > 0 {
+		out = append(out, engine.TurnMove)
 	}
 	if len(out) == 0 && v.RedealsLeft > 0 && v.Stock == 0 && len(v.Turned) == 0 {
 		out = append(out, engine.RedealMove)

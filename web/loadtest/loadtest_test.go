@@ -22,10 +22,17 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestLegalFromViewMatchesEngine: in classic, the moves read off the View
-// are exactly the engine's legal moves, all through games played at random.
+// TestLegalFromViewMatchesEngine: in classic and four-at-a-time, the moves
+// read off the View are exactly the engine's legal moves, all through games
+// played at random.
 func TestLegalFromViewMatchesEngine(t *testing.T) {
-	rules, err := engine.Variant("classic")
+	for _, name := range []string{"classic", "four-at-a-time"} {
+		t.Run(name, func(t *testing.T) { legalFromViewMatches(t, name) })
+	}
+}
+
+func legalFromViewMatches(t *testing.T, variant string) {
+	rules, err := engine.Variant(variant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ export function renderBoard(el, view, opts = {}) {
   el.classList.toggle("interactive", live);
   el.dataset.status = view.status;
   el.replaceChildren(
-    h("div", { class: "row top" }, stockEl(view), turnedEl(view, opts, live)),
+    h("div", { class: "row top" }, stockEl(view, live), turnedEl(view, opts, live)),
     h("div", { class: "row piles foundations", role: "group", "aria-label": "Foundations" },
       FOUNDATIONS.map((p, i) => foundationEl(p, view.foundations[i], live))),
     h("div", { class: "row piles wastes", role: "group", "aria-label": "Waste piles" },
@@ -38,12 +38,26 @@ function focusKey(node) {
   return p ? `[data-pile="${p.dataset.pile}"]` : null;
 }
 
-function stockEl(view) {
+/**
+ * canTurn reports whether the move "T" turns the next cards: in
+ * four-at-a-time once every turned card is placed, while the stock is not
+ * empty (one card at a time, the next is turned by itself).
+ */
+export function canTurn(view) {
+  return !!view && view.status === "playing" && view.stock > 0 && !(view.turned || []).length;
+}
+
+function stockEl(view, live) {
+  const turn = live && canTurn(view);
   const label = `Stock, ${view.stock} card${view.stock === 1 ? "" : "s"} face down` +
-    (view.redealsLeft ? `, ${view.redealsLeft} redeal${view.redealsLeft === 1 ? "" : "s"} left` : "");
-  return h("div", { class: "pile stock", "data-pile": "stock", role: "group", "aria-label": label },
+    (view.redealsLeft ? `, ${view.redealsLeft} redeal${view.redealsLeft === 1 ? "" : "s"} left` : "") +
+    (turn ? ": turn the next four (T)" : "");
+  const attrs = { class: "pile stock", "data-pile": "stock", role: "group", "aria-label": label };
+  if (turn) Object.assign(attrs, { class: "pile stock can-turn", role: "button", tabindex: "0", title: "Turn the next four (T)" });
+  return h("div", attrs,
     view.stock > 0 ? backEl("") : h("div", { class: "slot", "aria-hidden": "true" }),
     h("span", { class: "count", "aria-hidden": "true" }, String(view.stock)),
+    turn ? h("span", { class: "turn-hint", "aria-hidden": "true" }, "turn the next four") : null,
   );
 }
 

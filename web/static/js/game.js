@@ -98,11 +98,22 @@ export class Game {
     this.next += k;
   }
 
-  /** apply plays an accepted move: "4H>W1", "R" or "resign". */
+  /** canTurn: the move "T" turns the next cards (four-at-a-time, hand placed). */
+  canTurn() {
+    return this.rules.turn > 1 && !this.hand.length && this.next < this.stock.length && this.status === "playing";
+  }
+
+  /** apply plays an accepted move: "4H>W1", "R", "T" or "resign". */
   apply(move) {
     const m = move.toUpperCase();
+    if (m === "RESIGN") { this.status = "resigned"; return; }
+    if (m === "T") { this.moves++; this.turn(); return; }
+    if (m !== "R" && this.canTurn() && !this.available(m.split(">")[0])) {
+      // A record from before the move T, which turned the next four as the
+      // last was placed: turn them where it places one (engine Replay).
+      this.apply("T");
+    }
     this.moves++;
-    if (m === "RESIGN") { this.status = "resigned"; this.moves--; return; }
     if (m === "R") {
       this.stock = this.waste.flat();
       this.waste = [[], [], [], []];
@@ -127,8 +138,13 @@ export class Game {
     } else {
       this.waste[n].push(card);
     }
-    this.turn();
+    if (this.rules.turn === 1) this.turn(); // several at a time: the move "T"
     if (this.score === this.deck) this.status = "won";
+  }
+
+  /** available: card is turned or on top of a waste pile. */
+  available(card) {
+    return this.hand.includes(card) || this.waste.some((p) => p.length && p[p.length - 1] === card);
   }
 
   /** view is the game as a View (PROTOCOL.md section 3), every card shown. */
@@ -146,6 +162,7 @@ export class Game {
       })),
       waste: this.waste.map((p) => ({ cards: [...p], count: p.length })),
       redealsLeft: (r.redeals || 0) - this.redeals,
+      wasteLocked: r.turn > 1 && this.hand.length > 0 ? true : undefined,
       status: this.status,
       score: this.score,
       target: this.deck,

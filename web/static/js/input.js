@@ -1,6 +1,7 @@
 // Moves on your own board by click (select a card, then a pile), drag and
 // drop (pointer events, so touch works too) and keyboard. Keys:
-//   T          select the turned card (again: the next one, if several)
+//   T          select the turned card (again: the next one, if several);
+//              in four-at-a-time with the four placed: turn the next four
 //   1-4        with a turned card selected: put it on waste pile 1-4;
 //              otherwise: select the top card of waste pile 1-4
 //   Shift+1-4  put the selected card on foundation 1-4
@@ -9,14 +10,14 @@
 //   Esc        clear the selection
 //   Tab, Enter move between piles and act on the focused one, like a click
 
-import { fitsFoundation, markSelected } from "./board.js";
+import { canTurn, fitsFoundation, markSelected } from "./board.js";
 import { cardName, pileName } from "./cards.js";
 
 const DRAG_SLOP = 6; // px a pointer must travel before a press becomes a drag
 
 /** KEYS is the help text, one [keys, what] pair a line. */
 export const KEYS = [
-  ["T", "select the turned card (press again for the next, with four turned)"],
+  ["T", "select the turned card (press again for the next, with four turned); with all four placed, turn the next four (or click the stock)"],
   ["1 – 4", "put the selected turned card on waste pile 1–4; otherwise select the top of waste pile 1–4"],
   ["Shift + 1 – 4", "put the selected card on foundation 1–4"],
   ["F", "put the selected card (or the turned card) on a foundation it fits"],
@@ -28,7 +29,7 @@ export const KEYS = [
 
 /**
  * MoveInput turns clicks, drags and keys on boardEl into moves.
- * deps: view() the current View, send(move) sends "CARD>PILE" or "R",
+ * deps: view() the current View, send(move) sends "CARD>PILE", "R" or "T",
  * say(text) announces a hint, help() toggles the key help.
  */
 export class MoveInput {
@@ -125,6 +126,11 @@ export class MoveInput {
     const card = e.target.closest("[data-src]");
     const pile = e.target.closest("[data-pile]");
     const name = pile && pile.dataset.pile;
+    if (name === "stock" && canTurn(this.deps.view())) {
+      this.select(null);
+      this.deps.send("T");
+      return;
+    }
     if (this.selected) {
       if (card && card.dataset.card === this.selected) { this.toFoundation(this.selected); return; }
       if (name && name[0] === "W" && !this.wasteToWaste()) {
@@ -225,6 +231,7 @@ export class MoveInput {
       case "t": {
         e.preventDefault();
         const t = v.turned || [];
+        if (!t.length && canTurn(v)) { this.select(null); this.deps.send("T"); return; }
         if (!t.length) { this.deps.say("No turned card"); return; }
         const i = t.indexOf(this.selected);
         this.select(t[(i + 1) % t.length]);

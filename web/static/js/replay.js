@@ -84,7 +84,7 @@ class Replay {
     this.t = m ? m.atMs : 0;
     this.els.slider.value = String(this.k);
     this.els.pos.textContent = `Move ${this.k} of ${this.moves.length} · ${fmtClock(this.t)} of ${fmtClock(this.end)}`;
-    this.els.last.textContent = m ? `${this.names[m.seat]}: ${m.move === "resign" ? "resigned" : m.move.replace(">", " → ")}` : "The deal, before the first move.";
+    this.els.last.textContent = m ? `${this.names[m.seat]}: ${m.move === "resign" ? "resigned" : m.move === "T" ? "turned the next four" : m.move.replace(">", " → ")}` : "The deal, before the first move.";
   }
 
   toggle() {
