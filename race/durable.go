@@ -33,6 +33,9 @@ type Record struct {
 	Next      string       `json:"next,omitempty"`
 	Rematch   [2]bool      `json:"rematch"`
 	Seats     [2]SeatState `json:"seats"`
+	// Epoch counts the instances that rebuilt the race to run it: the
+	// spectators' feed versions of each are above the one's before.
+	Epoch uint64 `json:"epoch,omitempty"`
 }
 
 // SeatState is a seat in a Record.
@@ -112,7 +115,7 @@ func (r *Race) recordLocked() *Record {
 	rec := &Record{
 		ID: r.id, Options: r.opts, Deal: r.deal, Salt: r.salt, State: r.state,
 		CreatedAt: r.createdAt, StartAt: r.startAt, Result: r.result, Match: r.match,
-		Rematch: r.rematch,
+		Rematch: r.rematch, Epoch: r.epoch,
 	}
 	if r.next != nil {
 		rec.Next = r.next.id
@@ -243,15 +246,12 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		}
 		st.moves = append(st.moves, mv)
 	}
-	for s := range 2 {
-		r.specBoards[s] = r.seats[s].game.View()
-		r.specCounts[s] = r.countsLocked(s)
-		if delayed {
-			g := &spec[s]
-			r.specBoards[s] = g.View()
-			r.specCounts[s] = Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies()}
-		}
+	if !delayed {
+		spec = [2]engine.Game{r.seats[0].game, r.seats[1].game}
 	}
+	// The feed starts again one epoch on: the spectators' versions go on
+	// growing on this instance (see fair.go).
+	r.initFeedLocked(spec, rec.Epoch+1)
 	if r.state.Over() {
 		r.endedAt = r.clock.Now()
 		close(r.done)
