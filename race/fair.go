@@ -68,6 +68,9 @@ type feed struct {
 	atMs [2]int64
 	// connected is each seat's presence as released.
 	connected [2]bool
+	// hid is whether each seat's board, as last made, had a card face
+	// down: only such a board can need a reveal.
+	hid [2]bool
 	// state is the last state event released, without boards.
 	state *StateEvent
 	// ver is the version of the last event released: epoch<<32, plus one,
@@ -110,30 +113,34 @@ func (r *Race) hiddenLocked(c engine.Card, limit int) bool {
 func (r *Race) spectatorViewLocked(i int) engine.View {
 	f := &r.feed
 	v := f.games[i].View()
+	f.hid[i] = false
 	switch st := f.state.State; {
 	case st == Waiting || st == Countdown:
 		v.Turned = []engine.Card{}
+		return v
 	case st.Over():
 		return v
 	}
 	limit := r.revealLimitLocked()
+	hid := false
 	for k, c := range v.Turned {
 		if r.hiddenLocked(c, limit) {
-			v.Turned[k] = engine.Hidden
+			v.Turned[k], hid = engine.Hidden, true
 		}
 	}
 	for p := range v.Waste {
 		for k, c := range v.Waste[p].Cards {
 			if r.hiddenLocked(c, limit) {
-				v.Waste[p].Cards[k] = engine.Hidden
+				v.Waste[p].Cards[k], hid = engine.Hidden, true
 			}
 		}
 	}
 	for p := range v.Foundations {
 		if c := v.Foundations[p].Top; c != engine.NoCard && r.hiddenLocked(c, limit) {
-			v.Foundations[p].Top = engine.Hidden
+			v.Foundations[p].Top, hid = engine.Hidden, true
 		}
 	}
+	f.hid[i] = hid
 	return v
 }
 
@@ -168,17 +175,15 @@ func (r *Race) spectatorBoardsLocked() (*[2]engine.View, *[2]Counts) {
 
 // initFeedLocked starts the feed at the race as it is, with the games
 // games (the live ones, or for a race rebuilt mid-delay the ones as of the
-// delay) and version epoch<<verEpochShift + 1.
-func (r *Race) initFeedLocked(games [2]engine.Game, epoch uint64) {
+// delay) whose last logged moves are last, and version
+// epoch<<verEpochShift + 1.
+func (r *Race) initFeedLocked(games [2]engine.Game, last [2]MoveRecord, epoch uint64) {
 	r.sight = newSight(r.rules, r.deal)
 	r.epoch = epoch
 	f := &r.feed
 	f.games = games
 	for s := range 2 {
-		f.seq[s] = len(r.seats[s].moves)
-		if last := r.seats[s].last; last.Seq > 0 {
-			f.seq[s], f.atMs[s], f.move[s] = last.Seq, last.AtMs, last.Move
-		}
+		f.seq[s], f.atMs[s], f.move[s] = last[s].Seq, last[s].AtMs, last[s].Move
 		f.connected[s] = r.seats[s].connected
 	}
 	f.state = r.snapshotLocked(-1)
@@ -215,7 +220,7 @@ func (r *Race) releaseLocked(it *feedItem) {
 		f.games[s] = it.game
 		f.seq[s], f.move[s], f.atMs[s] = e.Seq, e.Move, e.AtMs
 		r.sendBoardLocked(s, false)
-		if after := r.revealLimitLocked(); after != before && r.holdsLocked(1-s, before, after) {
+		if after := r.revealLimitLocked(); f.hid[1-s] && after != before && r.holdsLocked(1-s, before, after) {
 			// The other seat's board shows cards that every racer still
 			// playing has turned now: it is sent again, face up.
 			r.sendBoardLocked(1-s, true)

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -41,6 +42,19 @@ type leakRun struct {
 	over      []bool
 	obs       []observation
 	pings     int
+	// live is set when the spectators' feed has no delay: then, after each
+	// drain, the anonymous spectator's boards must be the racers' boards
+	// with exactly the cards not every racer still playing has turned
+	// face down (pictures, checked at the end, once the deal is known).
+	live     bool
+	boards   [2]*engine.View
+	pictures []picture
+}
+
+// picture is what the anonymous spectator showed after a drain.
+type picture struct {
+	boards [2]engine.View
+	sent   [2]int
 }
 
 func (r *leakRun) record(who string, raw []byte) {
@@ -67,7 +81,19 @@ func (r *leakRun) drain() {
 				continue
 			}
 			r.record(r.names[i], m.raw)
+			if r.names[i] != "anonymous watch" {
+				continue
+			}
+			switch {
+			case m.Type == "state" && m.Boards != nil:
+				r.boards = [2]*engine.View{&m.Boards[0], &m.Boards[1]}
+			case m.Type == "board":
+				r.boards[*m.Seat] = m.View
+			}
 		}
+	}
+	if r.live && !r.over[2] && r.boards[0] != nil && r.boards[1] != nil {
+		r.pictures = append(r.pictures, picture{boards: [2]engine.View{*r.boards[0], *r.boards[1]}, sent: [2]int{len(r.sent[0]), len(r.sent[1])}})
 	}
 	for _, c := range r.seats { // the racers read what came, the end included
 		r.pings++
@@ -176,6 +202,22 @@ func (r *leakRun) check(variant string) {
 			ahead++
 		}
 	}
+	// Live, the spectator sees both boards as they are, with only the
+	// cards it may not see face down.
+	for _, p := range r.pictures {
+		games, err := sight.Replay([2][]string{r.sent[0][:p.sent[0]], r.sent[1][:p.sent[1]]})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		for s := range 2 {
+			if got, want := fmt.Sprint(p.boards[s]), fmt.Sprint(sight.Mask(games[s].View(), &games)); got != want {
+				r.t.Fatalf("after %v moves the spectator shows seat %d as\n%s\nwant\n%s", p.sent, s, got, want)
+			}
+		}
+	}
+	if r.live && len(r.pictures) == 0 {
+		r.t.Fatal("no picture of the live boards checked")
+	}
 	// The run must have tested something: boards seen while one racer
 	// was far ahead of the other.
 	if boards == 0 || ahead == 0 || hidden == 0 || reveals == 0 {
@@ -254,6 +296,7 @@ func TestOnlookersNeverSeeCardsAhead(t *testing.T) {
 				b.send(map[string]any{"type": "accept-invite", "code": inv.Code, "id": "a"})
 			}
 			r := newLeakRun(t, e, a, b, wa, wb)
+			r.live = tc.delay == 0
 			r.play(tc.fast, tc.fastPer, tc.slow)
 			r.check("classic")
 		})

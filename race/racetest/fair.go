@@ -89,6 +89,31 @@ func (s *Sight) Visible(c engine.Card, games *[2]engine.Game) bool {
 	return true
 }
 
+// Mask is v (a View of one of the games) as a spectator may see it while
+// the racers' games are games: every card not Visible is engine.Hidden.
+func (s *Sight) Mask(v engine.View, games *[2]engine.Game) engine.View {
+	hide := func(c engine.Card) engine.Card {
+		if c != engine.NoCard && !s.Visible(c, games) {
+			return engine.Hidden
+		}
+		return c
+	}
+	v.Turned = append([]engine.Card{}, v.Turned...)
+	for i, c := range v.Turned {
+		v.Turned[i] = hide(c)
+	}
+	for p := range v.Waste {
+		v.Waste[p].Cards = append([]engine.Card{}, v.Waste[p].Cards...)
+		for i, c := range v.Waste[p].Cards {
+			v.Waste[p].Cards[i] = hide(c)
+		}
+	}
+	for p := range v.Foundations {
+		v.Foundations[p].Top = hide(v.Foundations[p].Top)
+	}
+	return v
+}
+
 // Check returns an error naming the first card in the JSON message raw
 // that may not be shown while the games are games. Any string that is a
 // card ("AS") or a move ("AS>F1") names one; "??" is a hidden card.
