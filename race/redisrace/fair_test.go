@@ -8,21 +8,34 @@ import (
 	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace/redistest"
 )
 
 // TestSpectatorFeedSurvivesTakeover: a public race's instance dies with
 // moves still held back by the spectator delay. The instance that takes
 // it over starts the spectators' feed one epoch on (versions above every
 // one sent before), at the delayed point, and releases the held moves in
-// order when their time comes; no card a racer still playing has not
-// turned is shown on either instance.
+// order when their time comes; the spectators who watched from other
+// instances before get a fresh state from it; no card a racer still
+// playing has not turned is shown anywhere.
 func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 	clock := racetest.NewClock(time.Now())
-	a, b := twoInstances(t, clock)
+	rdb := redistest.Start(t, redistest.Options{}).Client(t)
+	a, b, c := newInstance(t, rdb, "a", clock), newInstance(t, rdb, "b", clock), newInstance(t, rdb, "c", clock)
 	const delay = 10 * time.Second
 	r, _, _ := runningOn(t, a, clock, race.Options{Public: true, SpectatorDelay: delay})
 	var onA recorder
 	defer r.Watch(&onA)()
+	// Spectators on b and c, watching a's race from there.
+	var early [2]recorder
+	for i, in := range []*instance{b, c} {
+		h, err := in.svc.Open(t.Context(), r.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Watch(&early[i])()
+		early[i].waitFor(t, "state", func(ev race.Event) bool { _, ok := ev.(*race.StateEvent); return ok })
+	}
 	rules, _ := engine.Variant("")
 	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
 	play(t, r, &games[0], 0, 5)
@@ -95,6 +108,14 @@ func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 		seqs[bd.Seat] = bd.Seq
 	}
 	last := check("on b", onB.Events())
+	for i, name := range []string{"early on b", "early on c"} {
+		early[i].waitFor(t, "a state from the new owner", func(ev race.Event) bool {
+			st, ok := ev.(*race.StateEvent)
+			return ok && st.Ver>>32 == 1
+		})
+		evs := early[i].Events()
+		check(name, evs)
+	}
 	if last != st.Ver+uint64(len(onB.Events())-1) {
 		t.Errorf("versions on b run from %d to %d over %d events: a gap", st.Ver, last, len(onB.Events()))
 	}

@@ -106,9 +106,10 @@ class SpectatePage {
 
   /**
    * accept reports whether message m moves this race's feed forward: the
-   * state after "watching" sets the version; then only the next version
-   * is applied, older ones are dropped, and a gap asks for a fresh state
-   * (watch again).
+   * state after "watching" sets the version; then older versions are
+   * dropped, a state (a full picture) with a newer one is applied and
+   * fills any gap, other messages only at the next version, and a gap
+   * asks for a fresh state (watch again).
    */
   accept(m) {
     if (m.race !== this.id) return false;
@@ -120,6 +121,10 @@ class SpectatePage {
       return true;
     }
     if (m.ver <= this.ver) return false;
+    if (m.type === "state") {
+      this.ver = m.ver;
+      return true;
+    }
     if (m.ver !== this.ver + 1) {
       this.resync();
       return false;
