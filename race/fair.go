@@ -241,6 +241,10 @@ func (r *Race) releaseLocked(it *feedItem) {
 			}
 		}
 		f.state = e
+		if r.spectators == 0 {
+			f.ver++ // as in sendBoardLocked
+			return
+		}
 		out := *e
 		out.Boards, out.Counts = r.spectatorBoardsLocked()
 		r.sendWatchersLocked(&out)
@@ -281,6 +285,13 @@ func (r *Race) holdsLocked(s, lo, hi int) bool {
 // a board sent again because cards on it may be shown now.
 func (r *Race) sendBoardLocked(s int, reveal bool) {
 	f := &r.feed
+	if r.spectators == 0 {
+		// Nobody to show it to (spectators on other instances are
+		// counted too): the version moves on all the same, and whoever
+		// comes gets the boards from the feed's games.
+		f.ver++
+		return
+	}
 	r.sendWatchersLocked(&BoardEvent{
 		Race: r.id, Seat: s, Seq: f.seq[s], Move: r.spectatorMoveLocked(f.move[s]), AtMs: f.atMs[s],
 		View: r.spectatorViewLocked(s), Counts: r.spectatorCountsLocked(s), Reveal: reveal,
