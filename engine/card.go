@@ -44,6 +44,11 @@ type Card uint8
 // NoCard is the zero Card: an empty slot.
 const NoCard Card = 0
 
+// Hidden is a card shown face down: its place may be seen but not its
+// face (a spectator's view of a card a racer still playing has not turned
+// yet). It is written "??" and is never in a Game.
+const Hidden Card = 0x80
+
 // NewCard makes the card of rank r and suit s.
 func NewCard(r Rank, s Suit) Card { return Card(r) | Card(s)<<4 }
 
@@ -64,8 +69,11 @@ func (c Card) Index() int { return int(c.Suit())*13 + int(c.Rank()) - 1 }
 func CardAt(i int) Card { return NewCard(Rank(i%13+1), Suit(i/13)) }
 
 // String is the two-letter form: rank A 2-9 T J Q K, then suit S H D C
-// ("AS", "TD", "KH"). NoCard prints as "--".
+// ("AS", "TD", "KH"). NoCard prints as "--", Hidden as "??".
 func (c Card) String() string {
+	if c == Hidden {
+		return "??"
+	}
 	if !c.Valid() {
 		return "--"
 	}
@@ -74,14 +82,18 @@ func (c Card) String() string {
 
 // MarshalText writes the two-letter form, so that JSON carries "AS", not 1.
 func (c Card) MarshalText() ([]byte, error) {
-	if !c.Valid() {
+	if !c.Valid() && c != Hidden {
 		return nil, fmt.Errorf("engine: cannot write invalid card %d", uint8(c))
 	}
 	return []byte(c.String()), nil
 }
 
-// UnmarshalText reads the two-letter form.
+// UnmarshalText reads the two-letter form, or "??" (Hidden).
 func (c *Card) UnmarshalText(b []byte) error {
+	if string(b) == "??" {
+		*c = Hidden
+		return nil
+	}
 	p, err := ParseCard(string(b))
 	if err != nil {
 		return err

@@ -239,3 +239,25 @@ func TestFormatCards(t *testing.T) {
 		})
 	}
 }
+
+// TestHiddenCard: a face-down card writes and reads as "??", and is no
+// card a move can name.
+func TestHiddenCard(t *testing.T) {
+	if Hidden.Valid() || Hidden.String() != "??" {
+		t.Fatalf("Hidden: valid %v, %q", Hidden.Valid(), Hidden.String())
+	}
+	b, err := Hidden.MarshalText()
+	if err != nil || string(b) != "??" {
+		t.Fatalf("MarshalText: %q %v", b, err)
+	}
+	var c Card
+	if err := c.UnmarshalText([]byte("??")); err != nil || c != Hidden {
+		t.Fatalf("UnmarshalText(??) = %v, %v", c, err)
+	}
+	if _, err := ParseCard("??"); err == nil {
+		t.Fatal("ParseCard(??) is a card")
+	}
+	if _, err := ParseMove("??>W1"); err == nil {
+		t.Fatal("ParseMove(??>W1) is a move")
+	}
+}

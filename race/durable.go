@@ -33,6 +33,9 @@ type Record struct {
 	Next      string       `json:"next,omitempty"`
 	Rematch   [2]bool      `json:"rematch"`
 	Seats     [2]SeatState `json:"seats"`
+	// Epoch counts the instances that rebuilt the race to run it: the
+	// spectators' feed versions of each are above the one's before.
+	Epoch uint64 `json:"epoch,omitempty"`
 }
 
 // SeatState is a seat in a Record.
@@ -112,7 +115,7 @@ func (r *Race) recordLocked() *Record {
 	rec := &Record{
 		ID: r.id, Options: r.opts, Deal: r.deal, Salt: r.salt, State: r.state,
 		CreatedAt: r.createdAt, StartAt: r.startAt, Result: r.result, Match: r.match,
-		Rematch: r.rematch,
+		Rematch: r.rematch, Epoch: r.epoch,
 	}
 	if r.next != nil {
 		rec.Next = r.next.id
@@ -213,45 +216,44 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		}
 	}
 	// Spectators of a public race see the games as they were the
-	// spectator delay ago: the replay stops there for their boards.
-	delayed := r.opts.SpectatorDelay > 0 && !r.state.Over() && !r.startAt.IsZero()
+	// spectator delay ago: their feed starts from the games as of then,
+	// and the moves since wait in the delay queue for their time (the
+	// Service's rearm starts its timer).
+	behind := r.opts.SpectatorDelay > 0 && !r.state.Over() && !r.startAt.IsZero()
 	cutMs := r.clock.Now().Sub(r.startAt.Add(r.opts.SpectatorDelay)).Milliseconds()
 	spec := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	var specLast [2]MoveRecord
 	for _, m := range moves {
 		if m.Seat < 0 || m.Seat > 1 {
 			return nil, fmt.Errorf("race %s: restore: move %+v: no such seat", rec.ID, m)
 		}
 		st := &r.seats[m.Seat]
 		st.last = m
-		seen := delayed && m.AtMs <= cutMs
 		if m.Move == "resign" {
 			st.game.Resign()
-			if seen {
-				spec[m.Seat].Resign()
+		} else {
+			mv, err := engine.ParseMove(m.Move)
+			if err == nil {
+				err = st.game.Apply(mv)
 			}
-			continue
+			if err != nil {
+				return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
+			}
+			st.moves = append(st.moves, mv)
 		}
-		mv, err := engine.ParseMove(m.Move)
-		if err == nil {
-			err = st.game.Apply(mv)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
-		}
-		if seen {
-			_ = spec[m.Seat].Apply(mv) // legal: the same move on the same game
-		}
-		st.moves = append(st.moves, mv)
-	}
-	for s := range 2 {
-		r.specBoards[s] = r.seats[s].game.View()
-		r.specCounts[s] = r.countsLocked(s)
-		if delayed {
-			g := &spec[s]
-			r.specBoards[s] = g.View()
-			r.specCounts[s] = Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies()}
+		switch {
+		case !behind || m.AtMs <= cutMs:
+			spec[m.Seat], specLast[m.Seat] = st.game, m
+		default:
+			r.specQ = append(r.specQ, delayed{
+				due:  r.startAt.Add(r.opts.SpectatorDelay + m.At()),
+				item: feedItem{ev: &BoardEvent{Race: r.id, Seat: m.Seat, Seq: m.Seq, Move: m.Move, AtMs: m.AtMs}, game: st.game},
+			})
 		}
 	}
+	// The feed starts again one epoch on: the spectators' versions go on
+	// growing on this instance (see fair.go).
+	r.initFeedLocked(spec, specLast, rec.Epoch+1)
 	if r.state.Over() {
 		r.endedAt = r.clock.Now()
 		close(r.done)
@@ -290,6 +292,9 @@ func (r *Race) rearmLocked(rec *Record) {
 		}
 		st.connected, st.graceEnd = false, end
 		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
+	}
+	if len(r.specQ) > 0 {
+		r.specT = r.clock.AfterFunc(until(r.specQ[0].due), r.releaseDue)
 	}
 	switch r.state {
 	case Waiting:

@@ -93,6 +93,9 @@ type StateEvent struct {
 	Match *Match `json:"match,omitempty"`
 	// Spectators is how many are watching the race now.
 	Spectators int `json:"spectators"`
+	// Ver is the spectators' feed version (spectators only; see fair.go):
+	// it grows by one with each event sent to them.
+	Ver uint64 `json:"ver,omitempty"`
 }
 
 // EventType is "state".
@@ -132,6 +135,12 @@ type BoardEvent struct {
 	AtMs   int64       `json:"atMs"`
 	View   engine.View `json:"view"`
 	Counts Counts      `json:"counts"`
+	// Reveal marks a board sent again, with no new move, because cards on
+	// it that were face down may be shown now.
+	Reveal bool `json:"reveal,omitempty"`
+	// Ver is the spectators' feed version (spectators only; see fair.go):
+	// it grows by one with each event sent to them.
+	Ver uint64 `json:"ver,omitempty"`
 }
 
 // EventType is "board".
@@ -144,6 +153,9 @@ type PresenceEvent struct {
 	Connected bool   `json:"connected"`
 	// GraceUntil is when a disconnected player forfeits.
 	GraceUntil *time.Time `json:"graceUntil,omitempty"`
+	// Ver is the spectators' feed version (spectators only; see fair.go):
+	// it grows by one with each event sent to them.
+	Ver uint64 `json:"ver,omitempty"`
 }
 
 // EventType is "presence".
@@ -154,6 +166,9 @@ func (*PresenceEvent) EventType() string { return "presence" }
 type SpectatorsEvent struct {
 	Race  string `json:"race"`
 	Count int    `json:"count"`
+	// Ver is the spectators' feed version (spectators only; see fair.go):
+	// it grows by one with each event sent to them.
+	Ver uint64 `json:"ver,omitempty"`
 }
 
 // EventType is "spectators".

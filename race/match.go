@@ -29,6 +29,7 @@ type NextEvent struct {
 	Race  string `json:"race"` // the race that ended
 	Next  string `json:"next"` // the new race's id
 	Match Match  `json:"match"`
+	Ver   uint64 `json:"ver,omitempty"` // spectators' feed version
 }
 
 // EventType is "next".
@@ -39,6 +40,7 @@ func (*NextEvent) EventType() string { return "next" }
 type RematchEvent struct {
 	Race string `json:"race"`
 	Seat int    `json:"seat"`
+	Ver  uint64 `json:"ver,omitempty"` // spectators' feed version
 }
 
 // EventType is "rematch".

@@ -201,8 +201,8 @@ type seat struct {
 }
 
 type delayed struct {
-	due time.Time
-	ev  Event
+	due  time.Time
+	item feedItem
 }
 
 // Race is one race. Its methods are safe for concurrent use.
@@ -238,12 +238,15 @@ type Race struct {
 	// stopped is set when another instance runs the race now: this copy
 	// refuses everything.
 	stopped bool
-	// The spectators' delayed feed (public races): events waiting for their
-	// time, the timer releasing the head, and the boards as last released.
-	specQ      []delayed
-	specT      Timer
-	specBoards [2]engine.View
-	specCounts [2]Counts
+	// The spectators' feed (fair.go): where each card lies in the deal,
+	// what the spectators have been sent, and this copy's epoch (one more
+	// for each instance that took the race over). In public races events
+	// wait in specQ for the spectator delay, specT releasing the head.
+	sight sight
+	feed  feed
+	epoch uint64
+	specQ []delayed
+	specT Timer
 	// The match this race is a round of, the next race once made, who asked
 	// for a rematch, and how to make a race (set by the Service).
 	match   Match
@@ -286,9 +289,8 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r.waitT = r.clock.AfterFunc(opts.WaitTimeout, r.waitOver)
 	for s := range 2 {
 		r.seats[s].game = engine.New(rules, r.deal)
-		r.specBoards[s] = r.boardLocked(s)
-		r.specCounts[s] = r.countsLocked(s)
 	}
+	r.initFeedLocked([2]engine.Game{r.seats[0].game, r.seats[1].game}, [2]MoveRecord{}, 0)
 	r.log.Info().Str("variant", rules.Name).Bool("public", opts.Public).
 		Bool("dealNamed", opts.DealNamed).Dur("timeLimit", opts.TimeLimit).Msg("race created")
 	return r, nil
@@ -483,7 +485,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.spectators++
-	sub.Deliver(r.snapshotLocked(-1))
+	sub.Deliver(r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
 	unsub := r.bus.Subscribe(WatchTopic(r.id), sub)
 	var once sync.Once
@@ -521,7 +523,7 @@ func (r *Race) spectatorsChangedLocked() {
 		for s := range 2 {
 			r.bus.Publish(SeatTopic(r.id, s), ev)
 		}
-		r.bus.Publish(WatchTopic(r.id), ev)
+		r.sendWatchersLocked(ev)
 	})
 }
 
@@ -679,7 +681,8 @@ func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
 	r.bus.Publish(SeatTopic(r.id, s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
 	counts := r.countsLocked(s)
 	r.bus.Publish(SeatTopic(r.id, 1-s), &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
-	r.publishWatchLocked(&BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view, Counts: counts})
+	// The spectators' board is made when the feed reaches the move.
+	r.feedLocked(feedItem{ev: &BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at}, game: st.game})
 	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
 	if w, reason, done := decide(&games); done {
 		r.finishLocked(w, reason)
@@ -949,21 +952,22 @@ func (r *Race) publishStateLocked(except int) {
 			r.bus.Publish(SeatTopic(r.id, s), r.snapshotLocked(s))
 		}
 	}
-	ev := r.snapshotLocked(-1)
-	if r.opts.SpectatorDelay > 0 && !r.state.Over() {
-		ev.Boards, ev.Counts = nil, nil // boards arrive by their own, delayed, events
-	}
-	r.publishWatchLocked(ev)
+	// The spectators' state gets its boards when the feed reaches it.
+	r.publishWatchLocked(r.snapshotLocked(-1))
 }
 
-// publishWatchLocked publishes ev to the spectators, after the spectator
+// publishWatchLocked sends ev to the spectators, after the spectator
 // delay in public races.
-func (r *Race) publishWatchLocked(ev Event) {
+func (r *Race) publishWatchLocked(ev Event) { r.feedLocked(feedItem{ev: ev}) }
+
+// feedLocked adds it to the spectators' feed: at once, or after the
+// spectator delay in public races that are not over.
+func (r *Race) feedLocked(it feedItem) {
 	if r.opts.SpectatorDelay <= 0 || r.state.Over() {
-		r.releaseLocked(ev)
+		r.releaseLocked(&it)
 		return
 	}
-	r.specQ = append(r.specQ, delayed{due: r.clock.Now().Add(r.opts.SpectatorDelay), ev: ev})
+	r.specQ = append(r.specQ, delayed{due: r.clock.Now().Add(r.opts.SpectatorDelay), item: it})
 	if len(r.specQ) == 1 {
 		r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
 	}
@@ -974,22 +978,18 @@ func (r *Race) releaseDue() {
 	defer r.mu.Unlock()
 	now := r.clock.Now()
 	for len(r.specQ) > 0 && !r.specQ[0].due.After(now) {
-		r.releaseLocked(r.specQ[0].ev)
+		it := r.specQ[0].item
 		r.specQ = r.specQ[1:]
+		r.releaseLocked(&it)
 	}
 	if len(r.specQ) > 0 {
 		r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
 	}
 }
 
-func (r *Race) releaseLocked(ev Event) {
-	if b, ok := ev.(*BoardEvent); ok {
-		r.specBoards[b.Seat], r.specCounts[b.Seat] = b.View, b.Counts
-	}
-	r.bus.Publish(WatchTopic(r.id), ev)
-}
-
-// snapshotLocked is the StateEvent for seat s, or for spectators if s < 0.
+// snapshotLocked is the StateEvent for seat s, or for spectators if s < 0
+// without their boards: the spectators' boards are made from their feed
+// alone (fair.go).
 func (r *Race) snapshotLocked(s int) *StateEvent {
 	ev := &StateEvent{
 		Race: r.id, State: r.state, Variant: r.rules.Name,
@@ -1020,16 +1020,6 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
 		return ev
 	}
-	var boards [2]engine.View
-	var counts [2]Counts
-	if r.opts.SpectatorDelay > 0 && !r.state.Over() {
-		boards, counts = r.specBoards, r.specCounts
-	} else {
-		for i := range 2 {
-			boards[i], counts[i] = r.boardLocked(i), r.countsLocked(i)
-		}
-	}
-	ev.Boards, ev.Counts = &boards, &counts
 	return ev
 }
 

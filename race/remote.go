@@ -85,6 +85,21 @@ func (w *WireError) err() error {
 	return &Error{Code: w.Code, Reason: w.Reason, Message: w.Message}
 }
 
+// OwnerEvent announces, on a race's OwnerTopic, that an instance took the
+// race over (Redis mode). The spectators' connections on every instance
+// watch it again there: the new owner never saw them, and would send them
+// nothing. It is not a protocol message.
+type OwnerEvent struct {
+	Race  string `json:"race"`
+	Owner string `json:"owner"`
+}
+
+// EventType is "owner".
+func (*OwnerEvent) EventType() string { return "owner" }
+
+// OwnerTopic is the topic that announces a race's new owner.
+func OwnerTopic(raceID string) string { return raceID + "/owner" }
+
 // Syncer is implemented by buses whose subscriptions take effect later
 // (redisrace.Bus): Sync waits until the ones made so far are live.
 type Syncer interface {
@@ -212,6 +227,7 @@ func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) 
 		r.mu.Unlock()
 	}
 	s.deps.Log.Info().Str("race", id).Str("from", gone).Int("moves", len(moves)).Msg("race taken over")
+	s.deps.Bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id, Owner: c.Instance()})
 	return r, nil
 }
 
@@ -333,6 +349,37 @@ type proxy struct {
 	seat     int
 	player   bool
 	watched  bool
+	// unsubOwner ends the spectator's subscription to the race's
+	// OwnerTopic.
+	unsubOwner func()
+}
+
+// ownerSub is a spectator's proxy listening for a new owner of its race.
+type ownerSub struct{ p *proxy }
+
+// Deliver watches the race again where it runs now, on its own goroutine:
+// Deliver must not block, and the proxy's lock may be held by a request.
+func (o ownerSub) Deliver(ev Event) {
+	if _, ok := ev.(*OwnerEvent); ok {
+		go o.p.rewatch()
+	}
+}
+
+// rewatch watches the race again after it was taken over: the spectator
+// gets a fresh state from the new owner, one epoch on.
+func (p *proxy) rewatch() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.watched || p.sub == nil {
+		return
+	}
+	_, r, err := p.call(&Request{Op: "watch"})
+	if r != nil && p.cancelW == nil {
+		p.cancelW = r.Watch(p.sub)
+	}
+	if err != nil {
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch again after a takeover")
+	}
 }
 
 // ID is the race's id.
@@ -511,12 +558,19 @@ func (p *proxy) Watch(sub Subscriber) (cancel func()) {
 		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
 	p.watched = true
+	if p.unsubOwner == nil {
+		p.unsubOwner = p.svc.deps.Bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.watched = false
+			if p.unsubOwner != nil {
+				p.unsubOwner()
+				p.unsubOwner = nil
+			}
 			if p.cancelW != nil {
 				p.cancelW()
 				p.cancelW = nil

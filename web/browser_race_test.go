@@ -11,7 +11,8 @@ import (
 
 // TestBrowserRaceToTheEnd: ann names herself in the lobby, makes a private
 // race and sends the invite link to bob, a first-time visitor who gives his
-// name when he joins (the first one refused); carol watches. Everyone plays with real clicks:
+// name when he joins (the first one refused); carol watches (seeing ann's
+// card ahead of bob face down until bob turns it). Everyone plays with real clicks:
 // ann places a card and resigns, bob plays until an Ace reaches a
 // foundation, which wins him the race. All three see the same result, which
 // matches the API's; the commitment checks out in the browser; the replay
@@ -52,6 +53,9 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	c := ann.turned()
 	ann.clickMove(c, "W1")
 	ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=W1] [data-card=%q]')`, c))
+	// carol sees the card ann turned next face down in its place: bob has
+	// not turned it yet.
+	carol.waitJS(`!!document.querySelector('.seat0 .turned .card.back[data-card="??"]')`)
 	bob.waitJS(`document.querySelector("[data-testid=opp-score]") && document.querySelector("[data-testid=opp-status]").textContent.startsWith("playing")`)
 	ann.click(`[data-action=resign]`)
 	ann.click(`[data-action=resign][data-confirm]`)
@@ -64,6 +68,9 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 			break
 		}
 		if i == 3 && !shot {
+			// bob has turned ann's cards by now: she is out and he is past
+			// them, so carol sees them face up.
+			carol.waitJS(`!document.querySelector('.seat0 [data-card="??"]') && !!document.querySelector('.seat0 [data-card]')`)
 			bob.screenshot("race")
 			carol.waitJS(`document.querySelectorAll(".seat1 .board .card").length > 1`)
 			carol.screenshot("spectate")

@@ -441,6 +441,15 @@ func (c *conn) becomePlayer(r race.Handle, s int) {
 }
 
 func (c *conn) watch(m clientMsg) {
+	if c.role == roleSpectator && c.race.ID() == m.Race {
+		// The same race again: a spectator who saw a gap in the versions
+		// asks for a fresh state. Events published before it reached this
+		// connection's queue first; the state carries the feed's version.
+		c.unwatch()
+		c.enqueue(&watchingMsg{V: ProtocolVersion, Type: "watching", ID: m.ID, Race: c.race.ID()})
+		c.unwatch = c.race.Watch(c)
+		return
+	}
 	r := c.lookup(m)
 	if r == nil {
 		return

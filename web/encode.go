@@ -109,6 +109,12 @@ func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
 			dst = appendField(dst, "counts")
 			dst, ok = appendCounts(dst, &e.Counts)
 		}
+		if e.Reveal {
+			dst = append(dst, `,"reveal":true`...)
+		}
+		if e.Ver != 0 {
+			dst = strconv.AppendUint(appendField(dst, "ver"), e.Ver, 10)
+		}
 	default:
 		return dst, false
 	}
@@ -165,7 +171,7 @@ func appendView(dst []byte, v *engine.View) ([]byte, bool) {
 		}
 		dst = append(dst, '{')
 		if f.Top != engine.NoCard {
-			if !f.Top.Valid() {
+			if !f.Top.Valid() && f.Top != engine.Hidden {
 				return dst, false
 			}
 			dst = append(dst, `"top":`...)
@@ -217,7 +223,7 @@ func appendCards(dst []byte, cs []engine.Card) ([]byte, bool) {
 	}
 	dst = append(dst, '[')
 	for i, c := range cs {
-		if !c.Valid() {
+		if !c.Valid() && c != engine.Hidden { // a spectator's face-down card is "??"
 			return dst, false
 		}
 		if i > 0 {

@@ -31,6 +31,20 @@ func TestFastEncodingMatchesJSON(t *testing.T) {
 					&race.OpponentEvent{Race: "r", Seat: 1, Counts: counts},
 					&race.BoardEvent{Race: "r", Seat: 0, Seq: n + 1, Move: m.String(), AtMs: int64(n), View: v, Counts: counts},
 				}
+				// A spectator's board: cards face down, a reveal, a version.
+				masked := g.View()
+				for i := range masked.Turned {
+					masked.Turned[i] = engine.Hidden
+				}
+				for p := range masked.Waste {
+					if k := len(masked.Waste[p].Cards); k > 0 {
+						masked.Waste[p].Cards[k-1] = engine.Hidden
+					}
+				}
+				if masked.Foundations[n%4].Top != engine.NoCard {
+					masked.Foundations[n%4].Top = engine.Hidden
+				}
+				evs = append(evs, &race.BoardEvent{Race: "r", Seat: 1, Seq: n, Move: "??>W1", View: masked, Counts: counts, Reveal: n%2 == 1, Ver: uint64(n)<<32 + 7})
 				if n == 0 { // boards before the start hide the turned cards
 					hidden := v
 					hidden.Turned = []engine.Card{}

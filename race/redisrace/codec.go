@@ -69,6 +69,8 @@ func newEvent(t string) (race.Event, error) {
 		return &race.NextEvent{}, nil
 	case "rematch":
 		return &race.RematchEvent{}, nil
+	case "owner":
+		return &race.OwnerEvent{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }

@@ -15,8 +15,15 @@ export const suitOf = (c) => c[1].toUpperCase();
 /** rankValue is 1 for an Ace up to 13 for a King. */
 export const rankValue = (r) => RANKS.indexOf(r.toUpperCase()) + 1;
 
+/**
+ * HIDDEN is a card a spectator sees face down: one that a racer still
+ * playing has not turned yet (PROTOCOL.md section 6).
+ */
+export const HIDDEN = "??";
+
 /** cardName is what a screen reader says: "Queen of Hearts". */
 export function cardName(c) {
+  if (c === HIDDEN) return "a face-down card";
   const r = rankOf(c);
   return `${RANK_NAMES[r] || r} of ${SUIT_NAMES[suitOf(c)]}`;
 }
@@ -51,6 +58,12 @@ export function suitIcon(suit, cls = "suit") {
  * pile 2"; the card's accessible name is "Queen of Hearts on waste pile 2".
  */
 export function cardEl(c, where = "", extra = {}) {
+  if (c === HIDDEN) {
+    return h("div", {
+      class: "card back hidden", "data-card": HIDDEN, role: "img",
+      "aria-label": where ? `A face-down card ${where}` : "A face-down card", ...extra,
+    });
+  }
   const r = rankOf(c), su = suitOf(c);
   const red = su === "H" || su === "D";
   const shown = RANK_SHOWN[r] || r;

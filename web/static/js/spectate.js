@@ -23,6 +23,11 @@ class SpectatePage {
     this.counts = [null, null];
     this.offset = 0;
     this.over = false;
+    // The spectators' feed (PROTOCOL.md, "The spectators' feed"): the
+    // version last applied, and whether the state after "watching" is
+    // still to come (until then older messages are dropped).
+    this.ver = 0;
+    this.syncing = true;
     this.seats = [0, 1].map((i) => ({
       name: h("h2", {}, `Player ${i + 1}`),
       progress: progressEl(`Player ${i + 1}'s cards on the foundations`),
@@ -49,24 +54,35 @@ class SpectatePage {
   async start() {
     const sock = new Socket();
     this.sock = sock;
-    sock.on("state", (m) => this.onState(m));
+    this.syncing = true;
+    sock.on("watching", (m) => {
+      if (m.race === this.id) this.syncing = true;
+    });
+    sock.on("state", (m) => {
+      if (this.accept(m)) this.onState(m);
+    });
     sock.on("board", (m) => {
-      if (m.race !== this.id) return;
+      if (!this.accept(m)) return;
+      // A reveal ("reveal": true) is the same seat's board again, with
+      // cards that were face down ("??") shown.
       this.boards[m.seat] = m.view;
       this.counts[m.seat] = m.counts;
       this.render();
     });
     sock.on("spectators", (m) => {
-      if (m.race === this.id) showWatchers(this.els.watchers, m.count);
+      if (this.accept(m)) showWatchers(this.els.watchers, m.count);
     });
     sock.on("presence", (m) => {
+      if (!this.accept(m)) return;
       const name = this.names ? this.names[m.seat] : `Player ${m.seat + 1}`;
       if (m.connected) this.notices.show("p" + m.seat, `${name} is back.`, "ok", 4000);
       else this.notices.show("p" + m.seat, `${name} disconnected; they forfeit at ${new Date(m.graceUntil).toLocaleTimeString()} unless they return.`, "warn");
     });
     sock.on("error", (m) => this.notices.show("err", m.message, "bad", 8000));
     sock.on("next", (m) => {
+      if (!this.accept(m)) return;
       this.id = m.next;
+      this.syncing = true;
       history.pushState(null, "", `/?watch=${encodeURIComponent(m.next)}`);
       this.over = false;
       this.els.result.hidden = true;
@@ -86,6 +102,40 @@ class SpectatePage {
     } catch (err) {
       this.notices.show("conn", `Cannot watch: ${err.message || err}`, "bad");
     }
+  }
+
+  /**
+   * accept reports whether message m moves this race's feed forward: the
+   * state after "watching" sets the version; then older versions are
+   * dropped, a state (a full picture) with a newer one is applied and
+   * fills any gap, other messages only at the next version, and a gap
+   * asks for a fresh state (watch again).
+   */
+  accept(m) {
+    if (m.race !== this.id) return false;
+    if (typeof m.ver !== "number") return true; // a server without versions
+    if (this.syncing) {
+      if (m.type !== "state") return false; // older than the state on its way
+      this.syncing = false;
+      this.ver = m.ver;
+      return true;
+    }
+    if (m.ver <= this.ver) return false;
+    if (m.type === "state") {
+      this.ver = m.ver;
+      return true;
+    }
+    if (m.ver !== this.ver + 1) {
+      this.resync();
+      return false;
+    }
+    this.ver = m.ver;
+    return true;
+  }
+
+  resync() {
+    this.syncing = true;
+    this.sock.watch(this.id).catch((e) => this.notices.show("err", e.message, "bad"));
   }
 
   onState(m) {

@@ -1,0 +1,323 @@
+package race
+
+import "sirtommy/engine"
+
+// This file is the spectators' side of a race: what they may see, and the
+// versioned feed that brings it to them.
+//
+// The information invariant: no connection other than a racer's own seat
+// ever receives a card that a racer who is still playing has not turned
+// yet. Both racers play the same deal, so a card is known by its index in
+// the deal's stock; a spectator may see card c when every racer still
+// playing has turned c (its index is below the number of cards the racer
+// has turned from the first pass's stock; a racer who has redealt has
+// turned them all), or when the race is over. Before that the card is
+// Hidden ("??") in its place. spectatorViewLocked is the one place where a
+// spectator's board is made: the state sent on watch, every board event,
+// every state event and the final state all come from it.
+//
+// The feed is what spectators have been sent: the games as of its point
+// (behind the live games by the spectator delay in public races, or level
+// with them), the last state event, and a version that grows by one with
+// every event released to the spectators. Boards are masked by the
+// games as of the feed's point, never the live ones, so that a delayed
+// feed says nothing about the live games either; as the feed's games only
+// move forward and the live ones are at least as far, whatever the feed
+// shows every racer still playing has turned.
+
+// sight knows where each card of a deal lies in its stock.
+type sight struct {
+	// pos is each card's index in the first pass's stock, top first; -1
+	// for cards never in it (the preset starters, shown from the start).
+	pos [256]int8
+	// n is the stock's length.
+	n int
+}
+
+func newSight(rules *engine.Rules, deal uint64) sight {
+	var s sight
+	for i := range s.pos {
+		s.pos[i] = -1
+	}
+	stock, _ := engine.Layout(rules, deal)
+	for i, c := range stock {
+		s.pos[c] = int8(i)
+	}
+	s.n = len(stock)
+	return s
+}
+
+// turned is how many cards of the first pass's stock g has turned: all of
+// them once it has redealt.
+func (s *sight) turned(g *engine.Game) int {
+	if redeals := g.Rules().Redeals; redeals > 0 {
+		if v := g.View(); v.RedealsLeft < redeals {
+			return s.n
+		}
+	}
+	return s.n - g.StockLeft()
+}
+
+// feed is the spectators' feed of a race: where it has reached.
+type feed struct {
+	// games are both games as the spectators have been shown them.
+	games [2]engine.Game
+	// seq, move and atMs are each seat's last board event released.
+	seq  [2]int
+	move [2]string
+	atMs [2]int64
+	// connected is each seat's presence as released.
+	connected [2]bool
+	// hid is whether each seat's board, as last made, had a card face
+	// down: only such a board can need a reveal.
+	hid [2]bool
+	// state is the last state event released, without boards.
+	state *StateEvent
+	// ver is the version of the last event released: epoch<<32, plus one,
+	// plus the events released since this copy of the race was made.
+	ver uint64
+}
+
+// verEpochShift places a race copy's epoch above its event count: a race
+// taken over by another instance continues at a higher version.
+const verEpochShift = 32
+
+// revealLimitLocked is the number of stock cards, from the top, that
+// spectators may see: every racer still playing (as of the feed) has
+// turned them. Over races show everything.
+func (r *Race) revealLimitLocked() int {
+	f := &r.feed
+	if f.state.State.Over() {
+		return r.sight.n
+	}
+	limit := r.sight.n
+	for i := range f.games {
+		if g := &f.games[i]; g.Status() == engine.Playing {
+			limit = min(limit, r.sight.turned(g))
+		}
+	}
+	return limit
+}
+
+// hiddenLocked reports whether spectators see card c face down when they
+// may see the stock's first limit cards.
+func (r *Race) hiddenLocked(c engine.Card, limit int) bool {
+	p := r.sight.pos[c]
+	return p >= 0 && int(p) >= limit
+}
+
+// spectatorViewLocked is seat i's board as spectators may see it at the
+// feed's point: the one function that makes a spectator's board. Before
+// the start no turned card is shown (as to the players themselves); cards
+// not every racer still playing has turned are Hidden.
+func (r *Race) spectatorViewLocked(i int) engine.View {
+	f := &r.feed
+	v := f.games[i].View()
+	f.hid[i] = false
+	switch st := f.state.State; {
+	case st == Waiting || st == Countdown:
+		v.Turned = []engine.Card{}
+		return v
+	case st.Over():
+		return v
+	}
+	limit := r.revealLimitLocked()
+	hid := false
+	for k, c := range v.Turned {
+		if r.hiddenLocked(c, limit) {
+			v.Turned[k], hid = engine.Hidden, true
+		}
+	}
+	for p := range v.Waste {
+		for k, c := range v.Waste[p].Cards {
+			if r.hiddenLocked(c, limit) {
+				v.Waste[p].Cards[k], hid = engine.Hidden, true
+			}
+		}
+	}
+	for p := range v.Foundations {
+		if c := v.Foundations[p].Top; c != engine.NoCard && r.hiddenLocked(c, limit) {
+			v.Foundations[p].Top, hid = engine.Hidden, true
+		}
+	}
+	f.hid[i] = hid
+	return v
+}
+
+// spectatorMoveLocked is a move's notation as spectators may see it: its
+// card "??" while hidden ("??>W1").
+func (r *Race) spectatorMoveLocked(move string) string {
+	if len(move) < 3 || move[2] != '>' {
+		return move // "R", "resign"
+	}
+	c, err := engine.ParseCard(move[:2])
+	if err != nil || r.feed.state.State.Over() || !r.hiddenLocked(c, r.revealLimitLocked()) {
+		return move
+	}
+	return "??" + move[2:]
+}
+
+// spectatorCountsLocked is seat i's counts at the feed's point.
+func (r *Race) spectatorCountsLocked(i int) Counts {
+	g := &r.feed.games[i]
+	return Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies(), Connected: r.feed.connected[i]}
+}
+
+// spectatorBoardsLocked are both boards and counts at the feed's point.
+func (r *Race) spectatorBoardsLocked() (*[2]engine.View, *[2]Counts) {
+	var boards [2]engine.View
+	var counts [2]Counts
+	for i := range 2 {
+		boards[i], counts[i] = r.spectatorViewLocked(i), r.spectatorCountsLocked(i)
+	}
+	return &boards, &counts
+}
+
+// initFeedLocked starts the feed at the race as it is, with the games
+// games (the live ones, or for a race rebuilt mid-delay the ones as of the
+// delay) whose last logged moves are last, and version
+// epoch<<verEpochShift + 1.
+func (r *Race) initFeedLocked(games [2]engine.Game, last [2]MoveRecord, epoch uint64) {
+	r.sight = newSight(r.rules, r.deal)
+	r.epoch = epoch
+	f := &r.feed
+	f.games = games
+	for s := range 2 {
+		f.seq[s], f.atMs[s], f.move[s] = last[s].Seq, last[s].AtMs, last[s].Move
+		f.connected[s] = r.seats[s].connected
+	}
+	f.state = r.snapshotLocked(-1)
+	f.ver = epoch<<verEpochShift + 1 // the feed's start; never 0, which JSON leaves out
+}
+
+// watchSnapshotLocked is the state a new spectator gets: the feed as far
+// as it has reached (not the live race: older events may still wait in
+// the delay), with its version; the next event released is ver+1.
+func (r *Race) watchSnapshotLocked() *StateEvent {
+	ev := *r.feed.state
+	ev.Now = r.clock.Now()
+	ev.Spectators = r.spectators
+	ev.Boards, ev.Counts = r.spectatorBoardsLocked()
+	ev.Ver = r.feed.ver
+	return &ev
+}
+
+// feedItem is an event on its way to the spectators: for a board, the
+// seat's game after the move.
+type feedItem struct {
+	ev   Event
+	game engine.Game
+}
+
+// releaseLocked moves the feed forward by one item and sends the
+// spectators what it changes, each event with the next version.
+func (r *Race) releaseLocked(it *feedItem) {
+	f := &r.feed
+	switch e := it.ev.(type) {
+	case *BoardEvent:
+		before := r.revealLimitLocked()
+		s := e.Seat
+		f.games[s] = it.game
+		f.seq[s], f.move[s], f.atMs[s] = e.Seq, e.Move, e.AtMs
+		r.sendBoardLocked(s, false)
+		if after := r.revealLimitLocked(); f.hid[1-s] && after != before && r.holdsLocked(1-s, before, after) {
+			// The other seat's board shows cards that every racer still
+			// playing has turned now: it is sent again, face up.
+			r.sendBoardLocked(1-s, true)
+		}
+	case *PresenceEvent:
+		f.connected[e.Seat] = e.Connected
+		st := *f.state
+		st.Players[e.Seat].Connected = e.Connected
+		f.state = &st
+		r.sendWatchersLocked(e)
+	case *StateEvent:
+		if e.State.Over() {
+			// The race is over: the feed catches up with the games as
+			// they ended, and shows them.
+			for s := range 2 {
+				f.games[s] = r.seats[s].game
+				f.connected[s] = r.seats[s].connected
+			}
+		}
+		f.state = e
+		if r.spectators == 0 {
+			f.ver++ // as in sendBoardLocked
+			return
+		}
+		out := *e
+		out.Boards, out.Counts = r.spectatorBoardsLocked()
+		r.sendWatchersLocked(&out)
+	default:
+		r.sendWatchersLocked(e)
+	}
+}
+
+// holdsLocked reports whether seat s's board at the feed's point holds a
+// card whose stock index is in [lo, hi).
+func (r *Race) holdsLocked(s, lo, hi int) bool {
+	v := r.feed.games[s].View()
+	in := func(c engine.Card) bool {
+		p := int(r.sight.pos[c])
+		return c != engine.NoCard && p >= lo && p < hi
+	}
+	for _, c := range v.Turned {
+		if in(c) {
+			return true
+		}
+	}
+	for p := range v.Waste {
+		for _, c := range v.Waste[p].Cards {
+			if in(c) {
+				return true
+			}
+		}
+	}
+	for p := range v.Foundations {
+		if in(v.Foundations[p].Top) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendBoardLocked sends seat s's board at the feed's point; reveal marks
+// a board sent again because cards on it may be shown now.
+func (r *Race) sendBoardLocked(s int, reveal bool) {
+	f := &r.feed
+	if r.spectators == 0 {
+		// Nobody to show it to (spectators on other instances are
+		// counted too): the version moves on all the same, and whoever
+		// comes gets the boards from the feed's games.
+		f.ver++
+		return
+	}
+	r.sendWatchersLocked(&BoardEvent{
+		Race: r.id, Seat: s, Seq: f.seq[s], Move: r.spectatorMoveLocked(f.move[s]), AtMs: f.atMs[s],
+		View: r.spectatorViewLocked(s), Counts: r.spectatorCountsLocked(s), Reveal: reveal,
+	})
+}
+
+// versioned is an event that spectators get with the feed's version: a
+// copy of it carrying ver (the original may be on its way to players,
+// who get no version).
+type versioned interface {
+	withVer(ver uint64) Event
+}
+
+func (e *StateEvent) withVer(v uint64) Event      { c := *e; c.Ver = v; return &c }
+func (e *BoardEvent) withVer(v uint64) Event      { c := *e; c.Ver = v; return &c }
+func (e *PresenceEvent) withVer(v uint64) Event   { c := *e; c.Ver = v; return &c }
+func (e *SpectatorsEvent) withVer(v uint64) Event { c := *e; c.Ver = v; return &c }
+func (e *RematchEvent) withVer(v uint64) Event    { c := *e; c.Ver = v; return &c }
+func (e *NextEvent) withVer(v uint64) Event       { c := *e; c.Ver = v; return &c }
+
+// sendWatchersLocked publishes ev to the spectators with the next
+// version. Every event on the watch topic goes through here.
+func (r *Race) sendWatchersLocked(ev Event) {
+	r.feed.ver++
+	if v, ok := ev.(versioned); ok {
+		ev = v.withVer(r.feed.ver)
+	}
+	r.bus.Publish(WatchTopic(r.id), ev)
+}
