@@ -1,7 +1,7 @@
 package engine
 
 // The shuffle below must never change: deal numbers are published, raced,
-// replayed and checked against commitments. The README states it precisely
+// replayed and checked against commitments. docs/engine.md states it precisely
 // enough to re-implement, and deal_test.go pins it with test vectors.
 
 // splitMix64 is the SplitMix64 generator (Steele, Lea and Flood, 2014) as

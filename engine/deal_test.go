@@ -10,8 +10,8 @@ import (
 
 // dealVectors are the published orders of three deals, top of the stock
 // first. They were computed by an independent re-implementation of the
-// README's "Deals" section (not by this package) and agree with Deal; they
-// must never change, and the README shows the same three lines.
+// "Deals" section of docs/engine.md (not by this package) and agree with
+// Deal; they must never change, and docs/engine.md shows the same lines.
 var dealVectors = []struct {
 	n     uint64
 	order string
@@ -38,16 +38,16 @@ func TestDealVectors(t *testing.T) {
 	}
 }
 
-// TestDealVectorsInREADME checks that the README publishes the same orders
-// as the test, so that the document and the code cannot drift apart.
-func TestDealVectorsInREADME(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// TestDealVectorsInDocs checks that docs/engine.md publishes the same
+// orders as the test, so that the document and the code cannot drift apart.
+func TestDealVectorsInDocs(t *testing.T) {
+	b, err := os.ReadFile("../docs/engine.md")
 	if err != nil {
-		t.Fatalf("README not found: %v", err)
+		t.Fatalf("docs/engine.md not found: %v", err)
 	}
 	text := string(b)
 	if strings.Contains(text, "DEAL_VECTORS") {
-		t.Fatal("README still has the DEAL_VECTORS placeholder")
+		t.Fatal("docs/engine.md still has the DEAL_VECTORS placeholder")
 	}
 	for _, v := range dealVectors {
 		// The deal's line, possibly wrapped: "N: card card ...", up to the
@@ -55,11 +55,11 @@ func TestDealVectorsInREADME(t *testing.T) {
 		re := regexp.MustCompile(`(?m)^` + big.NewInt(0).SetUint64(v.n).String() + `:((?:\s+[0-9AJQKT][SHDC])+)`)
 		m := re.FindStringSubmatch(text)
 		if m == nil {
-			t.Errorf("README has no vector for deal %d", v.n)
+			t.Errorf("docs/engine.md has no vector for deal %d", v.n)
 			continue
 		}
 		if got := strings.Join(strings.Fields(m[1]), " "); got != v.order {
-			t.Errorf("README deal %d:\n got %s\nwant %s", v.n, got, v.order)
+			t.Errorf("docs/engine.md deal %d:\n got %s\nwant %s", v.n, got, v.order)
 		}
 	}
 }

@@ -243,7 +243,7 @@ func TestSATBudget(t *testing.T) {
 // search's where it settles the position. Such positions are nearly always
 // won, which is where a labelling rule that dropped a win would show: as a
 // loss with the rule and a win without it. (For a loss, deal 7450 was
-// solved both ways by hand: see the README.)
+// solved both ways by hand: see docs/solver.md.)
 func TestSATLabellings(t *testing.T) {
 	r := mustVariant(t, "classic")
 	rng := rand.New(rand.NewPCG(31, 37))

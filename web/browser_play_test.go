@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// Deals whose first cards the tests rely on (README's deal algorithm).
+// Deals whose first cards the tests rely on (the deal algorithm of docs/engine.md).
 const (
 	deal9  = "9"  // 7C 8C AH 7S 7D 5D …
 	deal10 = "10" // AS 6D KD 2S KH AC …
