@@ -179,16 +179,8 @@ func parseTag(line string) (name, value string, err error) {
 // returns the final game. An illegal move is reported with its number; a
 // Result tag that disagrees with the final state is an error too.
 //
-// A four-at-a-time text without the move T (written before it existed,
-// when the next four were turned as the last was placed) replays as the
-// same game: where a move places a card that is neither turned nor on a
-// waste pile while the next four wait face down, they are turned first.
-// The waste moves such a text makes between the last card of one four and
-// the first of the next then come before the turn, where the rules now put
-// them; they are the same moves on the same piles, so the game is the same
-// but for the turns it counts as moves. Only a game text is read so: Apply
-// never turns by itself, since a move naming a card of the stock must not
-// find out whether it is next.
+// Moves are applied with ApplyRecorded, so a four-at-a-time text written
+// before the move T existed replays as the same game.
 func (r Record) Replay() (Game, error) {
 	rules, err := Variant(r.Variant)
 	if err != nil {
@@ -196,10 +188,7 @@ func (r Record) Replay() (Game, error) {
 	}
 	g := New(rules, r.Deal)
 	for i, m := range r.Moves {
-		if m.Kind == Place && g.canTurn() && !g.available(m.Card) {
-			_ = g.Apply(TurnMove) // an older text: see above; canTurn says it is legal
-		}
-		if err := g.Apply(m); err != nil {
+		if err := g.ApplyRecorded(m); err != nil {
 			return g, fmt.Errorf("move %d (%s): %w", i+1, m, err)
 		}
 	}
@@ -213,4 +202,22 @@ func (r Record) Replay() (Game, error) {
 		return g, fmt.Errorf("the moves end in %q, not the recorded result %q", got, r.Result)
 	}
 	return g, nil
+}
+
+// ApplyRecorded applies a move that was accepted once and recorded (in a
+// game text or a race's log), as Apply does, except that a four-at-a-time
+// record written before the move T existed, when the next four were turned
+// as the last was placed, plays as the same game: where a move places a
+// card that is neither turned nor on a waste pile while the next four wait
+// face down, they are turned first. The waste moves such a record makes
+// between the last card of one four and the first of the next then come
+// before the turn, where the rules now put them; they are the same moves on
+// the same piles, so the game is the same but for the turns it counts as
+// moves. Only records are read so: Apply never turns by itself, since a
+// move naming a card of the stock must not find out whether it is next.
+func (g *Game) ApplyRecorded(m Move) error {
+	if m.Kind == Place && g.canTurn() && !g.available(m.Card) {
+		_ = g.Apply(TurnMove) // canTurn says it is legal
+	}
+	return g.Apply(m)
 }

@@ -234,7 +234,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		} else {
 			mv, err := engine.ParseMove(m.Move)
 			if err == nil {
-				err = st.game.Apply(mv)
+				err = st.game.ApplyRecorded(mv) // a log written before the move T replays too
 			}
 			if err != nil {
 				return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
