@@ -162,7 +162,7 @@ func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
 		}
 		r.decideT = r.clock.AfterFunc(decideRetry, func() {
 			r.mu.Lock()
-			defer r.mu.Unlock()
+			defer r.unlock()
 			if !r.state.Over() {
 				r.endLocked(res, state)
 			}

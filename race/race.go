@@ -7,6 +7,34 @@
 // One mutex per race owns all of its state; every timer callback and every
 // request takes it, and events are published while it is held, so each
 // subscriber sees them in the order they happened.
+//
+// # Lock order
+//
+// The locks of this package, outermost first (docs/concurrency.md says
+// why):
+//
+//  1. proxy.mu: one connection's handle in Redis mode; only that
+//     connection waits for it, so it may be held across a forwarded call.
+//  2. Service.adoptMu: one takeover at a time; held across the Cluster
+//     calls and the rebuild of a takeover, never taken under 3-5.
+//  3. Race.mu: one race. Held while the race's own event log is appended
+//     to (an acknowledged move is a stored move), its record saved or its
+//     result decided (the Cluster), and while events are published on the
+//     bus (whose Deliver never blocks). Never held while taking another
+//     race's lock or the Service's, nor while calling the OnEnd hook or
+//     making the next race: those are queued on Race.later and run by
+//     Race.unlock once the lock is released.
+//  4. Service.mu, Service.hookMu, Service.remoteMu: leaves. Held only to
+//     read or change the Service's maps and flags; nothing is called and
+//     no other lock is waited for while they are held (Evict and Live copy
+//     the race list, then look at each race without them; Create makes
+//     and registers a race with the Cluster before taking Service.mu to
+//     list it).
+//  5. The bus's, the store's, the clock's and the subscribers' own locks:
+//     leaves inside those types.
+//
+// A lock may be taken while holding only locks above it in this list, so
+// no cycle of waits can form.
 package race
 
 import (
@@ -134,8 +162,10 @@ type Deps struct {
 	// player is out (as though it had left).
 	Computers ComputerFactory
 	// OnEnd, if set, is called once for every race that ends on this
-	// instance, whichever instance made it. It runs with the race's lock
-	// held: it must not block and must not call back into the race.
+	// instance, whichever instance made it. It runs after the race's lock
+	// is released, in the goroutine that ended the race (a request or a
+	// timer): it may call the race and the Service, and what takes long
+	// belongs on a goroutine of its own.
 	OnEnd func(Ended)
 }
 
@@ -221,7 +251,12 @@ type Race struct {
 	onEnd   func(Ended)
 	done    chan struct{}
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// later is the work queued under mu that must run once mu is
+	// released, in order (unlock runs it): the OnEnd hook, the store's
+	// retention, making the next race. See "Lock order" in the package
+	// documentation.
+	later     []func()
 	state     State
 	seats     [2]seat
 	createdAt time.Time
@@ -249,7 +284,10 @@ type Race struct {
 	match   Match
 	next    *Race
 	rematch [2]bool
-	spawn   func(Options) (*Race, error)
+	// spawning is set while the next race is being made, outside mu, so
+	// that it is made once.
+	spawning bool
+	spawn    func(Options, func(*Race)) (*Race, error)
 	// spectators is the number of spectators watching now; told is the
 	// number last published, and watchT publishes a change (at most once
 	// every spectatorsEvery, so that a crowd arriving is one message).
@@ -303,7 +341,7 @@ func (r *Race) Done() <-chan struct{} { return r.done }
 // State is where the race stands now.
 func (r *Race) State() State {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	return r.state
 }
 
@@ -321,7 +359,7 @@ func (r *Race) Commitment() string {
 // a StateEvent. When both seats are taken the countdown starts.
 func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s, err := r.freeSeatLocked()
 	if err != nil {
 		return Ticket{}, err
@@ -345,7 +383,7 @@ func (r *Race) SeatComputer(name string, c Computer) (int, error) {
 		return 0, Errorf(CodeInternal, "a computer seat needs a player")
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s, err := r.freeSeatLocked()
 	if err != nil {
 		return 0, err
@@ -378,7 +416,7 @@ type Reservation struct {
 // seats' players are connected.
 func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s, err := r.freeSeatLocked()
 	if err != nil {
 		return Ticket{}, err
@@ -399,7 +437,7 @@ func (r *Race) Reserve(p Reservation) (Ticket, error) {
 // a ReplacedEvent and loses it.
 func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s := -1
 	for i := range 2 {
 		t := r.seats[i].token
@@ -440,7 +478,7 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 // own game is over forfeits nothing.
 func (r *Race) Leave(s int, sub Subscriber) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if st.sub != sub {
 		return // already replaced by a newer connection
@@ -466,7 +504,7 @@ func (r *Race) Leave(s int, sub Subscriber) {
 // the race runs elsewhere now, and the connection follows it there.
 func (r *Race) detach(s int, sub Subscriber) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if st.sub != sub {
 		return
@@ -481,7 +519,7 @@ func (r *Race) detach(s int, sub Subscriber) {
 // cancel when the spectator leaves.
 func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	r.spectators++
 	sub.Deliver(r.snapshotLocked(-1))
 	r.spectatorsChangedLocked()
@@ -493,7 +531,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 			r.mu.Lock()
 			r.spectators--
 			r.spectatorsChangedLocked()
-			r.mu.Unlock()
+			r.unlock()
 		})
 	}
 }
@@ -510,7 +548,7 @@ func (r *Race) spectatorsChangedLocked() {
 	}
 	r.watchT = r.clock.AfterFunc(spectatorsEvery, func() {
 		r.mu.Lock()
-		defer r.mu.Unlock()
+		defer r.unlock()
 		r.watchT = nil
 		if r.state.Over() || r.stopped || r.spectators == r.told {
 			return
@@ -528,7 +566,7 @@ func (r *Race) spectatorsChangedLocked() {
 // Result is how the race ended, or nil while it is not over.
 func (r *Race) Result() *Result {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.result == nil {
 		return nil
 	}
@@ -551,7 +589,7 @@ func (r *Race) Move(s int, text, id string) error {
 		return &Error{Code: CodeIllegalMove, Reason: "bad-notation", Message: err.Error(), Err: err}
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	return r.moveLocked(s, m, id)
 }
 
@@ -560,7 +598,7 @@ func (r *Race) Move(s int, text, id string) error {
 // cards as for a stuck player.
 func (r *Race) Resign(s int, id string) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.repeatedLocked(s, "resign", id) {
 		return nil
 	}
@@ -621,7 +659,7 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 
 func (r *Race) isStopped() bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	return r.stopped
 }
 
@@ -749,7 +787,7 @@ func (r *Race) maybeCountdownLocked() {
 
 func (r *Race) start() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state != Countdown {
 		return
 	}
@@ -768,7 +806,7 @@ func (r *Race) start() {
 
 func (r *Race) timeUp() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state == Running {
 		r.timeUpLocked()
 	}
@@ -782,7 +820,7 @@ func (r *Race) timeUpLocked() {
 
 func (r *Race) firstMoveCheck() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state != Running {
 		return
 	}
@@ -798,7 +836,7 @@ func (r *Race) firstMoveCheck() {
 // waitOver aborts a race nobody came to play.
 func (r *Race) waitOver() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state != Waiting || r.stopped {
 		return
 	}
@@ -808,7 +846,7 @@ func (r *Race) waitOver() {
 
 func (r *Race) graceOver(s int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if r.state.Over() || st.connected || r.clock.Now().Before(st.graceEnd) {
 		return // resumed in time, or a stale timer
@@ -831,7 +869,7 @@ func (r *Race) scheduleBotLocked(s int) {
 
 func (r *Race) botMove(s int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if r.state != Running || st.game.Status().Over() {
 		return
@@ -854,7 +892,7 @@ func (r *Race) botMove(s int) {
 // it now (Redis mode), and this copy must decide nothing.
 func (r *Race) Stop() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	r.stopLocked()
 }
 
@@ -877,7 +915,7 @@ func (r *Race) stopTimersLocked() {
 // instance "shutdown"). It does nothing to a race that is over.
 func (r *Race) Abort(reason string) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if !r.state.Over() {
 		r.abortLocked(reason)
 	}
@@ -924,21 +962,38 @@ func (r *Race) endLocked(res *Result, state State) {
 	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
+	r.saveLocked()
+	// What follows calls out of the race (the store, the OnEnd hook, the
+	// Service): it runs once the lock is released.
+	if ret, ok := r.store.(Retainer); ok {
+		r.later = append(r.later, func() {
+			if err := ret.Finished(context.Background(), r.id); err != nil {
+				r.log.Warn().Err(err).Msg("event log retention not set")
+			}
+		})
+	}
 	if r.onEnd != nil {
 		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res}
 		for i := range 2 {
 			e.Players[i] = r.playerInfoLocked(i)
 		}
-		r.onEnd(e)
+		r.later = append(r.later, func() { r.onEnd(e) })
 	}
-	close(r.done)
-	if ret, ok := r.store.(Retainer); ok {
-		if err := ret.Finished(context.Background(), r.id); err != nil {
-			r.log.Warn().Err(err).Msg("event log retention not set")
-		}
-	}
+	r.later = append(r.later, func() { close(r.done) })
 	r.afterEndLocked()
-	r.saveLocked()
+}
+
+// unlock releases the race's lock, then runs the work queued under it
+// (later), in the order it was queued, in the caller's goroutine. Every
+// locked section that may end the race or make its next one unlocks with
+// it.
+func (r *Race) unlock() {
+	later := r.later
+	r.later = nil
+	r.mu.Unlock()
+	for _, f := range later {
+		f()
+	}
 }
 
 // publishStateLocked sends each audience but seat except (-1: none) its
@@ -1085,7 +1140,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 		in.StartAt = &t
 	}
 	over := r.state.Over()
-	r.mu.Unlock()
+	r.unlock()
 	if !over {
 		return in, nil
 	}

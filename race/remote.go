@@ -202,14 +202,14 @@ func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) 
 		_ = c.Release(ctx, id)
 		return nil, err
 	}
-	r.spawn = s.Create
+	r.spawn = s.create
 	s.mu.Lock()
 	s.races[id] = r
 	s.mu.Unlock()
 	if !r.state.Over() {
 		r.mu.Lock()
 		r.rearmLocked(rec)
-		r.mu.Unlock()
+		r.unlock()
 	}
 	s.deps.Log.Info().Str("race", id).Str("from", gone).Int("moves", len(moves)).Msg("race taken over")
 	return r, nil
