@@ -204,6 +204,11 @@ func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) 
 	}
 	r.spawn = s.create
 	s.mu.Lock()
+	if s.draining { // Drain began meanwhile and will not hand this race over
+		s.mu.Unlock()
+		_ = c.Handover(ctx, id)
+		return nil, nil
+	}
 	s.races[id] = r
 	s.mu.Unlock()
 	if !r.state.Over() {
