@@ -294,8 +294,18 @@ func opCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), storeTimeout)
 }
 
-// unavailable is the refusal when a shared store cannot be reached:
-// nothing changed, try again.
+// storeFailed is the refusal for a read of the ratings store (what) that
+// failed: unavailable, as every storage failure is, unless the store
+// refused with a code of its own.
+func storeFailed(what string, err error) error {
+	if race.IsRefusal(err) {
+		return err
+	}
+	return &race.Error{Code: race.CodeUnavailable, Message: what + " cannot be read now; try again shortly", Err: err}
+}
+
+// unavailable is the refusal for a failure of the shared stores: the
+// request changed nothing and may be sent again.
 func unavailable(err error) error {
 	return &race.Error{Code: race.CodeUnavailable, Message: "the lobby is unavailable; try again shortly", Err: fmt.Errorf("lobby: %w", err)}
 }
@@ -609,7 +619,7 @@ func (s *Session) Queue(variant string) (string, error) {
 	}
 	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
 		undo()
-		if race.ErrorCode(err) == "" {
+		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
 		}
 		return "", err
@@ -1105,7 +1115,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 		l.mu.Lock()
 		delete(l.challenges, c.ID)
 		l.mu.Unlock()
-		if race.ErrorCode(err) == "" {
+		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
 		}
 		return ChallengeInfo{}, err
@@ -1182,7 +1192,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		if oerr := l.sh.Challenges.Open(ctx, c); oerr != nil {
 			l.log.Warn().Err(oerr).Str("challenge", c.ID).Msg("challenge not reopened")
 		}
-		if race.ErrorCode(err) == "" {
+		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
 		}
 		return err
@@ -1266,7 +1276,7 @@ func (l *Lobby) ended(e race.Ended) {
 		l.wg.Add(1)
 	}
 	l.mu.Unlock()
-	if closed || res.Outcome == "aborted" {
+	if closed || res.Outcome == race.OutcomeAborted {
 		if !closed {
 			l.wg.Done()
 		}
@@ -1526,7 +1536,7 @@ func (l *Lobby) Leaderboard(ctx context.Context, variant string, n int) ([]Stand
 	}
 	out, err := l.deps.Ratings.Leaderboard(ctx, rules.Name, n)
 	if err != nil {
-		return nil, fmt.Errorf("lobby: leaderboard %s: %w", rules.Name, err)
+		return nil, storeFailed("the leaderboard", fmt.Errorf("lobby: leaderboard %s: %w", rules.Name, err))
 	}
 	return out, nil
 }
@@ -1542,11 +1552,11 @@ type Profile struct {
 func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, error) {
 	st, err := l.deps.Ratings.Standings(ctx, player)
 	if err != nil {
-		return Profile{}, fmt.Errorf("lobby: standings of %s: %w", player, err)
+		return Profile{}, storeFailed("the player's standings", fmt.Errorf("lobby: standings of %s: %w", player, err))
 	}
 	h, err := l.deps.Ratings.History(ctx, player, n)
 	if err != nil {
-		return Profile{}, fmt.Errorf("lobby: history of %s: %w", player, err)
+		return Profile{}, storeFailed("the player's history", fmt.Errorf("lobby: history of %s: %w", player, err))
 	}
 	if len(st) == 0 && len(h) == 0 {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)

@@ -111,7 +111,7 @@ func (r *Race) settleMatchLocked(res *Result) {
 	}
 	need := r.match.BestOf/2 + 1
 	switch {
-	case res.Outcome == "aborted":
+	case res.Outcome == OutcomeAborted:
 		m.Over = true
 	case m.Wins[0] >= need || m.Wins[1] >= need:
 		m.Over = true

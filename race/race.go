@@ -641,8 +641,8 @@ func (r *Race) resignLocked(s int, id string) error {
 }
 
 // appendFailedLocked is the refusal of a move or resignation (what) that
-// the event log did not take: "unavailable" when the store cannot be
-// reached, "internal" otherwise. The race is unchanged.
+// the event log did not take. Every storage failure is "unavailable": the
+// race is unchanged, and the same request may be sent again.
 func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
 	wrapped := fmt.Errorf("race %s: append: %w", r.id, err)
@@ -654,7 +654,7 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 		// again with the same id, it is answered as stored (see Move).
 		return &Error{Code: CodeUnavailable, Message: "the " + what + " may not have been recorded: storage is unavailable; send it again shortly, with the same id", Err: wrapped}
 	}
-	return &Error{Code: CodeInternal, Message: "the " + what + " could not be recorded; try again", Err: wrapped}
+	return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage failed; send it again shortly, with the same id", Err: wrapped}
 }
 
 func (r *Race) isStopped() bool {
@@ -827,7 +827,7 @@ func (r *Race) firstMoveCheck() {
 	for s := range 2 {
 		if r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
 			r.log.Info().Int("seat", s).Msg("no first move in time")
-			r.abortLocked("no-first-move")
+			r.abortLocked(ReasonNoFirstMove)
 			return
 		}
 	}
@@ -841,7 +841,7 @@ func (r *Race) waitOver() {
 		return
 	}
 	r.log.Info().Dur("waited", r.opts.WaitTimeout).Msg("nobody came: the race expires")
-	r.abortLocked("expired")
+	r.abortLocked(ReasonExpired)
 }
 
 func (r *Race) graceOver(s int) {
@@ -853,10 +853,10 @@ func (r *Race) graceOver(s int) {
 	}
 	r.log.Info().Int("seat", s).Msg("grace period over")
 	if r.state == Running {
-		r.finishLocked(1-s, "forfeit")
+		r.finishLocked(1-s, ReasonForfeit)
 		return
 	}
-	r.abortLocked("left")
+	r.abortLocked(ReasonLeft)
 }
 
 func (r *Race) scheduleBotLocked(s int) {
@@ -913,7 +913,7 @@ func (r *Race) stopTimersLocked() {
 
 // Abort ends the race without a rated result, for the reason given (for
 // instance "shutdown"). It does nothing to a race that is over.
-func (r *Race) Abort(reason string) {
+func (r *Race) Abort(reason Reason) {
 	r.mu.Lock()
 	defer r.unlock()
 	if !r.state.Over() {
@@ -921,15 +921,15 @@ func (r *Race) Abort(reason string) {
 	}
 }
 
-func (r *Race) abortLocked(reason string) {
-	r.endLocked(&Result{Outcome: "aborted", Reason: reason}, Aborted)
+func (r *Race) abortLocked(reason Reason) {
+	r.endLocked(&Result{Outcome: OutcomeAborted, Reason: reason}, Aborted)
 }
 
-func (r *Race) finishLocked(winner int, reason string) {
-	res := &Result{Outcome: "draw", Reason: reason, Rated: !r.opts.Unrated}
+func (r *Race) finishLocked(winner int, reason Reason) {
+	res := &Result{Outcome: OutcomeDraw, Reason: reason, Rated: !r.opts.Unrated}
 	if winner >= 0 {
 		w := winner
-		res.Outcome, res.Winner = "win", &w
+		res.Outcome, res.Winner = OutcomeWin, &w
 	}
 	r.endLocked(res, Finished)
 }
@@ -959,7 +959,7 @@ func (r *Race) endLocked(res *Result, state State) {
 	// overflow a spectator's send queue after a fast race): the final state
 	// below carries both boards as they end.
 	r.specQ = nil
-	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
+	r.log.Info().Str("state", string(state)).Str("outcome", string(res.Outcome)).Str("reason", string(res.Reason)).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
 	r.saveLocked()
@@ -1146,7 +1146,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 	}
 	moves, err := r.store.Moves(ctx, r.id)
 	if err != nil {
-		return in, fmt.Errorf("race %s: read moves: %w", r.id, err)
+		return in, &Error{Code: CodeUnavailable, Message: "the race's moves cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read moves: %w", r.id, err)}
 	}
 	in.Moves = moves
 	return in, nil

@@ -62,7 +62,7 @@ type Reply struct {
 
 // WireError is an *Error as a Reply carries it.
 type WireError struct {
-	Code    string `json:"code"`
+	Code    Code   `json:"code"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message"`
 }
@@ -75,7 +75,7 @@ func toWire(err error) *WireError {
 	if errors.As(err, &e) {
 		return &WireError{Code: e.Code, Reason: e.Reason, Message: e.Message}
 	}
-	return &WireError{Code: CodeInternal, Message: err.Error()}
+	return &WireError{Code: ErrorCode(err), Message: err.Error()}
 }
 
 func (w *WireError) err() error {

@@ -263,7 +263,7 @@ func (s *Service) Drain(ctx context.Context) int {
 	}
 	for _, r := range races {
 		if r.State() == Waiting {
-			r.Abort("shutdown")
+			r.Abort(ReasonShutdown)
 		}
 	}
 	cut := 0
@@ -272,7 +272,7 @@ func (s *Service) Drain(ctx context.Context) int {
 		case <-r.Done():
 		case <-ctx.Done():
 			if !r.State().Over() {
-				r.Abort("shutdown")
+				r.Abort(ReasonShutdown)
 				cut++
 			}
 		}

@@ -194,7 +194,7 @@ func raceInfo(w http.ResponseWriter, r *http.Request, log zerolog.Logger, races 
 	info, err := rc.Info(r.Context())
 	if err != nil {
 		log.Error().Err(err).Str("race", rc.ID()).Msg("race info")
-		writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's record could not be read")
+		writeRaceError(w, err)
 		return race.Info{}, false
 	}
 	return info, true
@@ -218,12 +218,12 @@ func limitPerClient(n int, h http.HandlerFunc) http.Handler {
 // apiError is the body of every failed API request.
 type apiError struct {
 	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code    race.Code `json:"code"`
+		Message string    `json:"message"`
 	} `json:"error"`
 }
 
-func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
+func writeError(w http.ResponseWriter, status int, code race.Code, format string, args ...any) {
 	var e apiError
 	e.Error.Code, e.Error.Message = code, fmt.Sprintf(format, args...)
 	writeJSON(w, status, e)
