@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,10 +60,6 @@ const (
 	// DefaultMaxListed bounds the races listed in a lobby message: a
 	// screenful; most recent first.
 	DefaultMaxListed = 50
-	// maxTimeLimit is the longest race a player may ask for.
-	maxTimeLimit = time.Hour
-	// maxBestOf is the longest match a player may ask for (race's limit).
-	maxBestOf = 9
 )
 
 // Config tunes the lobby; zero fields take the defaults.
@@ -144,8 +139,10 @@ type PresenceShare interface {
 // RaceOptions are what a player chooses for a private race or a challenge.
 type RaceOptions struct {
 	Variant          string `json:"variant,omitempty"`
-	TimeLimitSeconds int    `json:"timeLimitSeconds,omitempty"`
-	BestOf           int    `json:"bestOf,omitempty"`
+	// TimeLimitSeconds and BestOf are absent (nil) for the defaults; a
+	// present value must be in range (race.Choice), 0 included.
+	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
+	BestOf           *int `json:"bestOf,omitempty"`
 	// Deal names the deal (private races only; decimal); empty means a
 	// secret deal.
 	Deal string `json:"deal,omitempty"`
@@ -153,36 +150,20 @@ type RaceOptions struct {
 	Rated bool `json:"rated,omitempty"`
 }
 
-// check validates and normalises the options.
+// check validates the options (race.Choice: the one check of every
+// client's options), writes the defaults of absent ones out, and returns
+// the race options. allowDeal is false for public races (challenges),
+// which may not name their deal.
 func (o *RaceOptions) check(allowDeal bool) (race.Options, error) {
-	rules, err := engine.Variant(o.Variant)
+	c := race.Choice{Variant: o.Variant, TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Deal: o.Deal, Public: !allowDeal}
+	opts, err := c.Options()
 	if err != nil {
-		return race.Options{}, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+		return race.Options{}, err
 	}
-	o.Variant = rules.Name
-	if o.TimeLimitSeconds < 0 || time.Duration(o.TimeLimitSeconds)*time.Second > maxTimeLimit {
-		return race.Options{}, race.Errorf(race.CodeBadOptions, "timeLimitSeconds must be from 1 to %d", int(maxTimeLimit.Seconds()))
-	}
-	if o.TimeLimitSeconds == 0 {
-		o.TimeLimitSeconds = int(race.DefaultTimeLimit.Seconds())
-	}
-	if o.BestOf == 0 {
-		o.BestOf = 1
-	}
-	if o.BestOf < 0 || o.BestOf%2 == 0 || o.BestOf > maxBestOf {
-		return race.Options{}, race.Errorf(race.CodeBadOptions, "bestOf must be odd, from 1 to %d", maxBestOf)
-	}
-	opts := race.Options{Variant: o.Variant, TimeLimit: time.Duration(o.TimeLimitSeconds) * time.Second, BestOf: o.BestOf, Unrated: !o.Rated}
-	if o.Deal != "" {
-		if !allowDeal {
-			return race.Options{}, race.Errorf(race.CodeBadOptions, "only private races name their deal")
-		}
-		n, err := strconv.ParseUint(o.Deal, 10, 64)
-		if err != nil {
-			return race.Options{}, race.Errorf(race.CodeBadOptions, "deal %q is not a number from 0 to 18446744073709551615", o.Deal)
-		}
-		opts.Deal, opts.DealNamed = n, true
-	}
+	opts.Public = false // the lobby decides who sees it
+	opts.Unrated = !o.Rated
+	limit, bestOf := int(opts.TimeLimit/time.Second), opts.BestOf
+	o.Variant, o.TimeLimitSeconds, o.BestOf = opts.Variant, &limit, &bestOf
 	return opts, nil
 }
 
@@ -582,10 +563,10 @@ func (l *Lobby) rating(variant, player string) float64 {
 // default variant) and pairs at once if it can. A player may wait in one
 // queue or with one challenge at a time (CodeAlreadyQueued).
 func (s *Session) Queue(variant string) (string, error) {
-	rules, err := engine.Variant(variant)
-	if err != nil {
-		return "", &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+	if err := (race.Choice{Variant: variant}).Validate(); err != nil {
+		return "", err
 	}
+	rules, _ := engine.Variant(variant) // validated
 	l := s.l
 	who := s.Player()
 	rating := l.rating(rules.Name, who.ID)
@@ -1105,7 +1086,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 		return ChallengeInfo{}, err
 	}
 	c := ChallengeInfo{ID: newCode(), Player: who.ID, Name: who.Name, Rating: rating, Variant: o.Variant,
-		TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()}
+		TimeLimitSeconds: *o.TimeLimitSeconds, BestOf: *o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()}
 	// Recorded here first, so that an acceptance on another instance at
 	// once finds the session to tell.
 	l.mu.Lock()
@@ -1202,7 +1183,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: %s is racing", id, c.Name)
 	}
 	l.dropWaiting(s)
-	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: c.TimeLimitSeconds, BestOf: c.BestOf, Rated: c.Rated}
+	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: &c.TimeLimitSeconds, BestOf: &c.BestOf, Rated: c.Rated}
 	opts, _ := o.check(false) // checked when opened
 	opts.Public = true
 	return l.start(pairing{

@@ -6,7 +6,7 @@ import (
 
 // maxBestOf bounds a match's length: more rounds tie up two players for an
 // hour or more.
-const maxBestOf = 9
+const maxBestOf = MaxBestOf
 
 // Match is where a race stands in a best-of-N match: the round it is, and
 // the wins so far (draws win nobody a round).

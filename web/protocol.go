@@ -38,11 +38,13 @@ type clientMsg struct {
 	Token string `json:"token,omitempty"`
 	Move  string `json:"move,omitempty"`
 	// Lobby requests (lobby.go).
-	Variant          string `json:"variant,omitempty"`
-	Code             string `json:"code,omitempty"`
-	Challenge        string `json:"challenge,omitempty"`
-	TimeLimitSeconds int    `json:"timeLimitSeconds,omitempty"`
-	BestOf           int    `json:"bestOf,omitempty"`
+	Variant   string `json:"variant,omitempty"`
+	Code      string `json:"code,omitempty"`
+	Challenge string `json:"challenge,omitempty"`
+	// Absent (nil) takes the default; a present value must be in range
+	// (race.Choice), 0 included.
+	TimeLimitSeconds *int   `json:"timeLimitSeconds,omitempty"`
+	BestOf           *int   `json:"bestOf,omitempty"`
 	Deal             string `json:"deal,omitempty"`
 	Rated            bool   `json:"rated,omitempty"`
 }
