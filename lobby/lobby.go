@@ -138,7 +138,7 @@ type PresenceShare interface {
 
 // RaceOptions are what a player chooses for a private race or a challenge.
 type RaceOptions struct {
-	Variant          string `json:"variant,omitempty"`
+	Variant string `json:"variant,omitempty"`
 	// TimeLimitSeconds and BestOf are absent (nil) for the defaults; a
 	// present value must be in range (race.Choice), 0 included.
 	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
