@@ -1206,6 +1206,11 @@ func (s *Session) AcceptChallenge(id string) error {
 // display name.
 func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, seatToken string, err error) {
 	if playerToken == "" {
+		ctx, cancel := opCtx()
+		defer cancel()
+		if _, reserved, err := l.deps.Races.SeatOf(ctx, raceID, ""); err == nil && reserved {
+			return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for players of the lobby; say hello as one of them, or watch it", raceID)
+		}
 		return "", "", race.Errorf(CodeNotIdentified, "say hello with your player token first")
 	}
 	who, err := l.deps.Tokens.Verify(playerToken)

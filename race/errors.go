@@ -11,17 +11,18 @@ type Code string
 
 // Error codes: stable strings that the protocol sends to clients.
 const (
-	CodeNotStarted  Code = "not-started"  // a move or resignation before the race runs
-	CodeRaceOver         = "race-over"    // the race is finished or aborted
-	CodeIllegalMove      = "illegal-move" // the engine refused the move; Reason says why
-	CodeBadToken         = "bad-token"    // the resume token is not one of this race's
-	CodeRaceFull         = "race-full"    // both seats are taken
-	CodeNoSuchRace       = "no-such-race" // no race has that id
-	CodeBadOptions       = "bad-options"  // the race options are invalid
-	CodeDraining         = "draining"     // the server is shutting down and starts no race
-	CodeNotOver          = "not-over"     // a rematch asked for before the end, or during a match
-	CodeInternal         = "internal"     // the server failed; nothing changed
-	CodeUnavailable      = "unavailable"  // the event log (Redis) cannot be reached; nothing changed, try again
+	CodeNotStarted  Code = "not-started"   // a move or resignation before the race runs
+	CodeRaceOver    Code = "race-over"     // the race is finished or aborted
+	CodeIllegalMove Code = "illegal-move"  // the engine refused the move; Reason says why
+	CodeBadToken    Code = "bad-token"     // the resume token is not one of this race's
+	CodeNotYourSeat Code = "not-your-seat" // the seat is reserved for another player of the lobby
+	CodeRaceFull    Code = "race-full"     // both seats are taken
+	CodeNoSuchRace  Code = "no-such-race"  // no race has that id
+	CodeBadOptions  Code = "bad-options"   // the race options are invalid
+	CodeDraining    Code = "draining"      // the server is shutting down and starts no race
+	CodeNotOver     Code = "not-over"      // a rematch asked for before the end, or during a match
+	CodeInternal    Code = "internal"      // the server failed; nothing changed
+	CodeUnavailable Code = "unavailable"   // the event log (Redis) cannot be reached; nothing changed, try again
 )
 
 // Error is a refusal with a stable code for the protocol and a sentence for

@@ -431,11 +431,16 @@ func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	return Ticket{Seat: s, Token: st.token}, nil
 }
 
-// Resume gives the seat whose token this is back to a new connection sub,
-// which first receives a JoinedEvent (echoing the request id) and a
-// StateEvent with the exact state. A connection still holding the seat gets
-// a ReplacedEvent and loses it.
-func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
+// Resume gives the seat whose token this is back to a new connection sub
+// of player (the lobby's player id of whoever sent the token; "" for an
+// anonymous connection). A seat the lobby reserved is given back only to
+// its player: anyone else, anonymous included, is refused with
+// CodeNotYourSeat, so that a token shown or stolen is not a seat. The
+// seat gets a fresh token and the one given stops working: sub first
+// receives a JoinedEvent with it (echoing the request id), then a
+// StateEvent with the exact state. A connection still holding the seat
+// gets a ReplacedEvent and loses it.
+func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
 	defer r.unlock()
 	s := -1
@@ -446,21 +451,23 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 		}
 	}
 	if s < 0 {
-		return 0, Errorf(CodeBadToken, "that token does not resume a seat in this race")
-	}
-	if r.state.Over() {
-		return 0, Errorf(CodeRaceOver, "the race is %s", r.state)
+		return Ticket{}, Errorf(CodeBadToken, "that token does not resume a seat in this race")
 	}
 	st := &r.seats[s]
+	if st.player != "" && st.player != player {
+		return Ticket{}, Errorf(CodeNotYourSeat, "seat %d of race %s is reserved for another player; say hello as that player, or watch the race", s, r.id)
+	}
+	if r.state.Over() {
+		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
 	if st.sub != nil {
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
 	wasConnected, before := st.connected, r.state
 	st.connected = true
+	st.token = NewToken()    // the token given is spent
 	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
-	if !wasConnected || r.state != before {
-		r.saveLocked()
-	}
+	r.saveLocked()           // the new token outlives this instance (Redis mode)
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
@@ -470,7 +477,7 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 		r.publishStateLocked(s)
 	}
 	r.log.Info().Int("seat", s).Msg("player resumed")
-	return s, nil
+	return Ticket{Seat: s, Token: st.token}, nil
 }
 
 // Leave is called when connection sub, which held seat s, is gone. The

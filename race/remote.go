@@ -19,7 +19,7 @@ type Handle interface {
 	ID() string
 	State() State
 	Join(name, id string, sub Subscriber) (Ticket, error)
-	Resume(token, id string, sub Subscriber) (int, error)
+	Resume(token, player, id string, sub Subscriber) (Ticket, error)
 	Leave(s int, sub Subscriber)
 	Watch(sub Subscriber) (cancel func())
 	Move(s int, text, id string) error
@@ -39,12 +39,15 @@ var (
 // let an owner that has never seen the connection (it took the race over)
 // attach it before it serves the request.
 type Request struct {
-	Op       string `json:"op"` // join resume leave watch unwatch move resign rematch state info
-	Race     string `json:"race"`
-	Topic    string `json:"topic"`
-	Name     string `json:"name,omitempty"`
-	ID       string `json:"id,omitempty"`
-	Token    string `json:"token,omitempty"`
+	Op    string `json:"op"` // join resume leave watch unwatch move resign rematch state info
+	Race  string `json:"race"`
+	Topic string `json:"topic"`
+	Name  string `json:"name,omitempty"`
+	ID    string `json:"id,omitempty"`
+	Token string `json:"token,omitempty"`
+	// Player is the lobby's player id of the connection ("" for none):
+	// a reserved seat resumes only for its player.
+	Player   string `json:"player,omitempty"`
 	Seat     int    `json:"seat"`
 	Move     string `json:"move,omitempty"`
 	Watching bool   `json:"watching,omitempty"`
@@ -237,8 +240,9 @@ func (s *Service) serveRequest(req *Request) *Reply {
 	switch {
 	case req.Op == "join" || req.Op == "resume" || req.Op == "watch" || req.Op == "leave" || req.Op == "unwatch":
 	case req.Token != "" && !rc.player:
-		if seat, err := r.Resume(req.Token, "", rc.sub); err == nil {
-			rc.player, rc.seat = true, seat
+		// The race sends the connection its seat's new token in "joined".
+		if t, err := r.Resume(req.Token, req.Player, "", rc.sub); err == nil {
+			rc.player, rc.seat = true, t.Seat
 		}
 	case req.Watching && rc.unwatch == nil:
 		rc.unwatch = r.Watch(rc.sub)
@@ -252,10 +256,10 @@ func (s *Service) serveRequest(req *Request) *Reply {
 			rc.player, rc.seat = true, t.Seat
 		}
 	case "resume":
-		seat, err := r.Resume(req.Token, req.ID, rc.sub)
-		rep.Err, rep.Seat, rep.Token = toWire(err), seat, req.Token
+		t, err := r.Resume(req.Token, req.Player, req.ID, rc.sub)
+		rep.Err, rep.Seat, rep.Token = toWire(err), t.Seat, t.Token
 		if err == nil {
-			rc.player, rc.seat = true, seat
+			rc.player, rc.seat = true, t.Seat
 		}
 	case "leave":
 		if rc.player {
@@ -330,14 +334,60 @@ type proxy struct {
 	topic string
 
 	mu       sync.Mutex
-	sub      Subscriber // the connection
+	sub      Subscriber // the connection, through its tokenSpy once it plays
 	unsub    func()     // its topic's subscription, while the race is elsewhere
 	attached *Race      // the local race the connection is attached to
 	cancelW  func()     // attached's Watch cancel
-	token    string
+	token    tokenBox   // the seat's latest token
+	who      string     // the lobby's player id of the connection
 	seat     int
 	player   bool
 	watched  bool
+}
+
+// tokenBox is the seat's latest token, which the race that runs it sends
+// in "joined" whenever the connection resumes it (here or forwarded). Its
+// lock is a leaf: Deliver takes it under a race's lock.
+type tokenBox struct {
+	mu  sync.Mutex
+	tok string
+}
+
+func (b *tokenBox) get() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tok
+}
+
+func (b *tokenBox) set(t string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tok = t
+}
+
+// tokenSpy stands for a player's connection: it passes every event on,
+// and keeps the token of each JoinedEvent so that the proxy resumes the
+// seat with the token that works now (a resume spends the one before).
+type tokenSpy struct {
+	p   *proxy
+	sub Subscriber
+}
+
+// Deliver keeps a JoinedEvent's token and passes ev on.
+func (t *tokenSpy) Deliver(ev Event) {
+	if j, ok := ev.(*JoinedEvent); ok && j.Race == t.p.id {
+		t.p.token.set(j.Token)
+	}
+	t.sub.Deliver(ev)
+}
+
+// playerSub is the connection's subscriber for a seat: sub behind a
+// tokenSpy, made once per connection.
+func (p *proxy) playerSub(sub Subscriber) Subscriber {
+	if spy, ok := p.sub.(*tokenSpy); ok && spy.sub == sub {
+		return spy
+	}
+	return &tokenSpy{p: p, sub: sub}
 }
 
 // ID is the race's id.
@@ -362,7 +412,7 @@ func (p *proxy) here() *Race {
 	}
 	switch {
 	case p.player && p.sub != nil:
-		if _, err := r.Resume(p.token, "", p.sub); err != nil {
+		if _, err := r.Resume(p.token.get(), p.who, "", p.sub); err != nil {
 			p.svc.deps.Log.Debug().Err(err).Str("race", p.id).Msg("reattach")
 		}
 	case p.watched && p.sub != nil:
@@ -401,8 +451,8 @@ func (p *proxy) listen() {
 // owner is gone; when the race runs here it returns (nil, race, nil).
 func (p *proxy) call(req *Request) (*Reply, *Race, error) {
 	req.Race, req.Topic = p.id, p.topic
-	if p.player {
-		req.Token = p.token
+	if p.player && req.Op != "resume" { // a resume carries its own token
+		req.Token, req.Player = p.token.get(), p.who
 	}
 	req.Watching = p.watched
 	for range 3 {
@@ -452,7 +502,8 @@ func (p *proxy) State() State {
 func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sub = sub
+	p.sub = p.playerSub(sub)
+	sub = p.sub
 	rep, r, err := p.call(&Request{Op: "join", Name: name, ID: id})
 	var t Ticket
 	switch {
@@ -465,28 +516,31 @@ func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	if err != nil {
 		return Ticket{}, err
 	}
-	p.player, p.token, p.seat = true, t.Token, t.Seat
+	p.player, p.seat = true, t.Seat
+	p.token.set(t.Token)
 	return t, nil
 }
 
-// Resume takes a seat back.
-func (p *proxy) Resume(token, id string, sub Subscriber) (int, error) {
+// Resume takes a seat back, for the lobby's player who (or "").
+func (p *proxy) Resume(token, who, id string, sub Subscriber) (Ticket, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sub = sub
-	rep, r, err := p.call(&Request{Op: "resume", Token: token, ID: id})
-	seat := 0
+	p.sub = p.playerSub(sub)
+	sub = p.sub
+	rep, r, err := p.call(&Request{Op: "resume", Token: token, Player: who, ID: id})
+	var t Ticket
 	switch {
 	case r != nil:
-		seat, err = r.Resume(token, id, sub)
+		t, err = r.Resume(token, who, id, sub)
 	case err == nil:
-		seat, err = rep.Seat, rep.Err.err()
+		t, err = Ticket{Seat: rep.Seat, Token: rep.Token}, rep.Err.err()
 	}
 	if err != nil {
-		return 0, err
+		return Ticket{}, err
 	}
-	p.player, p.token, p.seat = true, token, seat
-	return seat, nil
+	p.player, p.who, p.seat = true, who, t.Seat
+	p.token.set(t.Token)
+	return t, nil
 }
 
 // Leave gives the seat up (the grace period starts where the race runs).
@@ -494,7 +548,7 @@ func (p *proxy) Leave(s int, sub Subscriber) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, r, _ := p.call(&Request{Op: "leave", Seat: s}); r != nil {
-		r.Leave(s, sub)
+		r.Leave(s, p.sub) // the seat's subscriber is the connection's tokenSpy
 	}
 	p.player = false
 	if p.unsub != nil {

@@ -16,16 +16,16 @@ const ProtocolVersion = 1
 // Error codes the web layer adds to race's (see PROTOCOL.md).
 const (
 	CodeBadJSON             race.Code = "bad-json"              // the message is not a JSON object of the protocol
-	CodeBadVersion                    = "bad-version"           // "v" is not ProtocolVersion
-	CodeUnknownType                   = "unknown-type"          // no such message type
-	CodeTooLarge                      = "too-large"             // the message is over maxMessageSize
-	CodeRateLimited                   = "rate-limited"          // over the message budget; slow down
-	CodeNotJoined                     = "not-joined"            // move or resign before join or resume
-	CodeAlreadyJoined                 = "already-joined"        // a connection takes one role
-	CodeSpectatorCannotMove           = "spectator-cannot-move" // watchers do not play
-	CodeForbidden                     = "forbidden"             // the seat authorizer said no
-	CodeNoComputer                    = lobby.CodeNoComputer    // this server has no computer players
-	CodeNoLobby                       = "no-lobby"              // this server runs races without a lobby
+	CodeBadVersion          race.Code = "bad-version"           // "v" is not ProtocolVersion
+	CodeUnknownType         race.Code = "unknown-type"          // no such message type
+	CodeTooLarge            race.Code = "too-large"             // the message is over maxMessageSize
+	CodeRateLimited         race.Code = "rate-limited"          // over the message budget; slow down
+	CodeNotJoined           race.Code = "not-joined"            // move or resign before join or resume
+	CodeAlreadyJoined       race.Code = "already-joined"        // a connection takes one role
+	CodeSpectatorCannotMove race.Code = "spectator-cannot-move" // watchers do not play
+	CodeForbidden           race.Code = "forbidden"             // the seat authorizer said no
+	CodeNoComputer          race.Code = lobby.CodeNoComputer    // this server has no computer players
+	CodeNoLobby             race.Code = "no-lobby"              // this server runs races without a lobby
 )
 
 // clientMsg is every message a client may send; Type says which fields count.
