@@ -297,15 +297,16 @@ func (s *Service) serveRequest(req *Request) *Reply {
 // are over (their instance may have died without saying goodbye).
 func (s *Service) pruneRemotes() {
 	s.remoteMu.Lock()
-	var done []string
+	races := make(map[string]*Race, len(s.remotes))
 	for topic, rc := range s.remotes {
-		if rc.race.State().Over() {
-			done = append(done, topic)
-		}
+		races[topic] = rc.race
 	}
 	s.remoteMu.Unlock()
-	for _, topic := range done {
-		s.dropRemote(topic)
+	// The races are read without remoteMu, a leaf of the lock order.
+	for topic, r := range races {
+		if r.State().Over() {
+			s.dropRemote(topic)
+		}
 	}
 }
 
