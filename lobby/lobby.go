@@ -769,19 +769,19 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	for s := range 2 {
 		if p.players[s].Computer {
 			if _, err := rc.SeatComputer(p.players[s].Name, p.bot); err != nil {
-				rc.Abort("left")
+				rc.Abort(race.ReasonLeft)
 				return fmt.Errorf("lobby: seat computer: %w", err)
 			}
 			continue
 		}
 		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
-			rc.Abort("left")
+			rc.Abort(race.ReasonLeft)
 			return fmt.Errorf("lobby: reserve seat: %w", err)
 		}
 	}
 	// The players' marks name the race before anyone is told of it.
 	if err := l.sh.Seats.Assign(ctx, rc.ID(), p.humans(), l.keepFor(p.opts)); err != nil {
-		rc.Abort("left")
+		rc.Abort(race.ReasonLeft)
 		return unavailable(err)
 	}
 	now := l.deps.Clock.Now()
