@@ -322,7 +322,7 @@ func (s *Service) dropRemote(topic string) {
 
 // codeNotOwner is a Reply's code when the instance asked does not run the
 // race (it lost it, or never had it): the caller looks again.
-const codeNotOwner = "not-owner"
+const codeNotOwner Code = "not-owner"
 
 // proxy is the Handle of every connection in Redis mode. Each request
 // goes to the race where it runs now: here (the connection attached to it
