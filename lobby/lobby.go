@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,10 +60,6 @@ const (
 	// DefaultMaxListed bounds the races listed in a lobby message: a
 	// screenful; most recent first.
 	DefaultMaxListed = 50
-	// maxTimeLimit is the longest race a player may ask for.
-	maxTimeLimit = time.Hour
-	// maxBestOf is the longest match a player may ask for (race's limit).
-	maxBestOf = 9
 )
 
 // Config tunes the lobby; zero fields take the defaults.
@@ -143,9 +138,11 @@ type PresenceShare interface {
 
 // RaceOptions are what a player chooses for a private race or a challenge.
 type RaceOptions struct {
-	Variant          string `json:"variant,omitempty"`
-	TimeLimitSeconds int    `json:"timeLimitSeconds,omitempty"`
-	BestOf           int    `json:"bestOf,omitempty"`
+	Variant string `json:"variant,omitempty"`
+	// TimeLimitSeconds and BestOf are absent (nil) for the defaults; a
+	// present value must be in range (race.Choice), 0 included.
+	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
+	BestOf           *int `json:"bestOf,omitempty"`
 	// Deal names the deal (private races only; decimal); empty means a
 	// secret deal.
 	Deal string `json:"deal,omitempty"`
@@ -153,36 +150,20 @@ type RaceOptions struct {
 	Rated bool `json:"rated,omitempty"`
 }
 
-// check validates and normalises the options.
+// check validates the options (race.Choice: the one check of every
+// client's options), writes the defaults of absent ones out, and returns
+// the race options. allowDeal is false for public races (challenges),
+// which may not name their deal.
 func (o *RaceOptions) check(allowDeal bool) (race.Options, error) {
-	rules, err := engine.Variant(o.Variant)
+	c := race.Choice{Variant: o.Variant, TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Deal: o.Deal, Public: !allowDeal}
+	opts, err := c.Options()
 	if err != nil {
-		return race.Options{}, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+		return race.Options{}, err
 	}
-	o.Variant = rules.Name
-	if o.TimeLimitSeconds < 0 || time.Duration(o.TimeLimitSeconds)*time.Second > maxTimeLimit {
-		return race.Options{}, race.Errorf(race.CodeBadOptions, "timeLimitSeconds must be from 1 to %d", int(maxTimeLimit.Seconds()))
-	}
-	if o.TimeLimitSeconds == 0 {
-		o.TimeLimitSeconds = int(race.DefaultTimeLimit.Seconds())
-	}
-	if o.BestOf == 0 {
-		o.BestOf = 1
-	}
-	if o.BestOf < 0 || o.BestOf%2 == 0 || o.BestOf > maxBestOf {
-		return race.Options{}, race.Errorf(race.CodeBadOptions, "bestOf must be odd, from 1 to %d", maxBestOf)
-	}
-	opts := race.Options{Variant: o.Variant, TimeLimit: time.Duration(o.TimeLimitSeconds) * time.Second, BestOf: o.BestOf, Unrated: !o.Rated}
-	if o.Deal != "" {
-		if !allowDeal {
-			return race.Options{}, race.Errorf(race.CodeBadOptions, "only private races name their deal")
-		}
-		n, err := strconv.ParseUint(o.Deal, 10, 64)
-		if err != nil {
-			return race.Options{}, race.Errorf(race.CodeBadOptions, "deal %q is not a number from 0 to 18446744073709551615", o.Deal)
-		}
-		opts.Deal, opts.DealNamed = n, true
-	}
+	opts.Public = false // the lobby decides who sees it
+	opts.Unrated = !o.Rated
+	limit, bestOf := int(opts.TimeLimit/time.Second), opts.BestOf
+	o.Variant, o.TimeLimitSeconds, o.BestOf = opts.Variant, &limit, &bestOf
 	return opts, nil
 }
 
@@ -294,8 +275,18 @@ func opCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), storeTimeout)
 }
 
-// unavailable is the refusal when a shared store cannot be reached:
-// nothing changed, try again.
+// storeFailed is the refusal for a read of the ratings store (what) that
+// failed: unavailable, as every storage failure is, unless the store
+// refused with a code of its own.
+func storeFailed(what string, err error) error {
+	if race.IsRefusal(err) {
+		return err
+	}
+	return &race.Error{Code: race.CodeUnavailable, Message: what + " cannot be read now; try again shortly", Err: err}
+}
+
+// unavailable is the refusal for a failure of the shared stores: the
+// request changed nothing and may be sent again.
 func unavailable(err error) error {
 	return &race.Error{Code: race.CodeUnavailable, Message: "the lobby is unavailable; try again shortly", Err: fmt.Errorf("lobby: %w", err)}
 }
@@ -572,10 +563,10 @@ func (l *Lobby) rating(variant, player string) float64 {
 // default variant) and pairs at once if it can. A player may wait in one
 // queue or with one challenge at a time (CodeAlreadyQueued).
 func (s *Session) Queue(variant string) (string, error) {
-	rules, err := engine.Variant(variant)
-	if err != nil {
-		return "", &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+	if err := (race.Choice{Variant: variant}).Validate(); err != nil {
+		return "", err
 	}
+	rules, _ := engine.Variant(variant) // validated
 	l := s.l
 	who := s.Player()
 	rating := l.rating(rules.Name, who.ID)
@@ -609,7 +600,7 @@ func (s *Session) Queue(variant string) (string, error) {
 	}
 	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
 		undo()
-		if race.ErrorCode(err) == "" {
+		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
 		}
 		return "", err
@@ -778,19 +769,19 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	for s := range 2 {
 		if p.players[s].Computer {
 			if _, err := rc.SeatComputer(p.players[s].Name, p.bot); err != nil {
-				rc.Abort("left")
+				rc.Abort(race.ReasonLeft)
 				return fmt.Errorf("lobby: seat computer: %w", err)
 			}
 			continue
 		}
 		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
-			rc.Abort("left")
+			rc.Abort(race.ReasonLeft)
 			return fmt.Errorf("lobby: reserve seat: %w", err)
 		}
 	}
 	// The players' marks name the race before anyone is told of it.
 	if err := l.sh.Seats.Assign(ctx, rc.ID(), p.humans(), l.keepFor(p.opts)); err != nil {
-		rc.Abort("left")
+		rc.Abort(race.ReasonLeft)
 		return unavailable(err)
 	}
 	now := l.deps.Clock.Now()
@@ -1095,7 +1086,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 		return ChallengeInfo{}, err
 	}
 	c := ChallengeInfo{ID: newCode(), Player: who.ID, Name: who.Name, Rating: rating, Variant: o.Variant,
-		TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()}
+		TimeLimitSeconds: *o.TimeLimitSeconds, BestOf: *o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()}
 	// Recorded here first, so that an acceptance on another instance at
 	// once finds the session to tell.
 	l.mu.Lock()
@@ -1105,7 +1096,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 		l.mu.Lock()
 		delete(l.challenges, c.ID)
 		l.mu.Unlock()
-		if race.ErrorCode(err) == "" {
+		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
 		}
 		return ChallengeInfo{}, err
@@ -1182,7 +1173,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		if oerr := l.sh.Challenges.Open(ctx, c); oerr != nil {
 			l.log.Warn().Err(oerr).Str("challenge", c.ID).Msg("challenge not reopened")
 		}
-		if race.ErrorCode(err) == "" {
+		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
 		}
 		return err
@@ -1192,7 +1183,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: %s is racing", id, c.Name)
 	}
 	l.dropWaiting(s)
-	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: c.TimeLimitSeconds, BestOf: c.BestOf, Rated: c.Rated}
+	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: &c.TimeLimitSeconds, BestOf: &c.BestOf, Rated: c.Rated}
 	opts, _ := o.check(false) // checked when opened
 	opts.Public = true
 	return l.start(pairing{
@@ -1215,6 +1206,11 @@ func (s *Session) AcceptChallenge(id string) error {
 // display name.
 func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, seatToken string, err error) {
 	if playerToken == "" {
+		ctx, cancel := opCtx()
+		defer cancel()
+		if _, reserved, err := l.deps.Races.SeatOf(ctx, raceID, ""); err == nil && reserved {
+			return "", "", race.Errorf(CodeNotYourSeat, "the seats of race %s are reserved for players of the lobby; say hello as one of them, or watch it", raceID)
+		}
 		return "", "", race.Errorf(CodeNotIdentified, "say hello with your player token first")
 	}
 	who, err := l.deps.Tokens.Verify(playerToken)
@@ -1266,7 +1262,7 @@ func (l *Lobby) ended(e race.Ended) {
 		l.wg.Add(1)
 	}
 	l.mu.Unlock()
-	if closed || res.Outcome == "aborted" {
+	if closed || res.Outcome == race.OutcomeAborted {
 		if !closed {
 			l.wg.Done()
 		}
@@ -1526,7 +1522,7 @@ func (l *Lobby) Leaderboard(ctx context.Context, variant string, n int) ([]Stand
 	}
 	out, err := l.deps.Ratings.Leaderboard(ctx, rules.Name, n)
 	if err != nil {
-		return nil, fmt.Errorf("lobby: leaderboard %s: %w", rules.Name, err)
+		return nil, storeFailed("the leaderboard", fmt.Errorf("lobby: leaderboard %s: %w", rules.Name, err))
 	}
 	return out, nil
 }
@@ -1542,11 +1538,11 @@ type Profile struct {
 func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, error) {
 	st, err := l.deps.Ratings.Standings(ctx, player)
 	if err != nil {
-		return Profile{}, fmt.Errorf("lobby: standings of %s: %w", player, err)
+		return Profile{}, storeFailed("the player's standings", fmt.Errorf("lobby: standings of %s: %w", player, err))
 	}
 	h, err := l.deps.Ratings.History(ctx, player, n)
 	if err != nil {
-		return Profile{}, fmt.Errorf("lobby: history of %s: %w", player, err)
+		return Profile{}, storeFailed("the player's history", fmt.Errorf("lobby: history of %s: %w", player, err))
 	}
 	if len(st) == 0 && len(h) == 0 {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)

@@ -154,9 +154,11 @@ func (f *fixture) takeSeats(t *testing.T, ws [2]lobby.Welcome, m *lobby.MatchedE
 		if err != nil || tok == "" {
 			t.Fatalf("authorize %s: %q %v", w.ID, tok, err)
 		}
-		if seats[i], err = rc.Resume(tok, "", &recorder{}); err != nil {
+		tk, err := rc.Resume(tok, w.ID, "", &recorder{})
+		if err != nil {
 			t.Fatal(err)
 		}
+		seats[i] = tk.Seat
 	}
 	f.clock.Advance(race.DefaultCountdown)
 	return rc, seats

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sirtommy/lobby/glicko2"
+	"sirtommy/race"
 )
 
 // PlayerRef names a player in a race record.
@@ -45,9 +46,9 @@ type GameRecord struct {
 	Variant string       `json:"variant"`
 	At      time.Time    `json:"at"`
 	Players [2]PlayerRef `json:"players"`
-	Outcome string       `json:"outcome"` // "win" or "draw"
+	Outcome race.Outcome `json:"outcome"` // "win" or "draw"
 	Winner  *int         `json:"winner,omitempty"`
-	Reason  string       `json:"reason"`
+	Reason  race.Reason  `json:"reason"`
 	Scores  [2]int       `json:"scores"`
 	Rated   bool         `json:"rated"`
 	// Before and After are both ratings around a rated race.

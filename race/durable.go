@@ -159,13 +159,13 @@ func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
 		return nil, "", false
 	}
 	if err != nil {
-		r.log.Error().Err(err).Str("reason", res.Reason).Msg("result not stored; trying again")
+		r.log.Error().Err(err).Str("reason", string(res.Reason)).Msg("result not stored; trying again")
 		if r.decideT != nil {
 			r.decideT.Stop()
 		}
 		r.decideT = r.clock.AfterFunc(decideRetry, func() {
 			r.mu.Lock()
-			defer r.mu.Unlock()
+			defer r.unlock()
 			if !r.state.Over() {
 				r.endLocked(res, state)
 			}
@@ -173,7 +173,7 @@ func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
 		return nil, "", false
 	}
 	if stored.Reason != res.Reason || st != state {
-		r.log.Info().Str("stored", stored.Reason).Str("mine", res.Reason).Msg("another instance decided the race")
+		r.log.Info().Str("stored", string(stored.Reason)).Str("mine", string(res.Reason)).Msg("another instance decided the race")
 	}
 	return stored, st, true
 }

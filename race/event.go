@@ -39,15 +39,15 @@ type PlayerInfo struct {
 
 // Result is how a race ended.
 type Result struct {
-	// Outcome is "win", "draw" or "aborted".
-	Outcome string `json:"outcome"`
+	// Outcome is "win", "draw" or "aborted" (the Outcome constants).
+	Outcome Outcome `json:"outcome"`
 	// Winner is the winning seat, absent for a draw or an abort.
 	Winner *int `json:"winner,omitempty"`
 	// Reason is why: "won-deal", "more-cards" (both out), "passed" (the
 	// other was out and this one got more cards), "time", "equal-cards",
 	// "forfeit", "no-first-move", "left", "expired" (nobody came in time),
-	// "shutdown".
-	Reason   string           `json:"reason"`
+	// "shutdown" (the Reason constants).
+	Reason   Reason           `json:"reason"`
 	Scores   [2]int           `json:"scores"`
 	Statuses [2]engine.Status `json:"statuses"`
 	// Rated is false for aborted races.

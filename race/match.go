@@ -6,7 +6,7 @@ import (
 
 // maxBestOf bounds a match's length: more rounds tie up two players for an
 // hour or more.
-const maxBestOf = 9
+const maxBestOf = MaxBestOf
 
 // Match is where a race stands in a best-of-N match: the round it is, and
 // the wins so far (draws win nobody a round).
@@ -49,17 +49,25 @@ func (*RematchEvent) EventType() string { return "rematch" }
 // Rematch asks, for seat s, for a new race between the same players on a
 // new (secret) deal once this one is over. When both players have asked (a
 // computer always agrees) the race is made and everyone gets a NextEvent;
-// it returns the new race's id then, and "" before.
+// it returns the new race's id then, and "" before (or while the other
+// player's request is making it).
+//
+// It decides under the race's lock and makes the new race after releasing
+// it: making a race takes the Service's lock (see the package's lock
+// order).
 func (r *Race) Rematch(s int) (string, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if !r.state.Over() {
+		r.unlock()
 		return "", Errorf(CodeNotOver, "a rematch can be asked for once the race is over")
 	}
 	if r.next != nil {
-		return r.next.ID(), nil
+		id := r.next.ID()
+		r.unlock()
+		return id, nil
 	}
 	if r.matchOngoingLocked() {
+		r.unlock()
 		return "", Errorf(CodeNotOver, "the match goes on: the next round is made for you")
 	}
 	if !r.rematch[s] {
@@ -71,14 +79,21 @@ func (r *Race) Rematch(s int) (string, error) {
 	}
 	for i := range 2 {
 		if !r.rematch[i] && r.seats[i].computer == nil {
+			r.unlock()
 			return "", nil
 		}
 	}
-	m := Match{Round: 1, BestOf: 1, Prev: r.id}
-	if err := r.nextLocked(m); err != nil {
+	if r.spawning {
+		r.unlock()
+		return "", nil // the other player's request is making it
+	}
+	r.spawning = true
+	r.unlock()
+	next, err := r.makeNext(Match{Round: 1, BestOf: 1, Prev: r.id})
+	if err != nil {
 		return "", err
 	}
-	return r.next.ID(), nil
+	return next.ID(), nil
 }
 
 // matchOngoingLocked reports whether this finished round leaves the match
@@ -98,7 +113,7 @@ func (r *Race) settleMatchLocked(res *Result) {
 	}
 	need := r.match.BestOf/2 + 1
 	switch {
-	case res.Outcome == "aborted":
+	case res.Outcome == OutcomeAborted:
 		m.Over = true
 	case m.Wins[0] >= need || m.Wins[1] >= need:
 		m.Over = true
@@ -115,51 +130,72 @@ func (r *Race) settleMatchLocked(res *Result) {
 	res.Match = &m
 }
 
-// afterEndLocked starts the match's next round when the match goes on.
+// afterEndLocked queues the match's next round when the match goes on: it
+// is made once the race's lock is released.
 func (r *Race) afterEndLocked() {
-	if !r.matchOngoingLocked() {
+	if !r.matchOngoingLocked() || r.spawning || r.next != nil {
 		return
 	}
 	m := *r.result.Match
 	m.Round, m.Over, m.Winner, m.Prev = m.Round+1, false, nil, r.id
-	if err := r.nextLocked(m); err != nil {
-		r.log.Warn().Err(err).Msg("next round not started")
-	}
+	r.spawning = true
+	r.later = append(r.later, func() {
+		if _, err := r.makeNext(m); err != nil {
+			r.log.Warn().Err(err).Msg("next round not started")
+		}
+	})
 }
 
-// nextLocked makes the next race, with this race's players in the same
-// seats (their tokens resume them there), and announces it.
-func (r *Race) nextLocked(m Match) error {
-	if r.spawn == nil {
-		return Errorf(CodeInternal, "this race cannot start another")
-	}
+// makeNext makes the next race, with this race's players in the same
+// seats (their tokens resume them there), and announces it. It is called
+// without the race's lock, by the one request that set spawning: the
+// Service makes the race (its lock, and Redis in Redis mode), then the
+// race's lock is taken again to record and announce it.
+func (r *Race) makeNext(m Match) (*Race, error) {
+	r.mu.Lock()
+	spawn := r.spawn
 	opts := r.opts
-	opts.DealNamed, opts.Deal = false, 0 // a new, secret deal
-	opts.BestOf = m.BestOf
-	next, err := r.spawn(opts)
-	if err != nil {
-		return fmt.Errorf("race %s: next race: %w", r.id, err)
-	}
-	next.mu.Lock()
-	next.match = m
+	var seats [2]seat
 	for s := range 2 {
-		from, to := &r.seats[s], &next.seats[s]
-		to.taken, to.name, to.token, to.player, to.rating = true, from.name, from.token, from.player, from.rating
-		to.computer, to.level, to.seed, to.pace = from.computer, from.level, from.seed, from.pace
-		to.connected = from.computer != nil
-		if !to.connected { // the player has the grace period to come over
-			to.graceEnd = next.clock.Now().Add(next.opts.Grace)
-			to.graceT = next.clock.AfterFunc(next.opts.Grace, func() { next.graceOver(s) })
-		}
+		from := &r.seats[s]
+		seats[s] = seat{name: from.name, token: from.token, player: from.player, rating: from.rating,
+			computer: from.computer, level: from.level, seed: from.seed, pace: from.pace}
 	}
-	next.saveLocked()
-	next.mu.Unlock()
+	r.unlock()
+	var next *Race
+	var err error = Errorf(CodeInternal, "this race cannot start another")
+	if spawn != nil {
+		opts.DealNamed, opts.Deal = false, 0 // a new, secret deal
+		opts.BestOf = m.BestOf
+		// The seats are set before the Service lists the race or saves
+		// its record, so that nobody sees it with free seats.
+		next, err = spawn(opts, func(n *Race) {
+			n.match = m
+			for s := range 2 {
+				from, to := &seats[s], &n.seats[s]
+				to.taken, to.name, to.token, to.player, to.rating = true, from.name, from.token, from.player, from.rating
+				to.computer, to.level, to.seed, to.pace = from.computer, from.level, from.seed, from.pace
+				to.connected = from.computer != nil
+				if !to.connected { // the player has the grace period to come over
+					to.graceEnd = n.clock.Now().Add(n.opts.Grace)
+					to.graceT = n.clock.AfterFunc(n.opts.Grace, func() { n.graceOver(s) })
+				}
+			}
+		})
+	}
+	r.mu.Lock()
+	defer r.unlock()
+	r.spawning = false
+	if err != nil {
+		return nil, fmt.Errorf("race %s: next race: %w", r.id, err)
+	}
 	r.next = next
+	r.saveLocked()
 	r.log.Info().Str("next", next.ID()).Int("round", m.Round).Msg("next race")
 	ev := &NextEvent{Race: r.id, Next: next.ID(), Match: m}
 	for s := range 2 {
 		r.bus.Publish(SeatTopic(r.id, s), ev)
 	}
 	r.publishWatchLocked(ev)
-	return nil
+	return next, nil
 }

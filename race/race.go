@@ -7,6 +7,34 @@
 // One mutex per race owns all of its state; every timer callback and every
 // request takes it, and events are published while it is held, so each
 // subscriber sees them in the order they happened.
+//
+// # Lock order
+//
+// The locks of this package, outermost first (docs/concurrency.md says
+// why):
+//
+//  1. proxy.mu: one connection's handle in Redis mode; only that
+//     connection waits for it, so it may be held across a forwarded call.
+//  2. Service.adoptMu: one takeover at a time; held across the Cluster
+//     calls and the rebuild of a takeover, never taken under 3-5.
+//  3. Race.mu: one race. Held while the race's own event log is appended
+//     to (an acknowledged move is a stored move), its record saved or its
+//     result decided (the Cluster), and while events are published on the
+//     bus (whose Deliver never blocks). Never held while taking another
+//     race's lock or the Service's, nor while calling the OnEnd hook or
+//     making the next race: those are queued on Race.later and run by
+//     Race.unlock once the lock is released.
+//  4. Service.mu, Service.hookMu, Service.remoteMu: leaves. Held only to
+//     read or change the Service's maps and flags; nothing is called and
+//     no other lock is waited for while they are held (Evict and Live copy
+//     the race list, then look at each race without them; Create makes
+//     and registers a race with the Cluster before taking Service.mu to
+//     list it).
+//  5. The bus's, the store's, the clock's and the subscribers' own locks:
+//     leaves inside those types.
+//
+// A lock may be taken while holding only locks above it in this list, so
+// no cycle of waits can form.
 package race
 
 import (
@@ -134,8 +162,10 @@ type Deps struct {
 	// player is out (as though it had left).
 	Computers ComputerFactory
 	// OnEnd, if set, is called once for every race that ends on this
-	// instance, whichever instance made it. It runs with the race's lock
-	// held: it must not block and must not call back into the race.
+	// instance, whichever instance made it. It runs after the race's lock
+	// is released, in the goroutine that ended the race (a request or a
+	// timer): it may call the race and the Service, and what takes long
+	// belongs on a goroutine of its own.
 	OnEnd func(Ended)
 }
 
@@ -221,7 +251,12 @@ type Race struct {
 	onEnd   func(Ended)
 	done    chan struct{}
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// later is the work queued under mu that must run once mu is
+	// released, in order (unlock runs it): the OnEnd hook, the store's
+	// retention, making the next race. See "Lock order" in the package
+	// documentation.
+	later     []func()
 	state     State
 	seats     [2]seat
 	createdAt time.Time
@@ -252,7 +287,10 @@ type Race struct {
 	match   Match
 	next    *Race
 	rematch [2]bool
-	spawn   func(Options) (*Race, error)
+	// spawning is set while the next race is being made, outside mu, so
+	// that it is made once.
+	spawning bool
+	spawn    func(Options, func(*Race)) (*Race, error)
 	// spectators is the number of spectators watching now; told is the
 	// number last published, and watchT publishes a change (at most once
 	// every spectatorsEvery, so that a crowd arriving is one message).
@@ -305,7 +343,7 @@ func (r *Race) Done() <-chan struct{} { return r.done }
 // State is where the race stands now.
 func (r *Race) State() State {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	return r.state
 }
 
@@ -323,7 +361,7 @@ func (r *Race) Commitment() string {
 // a StateEvent. When both seats are taken the countdown starts.
 func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s, err := r.freeSeatLocked()
 	if err != nil {
 		return Ticket{}, err
@@ -347,7 +385,7 @@ func (r *Race) SeatComputer(name string, c Computer) (int, error) {
 		return 0, Errorf(CodeInternal, "a computer seat needs a player")
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s, err := r.freeSeatLocked()
 	if err != nil {
 		return 0, err
@@ -380,7 +418,7 @@ type Reservation struct {
 // seats' players are connected.
 func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s, err := r.freeSeatLocked()
 	if err != nil {
 		return Ticket{}, err
@@ -395,13 +433,18 @@ func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	return Ticket{Seat: s, Token: st.token}, nil
 }
 
-// Resume gives the seat whose token this is back to a new connection sub,
-// which first receives a JoinedEvent (echoing the request id) and a
-// StateEvent with the exact state. A connection still holding the seat gets
-// a ReplacedEvent and loses it.
-func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
+// Resume gives the seat whose token this is back to a new connection sub
+// of player (the lobby's player id of whoever sent the token; "" for an
+// anonymous connection). A seat the lobby reserved is given back only to
+// its player: anyone else, anonymous included, is refused with
+// CodeNotYourSeat, so that a token shown or stolen is not a seat. The
+// seat gets a fresh token and the one given stops working: sub first
+// receives a JoinedEvent with it (echoing the request id), then a
+// StateEvent with the exact state. A connection still holding the seat
+// gets a ReplacedEvent and loses it.
+func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	s := -1
 	for i := range 2 {
 		t := r.seats[i].token
@@ -410,21 +453,23 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 		}
 	}
 	if s < 0 {
-		return 0, Errorf(CodeBadToken, "that token does not resume a seat in this race")
-	}
-	if r.state.Over() {
-		return 0, Errorf(CodeRaceOver, "the race is %s", r.state)
+		return Ticket{}, Errorf(CodeBadToken, "that token does not resume a seat in this race")
 	}
 	st := &r.seats[s]
+	if st.player != "" && st.player != player {
+		return Ticket{}, Errorf(CodeNotYourSeat, "seat %d of race %s is reserved for another player; say hello as that player, or watch the race", s, r.id)
+	}
+	if r.state.Over() {
+		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
 	if st.sub != nil {
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
 	wasConnected, before := st.connected, r.state
 	st.connected = true
+	st.token = NewToken()    // the token given is spent
 	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
-	if !wasConnected || r.state != before {
-		r.saveLocked()
-	}
+	r.saveLocked()           // the new token outlives this instance (Redis mode)
 	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
@@ -434,7 +479,7 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 		r.publishStateLocked(s)
 	}
 	r.log.Info().Int("seat", s).Msg("player resumed")
-	return s, nil
+	return Ticket{Seat: s, Token: st.token}, nil
 }
 
 // Leave is called when connection sub, which held seat s, is gone. The
@@ -442,7 +487,7 @@ func (r *Race) Resume(token, id string, sub Subscriber) (int, error) {
 // own game is over forfeits nothing.
 func (r *Race) Leave(s int, sub Subscriber) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if st.sub != sub {
 		return // already replaced by a newer connection
@@ -468,7 +513,7 @@ func (r *Race) Leave(s int, sub Subscriber) {
 // the race runs elsewhere now, and the connection follows it there.
 func (r *Race) detach(s int, sub Subscriber) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if st.sub != sub {
 		return
@@ -483,7 +528,7 @@ func (r *Race) detach(s int, sub Subscriber) {
 // cancel when the spectator leaves.
 func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	r.spectators++
 	sub.Deliver(r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
@@ -495,7 +540,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 			r.mu.Lock()
 			r.spectators--
 			r.spectatorsChangedLocked()
-			r.mu.Unlock()
+			r.unlock()
 		})
 	}
 }
@@ -512,7 +557,7 @@ func (r *Race) spectatorsChangedLocked() {
 	}
 	r.watchT = r.clock.AfterFunc(spectatorsEvery, func() {
 		r.mu.Lock()
-		defer r.mu.Unlock()
+		defer r.unlock()
 		r.watchT = nil
 		if r.state.Over() || r.stopped || r.spectators == r.told {
 			return
@@ -530,7 +575,7 @@ func (r *Race) spectatorsChangedLocked() {
 // Result is how the race ended, or nil while it is not over.
 func (r *Race) Result() *Result {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.result == nil {
 		return nil
 	}
@@ -553,7 +598,7 @@ func (r *Race) Move(s int, text, id string) error {
 		return &Error{Code: CodeIllegalMove, Reason: "bad-notation", Message: err.Error(), Err: err}
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	return r.moveLocked(s, m, id)
 }
 
@@ -562,7 +607,7 @@ func (r *Race) Move(s int, text, id string) error {
 // cards as for a stuck player.
 func (r *Race) Resign(s int, id string) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.repeatedLocked(s, "resign", id) {
 		return nil
 	}
@@ -605,8 +650,8 @@ func (r *Race) resignLocked(s int, id string) error {
 }
 
 // appendFailedLocked is the refusal of a move or resignation (what) that
-// the event log did not take: "unavailable" when the store cannot be
-// reached, "internal" otherwise. The race is unchanged.
+// the event log did not take. Every storage failure is "unavailable": the
+// race is unchanged, and the same request may be sent again.
 func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	r.log.Error().Err(err).Int("seat", s).Msg("event log append failed")
 	wrapped := fmt.Errorf("race %s: append: %w", r.id, err)
@@ -618,12 +663,12 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 		// again with the same id, it is answered as stored (see Move).
 		return &Error{Code: CodeUnavailable, Message: "the " + what + " may not have been recorded: storage is unavailable; send it again shortly, with the same id", Err: wrapped}
 	}
-	return &Error{Code: CodeInternal, Message: "the " + what + " could not be recorded; try again", Err: wrapped}
+	return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage failed; send it again shortly, with the same id", Err: wrapped}
 }
 
 func (r *Race) isStopped() bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	return r.stopped
 }
 
@@ -752,7 +797,7 @@ func (r *Race) maybeCountdownLocked() {
 
 func (r *Race) start() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state != Countdown {
 		return
 	}
@@ -771,7 +816,7 @@ func (r *Race) start() {
 
 func (r *Race) timeUp() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state == Running {
 		r.timeUpLocked()
 	}
@@ -785,14 +830,14 @@ func (r *Race) timeUpLocked() {
 
 func (r *Race) firstMoveCheck() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state != Running {
 		return
 	}
 	for s := range 2 {
 		if r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
 			r.log.Info().Int("seat", s).Msg("no first move in time")
-			r.abortLocked("no-first-move")
+			r.abortLocked(ReasonNoFirstMove)
 			return
 		}
 	}
@@ -801,27 +846,27 @@ func (r *Race) firstMoveCheck() {
 // waitOver aborts a race nobody came to play.
 func (r *Race) waitOver() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if r.state != Waiting || r.stopped {
 		return
 	}
 	r.log.Info().Dur("waited", r.opts.WaitTimeout).Msg("nobody came: the race expires")
-	r.abortLocked("expired")
+	r.abortLocked(ReasonExpired)
 }
 
 func (r *Race) graceOver(s int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if r.state.Over() || st.connected || r.clock.Now().Before(st.graceEnd) {
 		return // resumed in time, or a stale timer
 	}
 	r.log.Info().Int("seat", s).Msg("grace period over")
 	if r.state == Running {
-		r.finishLocked(1-s, "forfeit")
+		r.finishLocked(1-s, ReasonForfeit)
 		return
 	}
-	r.abortLocked("left")
+	r.abortLocked(ReasonLeft)
 }
 
 func (r *Race) scheduleBotLocked(s int) {
@@ -834,7 +879,7 @@ func (r *Race) scheduleBotLocked(s int) {
 
 func (r *Race) botMove(s int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	st := &r.seats[s]
 	if r.state != Running || st.game.Status().Over() {
 		return
@@ -857,7 +902,7 @@ func (r *Race) botMove(s int) {
 // it now (Redis mode), and this copy must decide nothing.
 func (r *Race) Stop() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	r.stopLocked()
 }
 
@@ -878,23 +923,23 @@ func (r *Race) stopTimersLocked() {
 
 // Abort ends the race without a rated result, for the reason given (for
 // instance "shutdown"). It does nothing to a race that is over.
-func (r *Race) Abort(reason string) {
+func (r *Race) Abort(reason Reason) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if !r.state.Over() {
 		r.abortLocked(reason)
 	}
 }
 
-func (r *Race) abortLocked(reason string) {
-	r.endLocked(&Result{Outcome: "aborted", Reason: reason}, Aborted)
+func (r *Race) abortLocked(reason Reason) {
+	r.endLocked(&Result{Outcome: OutcomeAborted, Reason: reason}, Aborted)
 }
 
-func (r *Race) finishLocked(winner int, reason string) {
-	res := &Result{Outcome: "draw", Reason: reason, Rated: !r.opts.Unrated}
+func (r *Race) finishLocked(winner int, reason Reason) {
+	res := &Result{Outcome: OutcomeDraw, Reason: reason, Rated: !r.opts.Unrated}
 	if winner >= 0 {
 		w := winner
-		res.Outcome, res.Winner = "win", &w
+		res.Outcome, res.Winner = OutcomeWin, &w
 	}
 	r.endLocked(res, Finished)
 }
@@ -924,24 +969,41 @@ func (r *Race) endLocked(res *Result, state State) {
 	// overflow a spectator's send queue after a fast race): the final state
 	// below carries both boards as they end.
 	r.specQ = nil
-	r.log.Info().Str("state", string(state)).Str("outcome", res.Outcome).Str("reason", res.Reason).
+	r.log.Info().Str("state", string(state)).Str("outcome", string(res.Outcome)).Str("reason", string(res.Reason)).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
+	r.saveLocked()
+	// What follows calls out of the race (the store, the OnEnd hook, the
+	// Service): it runs once the lock is released.
+	if ret, ok := r.store.(Retainer); ok {
+		r.later = append(r.later, func() {
+			if err := ret.Finished(context.Background(), r.id); err != nil {
+				r.log.Warn().Err(err).Msg("event log retention not set")
+			}
+		})
+	}
 	if r.onEnd != nil {
 		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res}
 		for i := range 2 {
 			e.Players[i] = r.playerInfoLocked(i)
 		}
-		r.onEnd(e)
+		r.later = append(r.later, func() { r.onEnd(e) })
 	}
-	close(r.done)
-	if ret, ok := r.store.(Retainer); ok {
-		if err := ret.Finished(context.Background(), r.id); err != nil {
-			r.log.Warn().Err(err).Msg("event log retention not set")
-		}
-	}
+	r.later = append(r.later, func() { close(r.done) })
 	r.afterEndLocked()
-	r.saveLocked()
+}
+
+// unlock releases the race's lock, then runs the work queued under it
+// (later), in the order it was queued, in the caller's goroutine. Every
+// locked section that may end the race or make its next one unlocks with
+// it.
+func (r *Race) unlock() {
+	later := r.later
+	r.later = nil
+	r.mu.Unlock()
+	for _, f := range later {
+		f()
+	}
 }
 
 // publishStateLocked sends each audience but seat except (-1: none) its
@@ -1075,13 +1137,13 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 		in.StartAt = &t
 	}
 	over := r.state.Over()
-	r.mu.Unlock()
+	r.unlock()
 	if !over {
 		return in, nil
 	}
 	moves, err := r.store.Moves(ctx, r.id)
 	if err != nil {
-		return in, fmt.Errorf("race %s: read moves: %w", r.id, err)
+		return in, &Error{Code: CodeUnavailable, Message: "the race's moves cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read moves: %w", r.id, err)}
 	}
 	in.Moves = moves
 	return in, nil

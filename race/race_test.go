@@ -219,9 +219,12 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	f.race.Leave(0, f.subs[0])
 	f.clock.Advance(race.DefaultGrace / 2)
 	sub := &recorder{}
-	s, err := f.race.Resume(f.tok[0], "", sub)
-	if err != nil || s != 0 {
-		t.Fatalf("resume: seat %d, %v", s, err)
+	tk, err := f.race.Resume(f.tok[0], "", "", sub)
+	if err != nil || tk.Seat != 0 || tk.Token == f.tok[0] || tk.Token == "" {
+		t.Fatalf("resume: %+v, %v; want seat 0 with a fresh token", tk, err)
+	}
+	if _, err := f.race.Resume(f.tok[0], "", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
+		t.Errorf("the spent token resumes: %v", err)
 	}
 	st := sub.Events()[1].(*race.StateEvent)
 	want := g0.View()
@@ -233,7 +236,7 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	if f.race.State() != race.Running {
 		t.Fatalf("state %s: resumed player forfeited", f.race.State())
 	}
-	if _, err := f.race.Resume("0123", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
+	if _, err := f.race.Resume("0123", "", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
 		t.Errorf("bad token: %v", err)
 	}
 }
@@ -445,9 +448,11 @@ func TestBestOfThree(t *testing.T) {
 		}
 		subs = [2]*recorder{{}, {}}
 		for s := range 2 {
-			if _, err := r.Resume(toks[s], "", subs[s]); err != nil {
+			tk, err := r.Resume(toks[s], "", "", subs[s])
+			if err != nil {
 				t.Fatalf("resume round %d: %v", round+1, err)
 			}
+			toks[s] = tk.Token // the one given is spent
 		}
 	}
 }

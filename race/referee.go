@@ -16,38 +16,38 @@ func out(g *engine.Game) bool {
 //     a draw ("equal-cards");
 //   - when one is out, the other wins as soon as they have more cards on the
 //     foundations ("passed"): nothing can change that any more.
-func decide(g *[2]engine.Game) (winner int, reason string, done bool) {
+func decide(g *[2]engine.Game) (winner int, reason Reason, done bool) {
 	for s := range 2 {
 		if g[s].Status() == engine.Won {
-			return s, "won-deal", true
+			return s, ReasonWonDeal, true
 		}
 	}
 	out0, out1 := out(&g[0]), out(&g[1])
 	a, b := g[0].Score(), g[1].Score()
 	switch {
 	case out0 && out1:
-		return compare(a, b, "more-cards")
+		return compare(a, b, ReasonMoreCards)
 	case out0 && b > a:
-		return 1, "passed", true
+		return 1, ReasonPassed, true
 	case out1 && a > b:
-		return 0, "passed", true
+		return 0, ReasonPassed, true
 	}
 	return 0, "", false
 }
 
 // decideOnTime is the referee when the time limit is reached: more cards on
 // the foundations wins, equal is a draw.
-func decideOnTime(g *[2]engine.Game) (winner int, reason string) {
-	w, r, _ := compare(g[0].Score(), g[1].Score(), "time")
+func decideOnTime(g *[2]engine.Game) (winner int, reason Reason) {
+	w, r, _ := compare(g[0].Score(), g[1].Score(), ReasonTime)
 	return w, r
 }
 
-func compare(a, b int, reason string) (int, string, bool) {
+func compare(a, b int, reason Reason) (int, Reason, bool) {
 	switch {
 	case a > b:
 		return 0, reason, true
 	case b > a:
 		return 1, reason, true
 	}
-	return -1, "equal-cards", true
+	return -1, ReasonEqualCards, true
 }

@@ -19,7 +19,7 @@ type Handle interface {
 	ID() string
 	State() State
 	Join(name, id string, sub Subscriber) (Ticket, error)
-	Resume(token, id string, sub Subscriber) (int, error)
+	Resume(token, player, id string, sub Subscriber) (Ticket, error)
 	Leave(s int, sub Subscriber)
 	Watch(sub Subscriber) (cancel func())
 	Move(s int, text, id string) error
@@ -39,12 +39,15 @@ var (
 // let an owner that has never seen the connection (it took the race over)
 // attach it before it serves the request.
 type Request struct {
-	Op       string `json:"op"` // join resume leave watch unwatch move resign rematch state info
-	Race     string `json:"race"`
-	Topic    string `json:"topic"`
-	Name     string `json:"name,omitempty"`
-	ID       string `json:"id,omitempty"`
-	Token    string `json:"token,omitempty"`
+	Op    string `json:"op"` // join resume leave watch unwatch move resign rematch state info
+	Race  string `json:"race"`
+	Topic string `json:"topic"`
+	Name  string `json:"name,omitempty"`
+	ID    string `json:"id,omitempty"`
+	Token string `json:"token,omitempty"`
+	// Player is the lobby's player id of the connection ("" for none):
+	// a reserved seat resumes only for its player.
+	Player   string `json:"player,omitempty"`
 	Seat     int    `json:"seat"`
 	Move     string `json:"move,omitempty"`
 	Watching bool   `json:"watching,omitempty"`
@@ -62,7 +65,7 @@ type Reply struct {
 
 // WireError is an *Error as a Reply carries it.
 type WireError struct {
-	Code    string `json:"code"`
+	Code    Code   `json:"code"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message"`
 }
@@ -75,7 +78,7 @@ func toWire(err error) *WireError {
 	if errors.As(err, &e) {
 		return &WireError{Code: e.Code, Reason: e.Reason, Message: e.Message}
 	}
-	return &WireError{Code: CodeInternal, Message: err.Error()}
+	return &WireError{Code: ErrorCode(err), Message: err.Error()}
 }
 
 func (w *WireError) err() error {
@@ -217,14 +220,19 @@ func (s *Service) takeOver(ctx context.Context, id, gone string) (*Race, error) 
 		_ = c.Release(ctx, id)
 		return nil, err
 	}
-	r.spawn = s.Create
+	r.spawn = s.create
 	s.mu.Lock()
+	if s.draining { // Drain began meanwhile and will not hand this race over
+		s.mu.Unlock()
+		_ = c.Handover(ctx, id)
+		return nil, nil
+	}
 	s.races[id] = r
 	s.mu.Unlock()
 	if !r.state.Over() {
 		r.mu.Lock()
 		r.rearmLocked(rec)
-		r.mu.Unlock()
+		r.unlock()
 	}
 	s.deps.Log.Info().Str("race", id).Str("from", gone).Int("moves", len(moves)).Msg("race taken over")
 	s.deps.Bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id, Owner: c.Instance()})
@@ -248,8 +256,9 @@ func (s *Service) serveRequest(req *Request) *Reply {
 	switch {
 	case req.Op == "join" || req.Op == "resume" || req.Op == "watch" || req.Op == "leave" || req.Op == "unwatch":
 	case req.Token != "" && !rc.player:
-		if seat, err := r.Resume(req.Token, "", rc.sub); err == nil {
-			rc.player, rc.seat = true, seat
+		// The race sends the connection its seat's new token in "joined".
+		if t, err := r.Resume(req.Token, req.Player, "", rc.sub); err == nil {
+			rc.player, rc.seat = true, t.Seat
 		}
 	case req.Watching && rc.unwatch == nil:
 		rc.unwatch = r.Watch(rc.sub)
@@ -263,10 +272,10 @@ func (s *Service) serveRequest(req *Request) *Reply {
 			rc.player, rc.seat = true, t.Seat
 		}
 	case "resume":
-		seat, err := r.Resume(req.Token, req.ID, rc.sub)
-		rep.Err, rep.Seat, rep.Token = toWire(err), seat, req.Token
+		t, err := r.Resume(req.Token, req.Player, req.ID, rc.sub)
+		rep.Err, rep.Seat, rep.Token = toWire(err), t.Seat, t.Token
 		if err == nil {
-			rc.player, rc.seat = true, seat
+			rc.player, rc.seat = true, t.Seat
 		}
 	case "leave":
 		if rc.player {
@@ -304,15 +313,16 @@ func (s *Service) serveRequest(req *Request) *Reply {
 // are over (their instance may have died without saying goodbye).
 func (s *Service) pruneRemotes() {
 	s.remoteMu.Lock()
-	var done []string
+	races := make(map[string]*Race, len(s.remotes))
 	for topic, rc := range s.remotes {
-		if rc.race.State().Over() {
-			done = append(done, topic)
-		}
+		races[topic] = rc.race
 	}
 	s.remoteMu.Unlock()
-	for _, topic := range done {
-		s.dropRemote(topic)
+	// The races are read without remoteMu, a leaf of the lock order.
+	for topic, r := range races {
+		if r.State().Over() {
+			s.dropRemote(topic)
+		}
 	}
 }
 
@@ -328,7 +338,7 @@ func (s *Service) dropRemote(topic string) {
 
 // codeNotOwner is a Reply's code when the instance asked does not run the
 // race (it lost it, or never had it): the caller looks again.
-const codeNotOwner = "not-owner"
+const codeNotOwner Code = "not-owner"
 
 // proxy is the Handle of every connection in Redis mode. Each request
 // goes to the race where it runs now: here (the connection attached to it
@@ -341,11 +351,12 @@ type proxy struct {
 	topic string
 
 	mu       sync.Mutex
-	sub      Subscriber // the connection
+	sub      Subscriber // the connection, through its tokenSpy once it plays
 	unsub    func()     // its topic's subscription, while the race is elsewhere
 	attached *Race      // the local race the connection is attached to
 	cancelW  func()     // attached's Watch cancel
-	token    string
+	token    tokenBox   // the seat's latest token
+	who      string     // the lobby's player id of the connection
 	seat     int
 	player   bool
 	watched  bool
@@ -382,6 +393,51 @@ func (p *proxy) rewatch() {
 	}
 }
 
+// tokenBox is the seat's latest token, which the race that runs it sends
+// in "joined" whenever the connection resumes it (here or forwarded). Its
+// lock is a leaf: Deliver takes it under a race's lock.
+type tokenBox struct {
+	mu  sync.Mutex
+	tok string
+}
+
+func (b *tokenBox) get() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tok
+}
+
+func (b *tokenBox) set(t string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tok = t
+}
+
+// tokenSpy stands for a player's connection: it passes every event on,
+// and keeps the token of each JoinedEvent so that the proxy resumes the
+// seat with the token that works now (a resume spends the one before).
+type tokenSpy struct {
+	p   *proxy
+	sub Subscriber
+}
+
+// Deliver keeps a JoinedEvent's token and passes ev on.
+func (t *tokenSpy) Deliver(ev Event) {
+	if j, ok := ev.(*JoinedEvent); ok && j.Race == t.p.id {
+		t.p.token.set(j.Token)
+	}
+	t.sub.Deliver(ev)
+}
+
+// playerSub is the connection's subscriber for a seat: sub behind a
+// tokenSpy, made once per connection.
+func (p *proxy) playerSub(sub Subscriber) Subscriber {
+	if spy, ok := p.sub.(*tokenSpy); ok && spy.sub == sub {
+		return spy
+	}
+	return &tokenSpy{p: p, sub: sub}
+}
+
 // ID is the race's id.
 func (p *proxy) ID() string { return p.id }
 
@@ -404,7 +460,7 @@ func (p *proxy) here() *Race {
 	}
 	switch {
 	case p.player && p.sub != nil:
-		if _, err := r.Resume(p.token, "", p.sub); err != nil {
+		if _, err := r.Resume(p.token.get(), p.who, "", p.sub); err != nil {
 			p.svc.deps.Log.Debug().Err(err).Str("race", p.id).Msg("reattach")
 		}
 	case p.watched && p.sub != nil:
@@ -443,8 +499,8 @@ func (p *proxy) listen() {
 // owner is gone; when the race runs here it returns (nil, race, nil).
 func (p *proxy) call(req *Request) (*Reply, *Race, error) {
 	req.Race, req.Topic = p.id, p.topic
-	if p.player {
-		req.Token = p.token
+	if p.player && req.Op != "resume" { // a resume carries its own token
+		req.Token, req.Player = p.token.get(), p.who
 	}
 	req.Watching = p.watched
 	for range 3 {
@@ -494,7 +550,8 @@ func (p *proxy) State() State {
 func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sub = sub
+	p.sub = p.playerSub(sub)
+	sub = p.sub
 	rep, r, err := p.call(&Request{Op: "join", Name: name, ID: id})
 	var t Ticket
 	switch {
@@ -507,28 +564,31 @@ func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	if err != nil {
 		return Ticket{}, err
 	}
-	p.player, p.token, p.seat = true, t.Token, t.Seat
+	p.player, p.seat = true, t.Seat
+	p.token.set(t.Token)
 	return t, nil
 }
 
-// Resume takes a seat back.
-func (p *proxy) Resume(token, id string, sub Subscriber) (int, error) {
+// Resume takes a seat back, for the lobby's player who (or "").
+func (p *proxy) Resume(token, who, id string, sub Subscriber) (Ticket, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sub = sub
-	rep, r, err := p.call(&Request{Op: "resume", Token: token, ID: id})
-	seat := 0
+	p.sub = p.playerSub(sub)
+	sub = p.sub
+	rep, r, err := p.call(&Request{Op: "resume", Token: token, Player: who, ID: id})
+	var t Ticket
 	switch {
 	case r != nil:
-		seat, err = r.Resume(token, id, sub)
+		t, err = r.Resume(token, who, id, sub)
 	case err == nil:
-		seat, err = rep.Seat, rep.Err.err()
+		t, err = Ticket{Seat: rep.Seat, Token: rep.Token}, rep.Err.err()
 	}
 	if err != nil {
-		return 0, err
+		return Ticket{}, err
 	}
-	p.player, p.token, p.seat = true, token, seat
-	return seat, nil
+	p.player, p.who, p.seat = true, who, t.Seat
+	p.token.set(t.Token)
+	return t, nil
 }
 
 // Leave gives the seat up (the grace period starts where the race runs).
@@ -536,7 +596,7 @@ func (p *proxy) Leave(s int, sub Subscriber) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, r, _ := p.call(&Request{Op: "leave", Seat: s}); r != nil {
-		r.Leave(s, sub)
+		r.Leave(s, p.sub) // the seat's subscriber is the connection's tokenSpy
 	}
 	p.player = false
 	if p.unsub != nil {

@@ -43,13 +43,18 @@ func TestReservedSeatsStartWhenBothResume(t *testing.T) {
 	if _, err := r.Join("cy", "", &recorder{}); race.ErrorCode(err) != race.CodeRaceFull {
 		t.Fatalf("join into reserved race: %v", err)
 	}
-	if _, err := r.Resume(a.Token, "", &recorder{}); err != nil {
+	for _, who := range []string{"", "p-bob"} {
+		if _, err := r.Resume(a.Token, who, "", &recorder{}); race.ErrorCode(err) != race.CodeNotYourSeat {
+			t.Fatalf("ann's seat resumed for %q: %v", who, err)
+		}
+	}
+	if _, err := r.Resume(a.Token, "p-ann", "", &recorder{}); err != nil {
 		t.Fatal(err)
 	}
 	if r.State() != race.Waiting {
 		t.Fatalf("state %s with one player in", r.State())
 	}
-	if _, err := r.Resume(b.Token, "", &recorder{}); err != nil {
+	if _, err := r.Resume(b.Token, "p-bob", "", &recorder{}); err != nil {
 		t.Fatal(err)
 	}
 	if r.State() != race.Countdown {
@@ -91,7 +96,7 @@ func TestReservedSeatNotTakenAborts(t *testing.T) {
 	r, _ := newService(clock).Create(race.Options{})
 	a, _ := r.Reserve(race.Reservation{Name: "ann", Player: "p-ann"})
 	_, _ = r.Reserve(race.Reservation{Name: "bob", Player: "p-bob"})
-	if _, err := r.Resume(a.Token, "", &recorder{}); err != nil {
+	if _, err := r.Resume(a.Token, "p-ann", "", &recorder{}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(race.DefaultGrace)

@@ -95,38 +95,71 @@ func (s *Service) SeatOf(ctx context.Context, id, player string) (token string, 
 }
 
 // Create makes a new race waiting for its players.
-func (s *Service) Create(opts Options) (*Race, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.draining {
-		return nil, Errorf(CodeDraining, "the server is shutting down; try again in a moment")
-	}
-	return s.createLocked(opts)
-}
+func (s *Service) Create(opts Options) (*Race, error) { return s.create(opts, nil) }
 
-func (s *Service) createLocked(opts Options) (*Race, error) {
+// create makes a race, lets prepare (if set) set it up before anyone else
+// can see it, registers it with the Cluster (Redis mode) and lists it. The
+// Service's lock is taken only to read the draining flag and to list the
+// race: never during the Cluster's calls (see the package's lock order).
+func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
+	if s.isDraining() {
+		return nil, errDraining()
+	}
 	r, err := New(NewToken(), opts, s.deps)
 	if err != nil {
 		return nil, err
 	}
-	r.spawn = s.Create
-	if c := s.deps.Cluster; c != nil {
+	r.spawn = s.create
+	if prepare != nil {
+		r.mu.Lock()
+		prepare(r)
+		r.unlock()
+	}
+	c := s.deps.Cluster
+	if c != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 		defer cancel()
 		ok, err := c.Claim(ctx, r.id, "")
 		if err == nil && !ok {
 			err = errors.New("a new race id is already owned")
 		}
-		if err != nil {
-			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
+		if err == nil {
+			r.mu.Lock()
+			rec := r.recordLocked()
+			r.unlock()
+			if err = c.Save(ctx, rec); err != nil {
+				_ = c.Release(ctx, r.id)
+			}
 		}
-		if err := c.Save(ctx, r.recordLocked()); err != nil {
-			_ = c.Release(ctx, r.id)
+		if err != nil {
+			r.Stop()
 			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
 		}
 	}
+	s.mu.Lock()
+	if s.draining { // Drain began meanwhile and has not seen this race
+		s.mu.Unlock()
+		r.Stop()
+		if c != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+			defer cancel()
+			_ = c.Release(ctx, r.id)
+		}
+		return nil, errDraining()
+	}
 	s.races[r.ID()] = r
+	s.mu.Unlock()
 	return r, nil
+}
+
+func (s *Service) isDraining() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.draining
+}
+
+func errDraining() *Error {
+	return Errorf(CodeDraining, "the server is shutting down; try again in a moment")
 }
 
 // Get finds a race by id.
@@ -158,15 +191,23 @@ func (s *Service) Live() int {
 // their records while Redis keeps them.
 func (s *Service) Evict(keep time.Duration) int {
 	now := s.deps.Clock.Now()
+	var old []*Race
+	// The races are read without the Service's lock, which is never held
+	// while waiting for a race's.
+	for _, r := range s.snapshot() {
+		r.mu.Lock()
+		ended := r.state.Over() && !r.endedAt.IsZero() && now.Sub(r.endedAt) >= keep
+		r.mu.Unlock()
+		if ended {
+			old = append(old, r)
+		}
+	}
 	var gone []string
 	s.mu.Lock()
-	for id, r := range s.races {
-		r.mu.Lock()
-		old := r.state.Over() && !r.endedAt.IsZero() && now.Sub(r.endedAt) >= keep
-		r.mu.Unlock()
-		if old {
-			delete(s.races, id)
-			gone = append(gone, id)
+	for _, r := range old {
+		if s.races[r.id] == r { // not replaced meanwhile (a race taken over)
+			delete(s.races, r.id)
+			gone = append(gone, r.id)
 		}
 	}
 	s.mu.Unlock()
@@ -222,7 +263,7 @@ func (s *Service) Drain(ctx context.Context) int {
 	}
 	for _, r := range races {
 		if r.State() == Waiting {
-			r.Abort("shutdown")
+			r.Abort(ReasonShutdown)
 		}
 	}
 	cut := 0
@@ -231,7 +272,7 @@ func (s *Service) Drain(ctx context.Context) int {
 		case <-r.Done():
 		case <-ctx.Done():
 			if !r.State().Over() {
-				r.Abort("shutdown")
+				r.Abort(ReasonShutdown)
 				cut++
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-chi/httprate"
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
@@ -20,13 +19,6 @@ import (
 // maxBodyBytes bounds an API request body: race options are a few hundred
 // bytes.
 const maxBodyBytes = 4 << 10
-
-// Bounds on the options a client may ask for.
-const (
-	maxTimeLimit        = time.Hour              // longer races tie up memory for nothing
-	minComputerPace     = 100 * time.Millisecond // faster is no game for a person
-	defaultComputerPace = 2 * time.Second        // about a person's pace
-)
 
 func handleHealthz() http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
@@ -61,17 +53,38 @@ type createRaceRequest struct {
 	Variant string `json:"variant,omitempty"`
 	// Deal names the deal (a decimal string or number); absent means a
 	// secret random deal with a published commitment.
-	Deal             json.Number `json:"deal,omitempty"`
-	Public           bool        `json:"public,omitempty"`
-	TimeLimitSeconds int         `json:"timeLimitSeconds,omitempty"`
-	// BestOf makes a match of that many rounds (odd, 1 to 9).
-	BestOf int `json:"bestOf,omitempty"`
+	Deal   dealField `json:"deal,omitempty"`
+	Public bool      `json:"public,omitempty"`
+	// TimeLimitSeconds and BestOf (a match of that many rounds) are
+	// absent (nil) for the defaults; present, they must be in range
+	// (race.Choice), 0 included.
+	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
+	BestOf           *int `json:"bestOf,omitempty"`
 	// Computer takes the second seat for a computer player.
 	Computer *struct {
 		Level  string `json:"level"`
-		PaceMs int    `json:"paceMs,omitempty"`
+		PaceMs *int   `json:"paceMs,omitempty"`
 		Seed   uint64 `json:"seed,omitempty"`
 	} `json:"computer,omitempty"`
+}
+
+// dealField is a deal number as a JSON string or number, kept as its text
+// for race.Choice to check.
+type dealField string
+
+// UnmarshalJSON takes a string's text, or a number's.
+func (d *dealField) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*d = dealField(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("deal: %s is not a string or a number", b)
+	}
+	*d = dealField(n)
+	return nil
 }
 
 // createRaceResponse is the reply to POST /api/races.
@@ -98,32 +111,18 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, CodeBadJSON, "the body is not race options: %v", err)
 			return
 		}
-		opts := race.Options{
-			Variant:        req.Variant,
-			Public:         req.Public,
-			SpectatorDelay: deps.SpectatorDelay,
-			Grace:          deps.Grace,
-			TimeLimit:      time.Duration(req.TimeLimitSeconds) * time.Second,
-			BestOf:         req.BestOf,
+		choice := race.Choice{Variant: req.Variant, TimeLimitSeconds: req.TimeLimitSeconds, BestOf: req.BestOf,
+			Deal: string(req.Deal), Public: req.Public}
+		if req.Computer != nil {
+			choice.ComputerPaceMs = req.Computer.PaceMs
 		}
-		if opts.TimeLimit < 0 || opts.TimeLimit > maxTimeLimit {
-			writeError(w, http.StatusBadRequest, race.CodeBadOptions, "timeLimitSeconds must be from 1 to %d", int(maxTimeLimit.Seconds()))
+		opts, err := choice.Options()
+		if err != nil {
+			writeRaceError(w, err)
 			return
 		}
-		if req.Deal != "" {
-			if req.Public {
-				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "a public race's deal is secret: only private races name one")
-				return
-			}
-			n, err := strconv.ParseUint(req.Deal.String(), 10, 64)
-			if err != nil {
-				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "deal %q is not a number from 0 to 18446744073709551615", req.Deal)
-				return
-			}
-			opts.Deal, opts.DealNamed = n, true
-		}
+		opts.SpectatorDelay, opts.Grace = deps.SpectatorDelay, deps.Grace
 		var bot race.Computer
-		pace := defaultComputerPace
 		if c := req.Computer; c != nil {
 			if deps.Computer == nil {
 				writeError(w, http.StatusBadRequest, CodeNoComputer, "this server has no computer players")
@@ -131,13 +130,10 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			}
 			p, err := deps.Computer(c.Level, c.Seed)
 			if err != nil {
-				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "computer: %v", err)
+				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "computer.level: %v", err)
 				return
 			}
-			if c.PaceMs > 0 {
-				pace = max(time.Duration(c.PaceMs)*time.Millisecond, minComputerPace)
-			}
-			bot = race.Computer{Player: p, Level: c.Level, Seed: c.Seed, Pace: pace}
+			bot = race.Computer{Player: p, Level: c.Level, Seed: c.Seed, Pace: choice.ComputerPace()}
 		}
 		rc, err := deps.Races.Create(opts)
 		if err != nil {
@@ -194,36 +190,21 @@ func raceInfo(w http.ResponseWriter, r *http.Request, log zerolog.Logger, races 
 	info, err := rc.Info(r.Context())
 	if err != nil {
 		log.Error().Err(err).Str("race", rc.ID()).Msg("race info")
-		writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's record could not be read")
+		writeRaceError(w, err)
 		return race.Info{}, false
 	}
 	return info, true
 }
 
-// limitPerClient lets each client address (the connection's, not a
-// forwarded header, which anyone can write) make n requests a minute to h;
-// the rest get 429 rate-limited. n <= 0: no limit.
-func limitPerClient(n int, h http.HandlerFunc) http.Handler {
-	if n <= 0 {
-		return h
-	}
-	return httprate.Limit(n, time.Minute,
-		httprate.WithKeyFuncs(httprate.KeyByIP),
-		httprate.WithLimitHandler(func(w http.ResponseWriter, _ *http.Request) {
-			writeError(w, http.StatusTooManyRequests, CodeRateLimited, "too many races made from your address; try again in a minute")
-		}),
-	)(h)
-}
-
 // apiError is the body of every failed API request.
 type apiError struct {
 	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code    race.Code `json:"code"`
+		Message string    `json:"message"`
 	} `json:"error"`
 }
 
-func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
+func writeError(w http.ResponseWriter, status int, code race.Code, format string, args ...any) {
 	var e apiError
 	e.Error.Code, e.Error.Message = code, fmt.Sprintf(format, args...)
 	writeJSON(w, status, e)

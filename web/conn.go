@@ -405,12 +405,12 @@ func (c *conn) join(m clientMsg) {
 		return
 	}
 	if seatToken != "" { // a seat the lobby reserved for this player
-		s, err := r.Resume(seatToken, m.ID, c) // the race sends "joined", then "state"
+		t, err := r.Resume(seatToken, c.playerID(), m.ID, c) // the race sends "joined", then "state"
 		if err != nil {
 			c.enqueue(raceError(m.ID, err))
 			return
 		}
-		c.becomePlayer(r, s)
+		c.becomePlayer(r, t.Seat)
 		return
 	}
 	t, err := r.Join(name, m.ID, c) // the race sends "joined", then "state"
@@ -426,12 +426,24 @@ func (c *conn) resume(m clientMsg) {
 	if r == nil {
 		return
 	}
-	s, err := r.Resume(m.Token, m.ID, c) // the race sends "joined", then "state"
+	// A seat the lobby reserved resumes only for its player, who said
+	// hello on this connection; the race sends "joined" with the seat's
+	// new token (the one sent is spent), then "state".
+	t, err := r.Resume(m.Token, c.playerID(), m.ID, c)
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
 		return
 	}
-	c.becomePlayer(r, s)
+	c.becomePlayer(r, t.Seat)
+}
+
+// playerID is the lobby's player id of the connection, once it said
+// hello; "" before, and on servers without a lobby.
+func (c *conn) playerID() string {
+	if c.session == nil {
+		return ""
+	}
+	return c.session.Player().ID
 }
 
 func (c *conn) becomePlayer(r race.Handle, s int) {

@@ -52,7 +52,7 @@ func FuzzHandle(f *testing.F) {
 				if head.V != ProtocolVersion || head.Type == "" {
 					t.Fatalf("reply %s to %q lacks v or type", b, data)
 				}
-				if !json.Valid(data) && (head.Type != "error" || head.Code != CodeBadJSON) {
+				if !json.Valid(data) && (head.Type != "error" || head.Code != string(CodeBadJSON)) {
 					t.Fatalf("invalid JSON %q got %s, want a bad-json error", data, b)
 				}
 			default:

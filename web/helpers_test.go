@@ -111,9 +111,9 @@ func (e *env) info(id string) race.Info {
 // msg is one server message, decoded loosely.
 type msg struct {
 	raw  []byte
-	Type string `json:"type"`
-	ID   string `json:"id"`
-	Code string `json:"code"`
+	Type string    `json:"type"`
+	ID   string    `json:"id"`
+	Code race.Code `json:"code"`
 	// Reason is the engine's reason in errors; the result's reason is in
 	// Result.
 	Reason  string             `json:"reason"`
@@ -210,7 +210,7 @@ func (c *client) join(id, name string) {
 }
 
 // expectError sends a message and expects an error with code.
-func (c *client) expectError(fields map[string]any, code string) msg {
+func (c *client) expectError(fields map[string]any, code race.Code) msg {
 	c.t.Helper()
 	c.send(fields)
 	m := c.until(func(m msg) bool { return m.Type == "error" })

@@ -167,7 +167,7 @@ func TestRaceCreationRateLimited(t *testing.T) {
 	defer res.Body.Close()
 	var body struct{ Error struct{ Code string } }
 	_ = json.NewDecoder(res.Body).Decode(&body)
-	if res.StatusCode != http.StatusTooManyRequests || body.Error.Code != web.CodeRateLimited {
+	if res.StatusCode != http.StatusTooManyRequests || body.Error.Code != string(web.CodeRateLimited) {
 		t.Errorf("the fourth race in a minute: status %d, code %q; want 429 %s", res.StatusCode, body.Error.Code, web.CodeRateLimited)
 	}
 	if n := len(e.races.Races()); n != 3 {

@@ -394,7 +394,7 @@ func TestLobbyRefusesBadInput(t *testing.T) {
 	if w2 := decode[welcome](t, a.untilType("welcome")); w2.Name != "Ann B" || w2.Player != w.Player || w2.Token == w.Token {
 		t.Fatalf("renamed %+v", w2)
 	}
-	var apiErr struct{ Error struct{ Code string } }
+	var apiErr struct{ Error struct{ Code race.Code } }
 	if st := e.get("/api/leaderboard/nope", &apiErr); st != http.StatusBadRequest || apiErr.Error.Code != race.CodeBadOptions {
 		t.Errorf("leaderboard of no variant: %d %+v", st, apiErr)
 	}

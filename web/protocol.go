@@ -15,17 +15,17 @@ const ProtocolVersion = 1
 
 // Error codes the web layer adds to race's (see PROTOCOL.md).
 const (
-	CodeBadJSON             = "bad-json"              // the message is not a JSON object of the protocol
-	CodeBadVersion          = "bad-version"           // "v" is not ProtocolVersion
-	CodeUnknownType         = "unknown-type"          // no such message type
-	CodeTooLarge            = "too-large"             // the message is over maxMessageSize
-	CodeRateLimited         = "rate-limited"          // over the message budget; slow down
-	CodeNotJoined           = "not-joined"            // move or resign before join or resume
-	CodeAlreadyJoined       = "already-joined"        // a connection takes one role
-	CodeSpectatorCannotMove = "spectator-cannot-move" // watchers do not play
-	CodeForbidden           = "forbidden"             // the seat authorizer said no
-	CodeNoComputer          = lobby.CodeNoComputer    // this server has no computer players
-	CodeNoLobby             = "no-lobby"              // this server runs races without a lobby
+	CodeBadJSON             race.Code = "bad-json"              // the message is not a JSON object of the protocol
+	CodeBadVersion          race.Code = "bad-version"           // "v" is not ProtocolVersion
+	CodeUnknownType         race.Code = "unknown-type"          // no such message type
+	CodeTooLarge            race.Code = "too-large"             // the message is over maxMessageSize
+	CodeRateLimited         race.Code = "rate-limited"          // over the message budget; slow down
+	CodeNotJoined           race.Code = "not-joined"            // move or resign before join or resume
+	CodeAlreadyJoined       race.Code = "already-joined"        // a connection takes one role
+	CodeSpectatorCannotMove race.Code = "spectator-cannot-move" // watchers do not play
+	CodeForbidden           race.Code = "forbidden"             // the seat authorizer said no
+	CodeNoComputer          race.Code = lobby.CodeNoComputer    // this server has no computer players
+	CodeNoLobby             race.Code = "no-lobby"              // this server runs races without a lobby
 )
 
 // clientMsg is every message a client may send; Type says which fields count.
@@ -38,26 +38,28 @@ type clientMsg struct {
 	Token string `json:"token,omitempty"`
 	Move  string `json:"move,omitempty"`
 	// Lobby requests (lobby.go).
-	Variant          string `json:"variant,omitempty"`
-	Code             string `json:"code,omitempty"`
-	Challenge        string `json:"challenge,omitempty"`
-	TimeLimitSeconds int    `json:"timeLimitSeconds,omitempty"`
-	BestOf           int    `json:"bestOf,omitempty"`
+	Variant   string `json:"variant,omitempty"`
+	Code      string `json:"code,omitempty"`
+	Challenge string `json:"challenge,omitempty"`
+	// Absent (nil) takes the default; a present value must be in range
+	// (race.Choice), 0 included.
+	TimeLimitSeconds *int   `json:"timeLimitSeconds,omitempty"`
+	BestOf           *int   `json:"bestOf,omitempty"`
 	Deal             string `json:"deal,omitempty"`
 	Rated            bool   `json:"rated,omitempty"`
 }
 
 // errorMsg is the reply to a refused request.
 type errorMsg struct {
-	V       int    `json:"v"`
-	Type    string `json:"type"` // "error"
-	ID      string `json:"id,omitempty"`
-	Code    string `json:"code"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message"`
+	V       int       `json:"v"`
+	Type    string    `json:"type"` // "error"
+	ID      string    `json:"id,omitempty"`
+	Code    race.Code `json:"code"`
+	Reason  string    `json:"reason,omitempty"`
+	Message string    `json:"message"`
 }
 
-func newError(id, code, format string, args ...any) *errorMsg {
+func newError(id string, code race.Code, format string, args ...any) *errorMsg {
 	return &errorMsg{V: ProtocolVersion, Type: "error", ID: id, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -65,6 +67,9 @@ func raceError(id string, err error) *errorMsg {
 	var e *race.Error
 	if errors.As(err, &e) {
 		return &errorMsg{V: ProtocolVersion, Type: "error", ID: id, Code: e.Code, Reason: e.Reason, Message: e.Message}
+	}
+	if race.ErrorCode(err) == race.CodeUnavailable {
+		return newError(id, race.CodeUnavailable, "storage is unavailable; nothing changed, try again shortly")
 	}
 	return newError(id, race.CodeInternal, "the server failed; nothing changed")
 }

@@ -44,7 +44,7 @@ func TestSolutionOnlyOnceTheRaceIsOver(t *testing.T) {
 	id, a, b := e.startRace(deal)
 
 	status, body := e.solution(id)
-	if status != http.StatusConflict || body.Error == nil || body.Error.Code != race.CodeNotOver {
+	if status != http.StatusConflict || body.Error == nil || body.Error.Code != string(race.CodeNotOver) {
 		t.Fatalf("during the race: %d %+v, want 409 %s", status, body, race.CodeNotOver)
 	}
 	if n := e.srv.Stats.Solves.Load(); n != 0 {
@@ -118,7 +118,7 @@ func TestSolutionOnlyOnceTheRaceIsOver(t *testing.T) {
 func TestSolutionOfNoSuchRace(t *testing.T) {
 	e := newEnv(t, nil)
 	status, body := e.solution("nosuchrace")
-	if status != http.StatusNotFound || body.Error == nil || body.Error.Code != race.CodeNoSuchRace {
+	if status != http.StatusNotFound || body.Error == nil || body.Error.Code != string(race.CodeNoSuchRace) {
 		t.Fatalf("%d %+v, want 404 %s", status, body, race.CodeNoSuchRace)
 	}
 }

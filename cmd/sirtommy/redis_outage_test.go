@@ -223,7 +223,12 @@ func resync(p *player) (moves int, over bool, err error) {
 		if err := ws.WriteJSON(map[string]any{"v": 1, "type": "resume", "race": p.race, "token": p.token}); err != nil {
 			return 0, false, err
 		}
-		st, err = c.wait(answerTimeout, func(x msg) bool { return x.str("type") == "state" && x["you"] != nil || x.str("type") == "error" })
+		st, err = c.wait(answerTimeout, func(x msg) bool {
+			if x.str("type") == "joined" {
+				p.token = x.str("token") // a resume spends the token it was given
+			}
+			return x.str("type") == "state" && x["you"] != nil || x.str("type") == "error"
+		})
 		if err != nil {
 			return 0, false, err
 		}

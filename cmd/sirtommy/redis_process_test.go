@@ -91,6 +91,7 @@ func TestRedisInstanceKilledMidRace(t *testing.T) {
 		p0.c.send(map[string]any{"type": "resume", "race": id, "token": p0.token, "id": "back"})
 		r := p0.c.next("resume answer", func(m msg) bool { return m.str("id") == "back" })
 		if r.str("type") == "joined" {
+			p0.token = r.str("token") // a resume spends the token it was given
 			st = p0.c.next("state", ofType("state"))
 			break
 		}
@@ -146,6 +147,7 @@ func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
 		p0.c.send(map[string]any{"type": "resume", "race": id, "token": p0.token, "id": "back"})
 		r := p0.c.next("resume answer", func(m msg) bool { return m.str("id") == "back" })
 		if r.str("type") == "joined" {
+			p0.token = r.str("token") // a resume spends the token it was given
 			break
 		}
 		if r.str("code") != "unavailable" {

@@ -283,7 +283,7 @@ func TestRedisLobbyAcrossInstances(t *testing.T) {
 		t.Fatalf("matched %v / %v", ma, mb)
 	}
 	cat := hello(t, a, "cat")
-	if r := cat.request(map[string]any{"type": "accept-invite", "code": code}, "error"); r.str("code") != lobby.CodeNoSuchInvite {
+	if r := cat.request(map[string]any{"type": "accept-invite", "code": code}, "error"); r.str("code") != string(lobby.CodeNoSuchInvite) {
 		t.Fatalf("invite used twice: %v", r)
 	}
 }

@@ -134,8 +134,8 @@ func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	var again recorder
-	if s, err := h.Resume(toks[1], "r1", &again); err != nil || s != 1 {
-		t.Fatalf("resume on b: seat %d, %v", s, err)
+	if tk, err := h.Resume(toks[1], "", "r1", &again); err != nil || tk.Seat != 1 {
+		t.Fatalf("resume on b: seat %d, %v", tk.Seat, err)
 	}
 	st := again.waitFor(t, "state", func(ev race.Event) bool { _, ok := ev.(*race.StateEvent); return ok }).(*race.StateEvent)
 	if st.State != race.Running || st.You.Moves != games[1].Plies() || st.Opponent.Moves != games[0].Plies() {
@@ -251,7 +251,7 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sub recorder
-	if _, err := r.Resume(tk.Token, "", &sub); err != nil {
+	if tk, err = r.Resume(tk.Token, "p-ann", "", &sub); err != nil {
 		t.Fatal(err)
 	}
 	clockA.Advance(race.DefaultCountdown)
@@ -267,8 +267,9 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	var again recorder
-	if s, err := h.Resume(tk.Token, "", &again); err != nil || s != tk.Seat {
-		t.Fatalf("resume on b: seat %d, %v", s, err)
+	// The token of the last resume, which the record kept.
+	if got, err := h.Resume(tk.Token, "p-ann", "", &again); err != nil || got.Seat != tk.Seat {
+		t.Fatalf("resume on b: seat %d, %v", got.Seat, err)
 	}
 	clockB.Advance(race.DefaultCountdown + 2*pace) // b's clock catches up, then two paces
 	local, err := b.svc.Get(r.ID())
@@ -318,7 +319,7 @@ func TestRetriedMoveAnsweredAfterTakeover(t *testing.T) {
 		t.Fatal(err)
 	}
 	var again recorder
-	if _, err := h.Resume(toks[0], "", &again); err != nil {
+	if _, err := h.Resume(toks[0], "", "", &again); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.Move(0, m.String(), "m1"); err != nil {
@@ -462,7 +463,7 @@ func TestConnectionFollowsItsRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var again recorder
-	if _, err := h1.Resume(toks[1], "", &again); err != nil {
+	if _, err := h1.Resume(toks[1], "", "", &again); err != nil {
 		t.Fatal(err)
 	}
 	// Seat 0 plays on through a: the first try meets the fence.

@@ -7,7 +7,6 @@
 package metrics
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -62,11 +61,7 @@ func New() *Metrics {
 func (m *Metrics) MoveHandled(d time.Duration, err error) {
 	result := "accepted"
 	if err != nil {
-		result = race.CodeInternal
-		var re *race.Error
-		if errors.As(err, &re) {
-			result = re.Code
-		}
+		result = string(race.ErrorCode(err))
 	}
 	m.moves.WithLabelValues(result).Inc()
 	m.moveLatency.Observe(d.Seconds())

@@ -183,6 +183,7 @@ class RacePage {
     if (this.sock && this.sock.isOpen) return;
     const sock = new Socket();
     this.sock = sock;
+    sock.on("joined", (m) => this.onJoined(m));
     sock.on("state", (m) => this.onState(m));
     sock.on("moved", (m) => this.onMoved(m));
     sock.on("opponent", (m) => { this.opp = m.counts; this.renderOpponent(); });
@@ -351,6 +352,17 @@ class RacePage {
       this.presence = { name, until: Date.parse(m.graceUntil) };
       this.tick();
     }
+  }
+
+  /**
+   * onJoined keeps the seat's token: every resume spends the token it was
+   * given, and "joined" (the answer to join and resume, and what a server
+   * that took the race over sends) carries the one that works now, for the
+   * next reload or reconnect.
+   */
+  onJoined(m) {
+    const seat = seats.get(m.race) || { name: playerName.get() };
+    seats.set(m.race, { ...seat, token: m.token, seat: m.seat });
   }
 
   onRematch(m) {

@@ -1,0 +1,123 @@
+package race
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"sirtommy/engine"
+)
+
+// Bounds on what a client may choose for a race (Choice).
+const (
+	// MaxTimeLimit is the longest race a client may ask for: longer ones
+	// tie up two players and the server's memory for nothing.
+	MaxTimeLimit = time.Hour
+	// MaxBestOf is the longest match: more rounds tie up two players for
+	// an hour or more.
+	MaxBestOf = 9
+	// MinComputerPace is the computer's fastest pace: faster is no game
+	// for a person.
+	MinComputerPace = 100 * time.Millisecond
+	// MaxComputerPace is its slowest: slower runs into the time limit
+	// before a deal is played out.
+	MaxComputerPace = time.Minute
+	// DefaultComputerPace is its pace when none is asked for: about a
+	// person's.
+	DefaultComputerPace = 2 * time.Second
+)
+
+// Choice is what a client chooses for a race, as the protocol carries it:
+// the body of POST /api/races and the options of the lobby's invite and
+// challenge. A nil (or empty) field is absent and takes the default; a
+// present one must be in range, an explicit 0 included: Validate refuses
+// it with bad-options and a sentence naming the field and its range. It
+// is the one place those ranges are checked.
+type Choice struct {
+	// Variant is the engine variant's name; "" is the default.
+	Variant string
+	// TimeLimitSeconds is from 1 to MaxTimeLimit; absent: DefaultTimeLimit.
+	TimeLimitSeconds *int
+	// BestOf is odd, from 1 to MaxBestOf; absent: 1.
+	BestOf *int
+	// Deal names the deal, in decimal (a uint64), in private races only;
+	// "" is a secret random deal.
+	Deal string
+	// Public races are listed and may not name their deal.
+	Public bool
+	// ComputerPaceMs is a computer player's time per move (races made with
+	// one over the API), from MinComputerPace to MaxComputerPace in
+	// milliseconds; absent: DefaultComputerPace.
+	ComputerPaceMs *int
+}
+
+// badOption is the refusal of one field.
+func badOption(format string, args ...any) *Error {
+	return Errorf(CodeBadOptions, format, args...)
+}
+
+// Validate refuses a choice with a field out of range (CodeBadOptions).
+func (c Choice) Validate() error {
+	if _, err := engine.Variant(c.Variant); err != nil {
+		return &Error{Code: CodeBadOptions, Message: fmt.Sprintf("variant %q is unknown: it must be one of %s", c.Variant, strings.Join(engine.VariantNames(), ", ")), Err: err}
+	}
+	if v := c.TimeLimitSeconds; v != nil && (*v < 1 || *v > int(MaxTimeLimit/time.Second)) {
+		return badOption("timeLimitSeconds must be from 1 to %d, not %d", int(MaxTimeLimit/time.Second), *v)
+	}
+	if v := c.BestOf; v != nil && (*v < 1 || *v > MaxBestOf || *v%2 == 0) {
+		return badOption("bestOf must be odd, from 1 to %d, not %d", MaxBestOf, *v)
+	}
+	if c.Deal != "" {
+		if c.Public {
+			return badOption("deal: a public race's deal is secret; only private races name one")
+		}
+		if _, err := ParseDeal(c.Deal); err != nil {
+			return err
+		}
+	}
+	if v := c.ComputerPaceMs; v != nil && (*v < int(MinComputerPace/time.Millisecond) || *v > int(MaxComputerPace/time.Millisecond)) {
+		return badOption("computer.paceMs must be from %d to %d, not %d", int(MinComputerPace/time.Millisecond), int(MaxComputerPace/time.Millisecond), *v)
+	}
+	return nil
+}
+
+// ParseDeal reads a deal number in decimal (CodeBadOptions otherwise).
+func ParseDeal(s string) (uint64, error) {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, badOption("deal must be a decimal number from 0 to %d, not %q", uint64(1<<64-1), s)
+	}
+	return n, nil
+}
+
+// Options validates the choice and makes the race options it asks for,
+// with the defaults for absent fields written out. Options the server
+// sets (Grace, SpectatorDelay, Unrated) are left for the caller.
+func (c Choice) Options() (Options, error) {
+	if err := c.Validate(); err != nil {
+		return Options{}, err
+	}
+	rules, _ := engine.Variant(c.Variant) // validated
+	o := Options{Variant: rules.Name, Public: c.Public, TimeLimit: DefaultTimeLimit, BestOf: 1}
+	if c.TimeLimitSeconds != nil {
+		o.TimeLimit = time.Duration(*c.TimeLimitSeconds) * time.Second
+	}
+	if c.BestOf != nil {
+		o.BestOf = *c.BestOf
+	}
+	if c.Deal != "" {
+		o.Deal, _ = ParseDeal(c.Deal) // validated
+		o.DealNamed = true
+	}
+	return o, nil
+}
+
+// ComputerPace is the computer's pace the choice asks for (the default
+// when absent); call it on a validated choice.
+func (c Choice) ComputerPace() time.Duration {
+	if c.ComputerPaceMs == nil {
+		return DefaultComputerPace
+	}
+	return time.Duration(*c.ComputerPaceMs) * time.Millisecond
+}
