@@ -42,15 +42,7 @@ func TestFourAtATimeRaceWithTurns(t *testing.T) {
 	}
 
 	e := newEnv(t, nil)
-	id := e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `","variant":"four-at-a-time"}`)
-	a, b := e.dial(), e.dial()
-	a.join(id, "ann")
-	b.join(id, "bob")
-	a.untilState(race.Countdown)
-	b.untilState(race.Countdown)
-	e.clock.Advance(race.DefaultCountdown)
-	a.untilState(race.Running)
-	b.untilState(race.Running)
+	id, a, b := e.startRaceOf(deal, "four-at-a-time")
 
 	order := engine.Deal(deal)
 	g := engine.New(rules, deal)

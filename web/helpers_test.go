@@ -287,7 +287,13 @@ func newGame(deal uint64) engine.Game {
 // countdown.
 func (e *env) startRace(deal uint64) (id string, a, b *client) {
 	e.t.Helper()
-	id = e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `"}`)
+	return e.startRaceOf(deal, "classic")
+}
+
+// startRaceOf is startRace in a variant.
+func (e *env) startRaceOf(deal uint64, variant string) (id string, a, b *client) {
+	e.t.Helper()
+	id = e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `","variant":"` + variant + `"}`)
 	a, b = e.dial(), e.dial()
 	a.join(id, "ann")
 	b.join(id, "bob")
