@@ -112,11 +112,20 @@ func TestBrowserReloadResumes(t *testing.T) {
 
 	// ann leaves the page: bob is told how long she has to come back; she
 	// comes back by opening the race again in the same tab.
+	// The wait is for the new race's own notice, with its grace time: the
+	// previous race's presence (ann leaving it for this one, no grace time)
+	// must not satisfy it, or ann could come back before the server saw her
+	// leave, and then there is no return for bob to be told of.
 	ann.do(chromedp.Navigate("about:blank"))
-	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann disconnected: they forfeit in")`)
+	bob.waitJS(`/ann disconnected: they forfeit in \d+ s/.test(document.querySelector(".notices").textContent)`)
 	ann.do(chromedp.Navigate(srv.url + "/?race=" + next))
 	ann.waitRaceState("running")
 	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann is back")`)
+	for _, p := range []*page{ann, bob} {
+		if txt := eval[string](p, `document.body.innerText`); strings.Contains(txt, "NaN") || strings.Contains(txt, "undefined") {
+			t.Errorf("%s's page shows %q", p.name, txt)
+		}
+	}
 
 	ann.resign()
 	bob.resign()

@@ -340,17 +340,24 @@ class RacePage {
   }
 
   onPresence(m) {
-    if (m.seat === this.seat) return;
+    // Presence belongs to one race: after a rematch the connection may
+    // still hear the previous race's (a player leaving a finished race,
+    // with no grace time), which says nothing about this one.
+    if (m.race !== this.id || m.seat === this.seat) return;
     const name = (this.names && this.names[m.seat]) || "Your opponent";
     if (this.opp) this.opp.connected = m.connected;
     this.renderOpponent();
     if (m.connected) {
+      // "Back" only after "disconnected": a kept seat's first resume (a
+      // rematch, the next round) is an arrival, not a return.
+      if (this.presence) this.notices.show("presence", `${name} is back.`, "ok", 4000);
       this.presence = null;
-      this.notices.show("presence", `${name} is back.`, "ok", 4000);
-    } else {
-      this.presence = { name, until: Date.parse(m.graceUntil) };
-      this.tick();
+      return;
     }
+    const until = Date.parse(m.graceUntil);
+    if (Number.isNaN(until)) return; // a player whose game is over left: nothing to forfeit
+    this.presence = { name, until };
+    this.tick();
   }
 
   onRematch(m) {
