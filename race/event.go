@@ -31,10 +31,13 @@ type PlayerInfo struct {
 	Player string `json:"player,omitempty"`
 	// Rating is that player's rating in the race's variant when the race
 	// was made; 0 (absent) when they had none.
-	Rating    float64 `json:"rating,omitempty"`
-	Taken     bool    `json:"taken"`
-	Computer  bool    `json:"computer,omitempty"`
-	Connected bool    `json:"connected"`
+	Rating   float64 `json:"rating,omitempty"`
+	Taken    bool    `json:"taken"`
+	Computer bool    `json:"computer,omitempty"`
+	// Level is a computer player's level ("easy", "medium", "hard"), so
+	// that a result can say which computer won; empty for people.
+	Level     string `json:"level,omitempty"`
+	Connected bool   `json:"connected"`
 }
 
 // Result is how a race ended.
@@ -93,6 +96,9 @@ type StateEvent struct {
 	Match *Match `json:"match,omitempty"`
 	// Spectators is how many are watching the race now.
 	Spectators int `json:"spectators"`
+	// SpectatorDelayMs is how far behind live the spectators' feed runs
+	// (public races), set for spectators only, so that the page can say so.
+	SpectatorDelayMs int64 `json:"spectatorDelayMs,omitempty"`
 }
 
 // EventType is "state".

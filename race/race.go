@@ -1020,6 +1020,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
 		return ev
 	}
+	ev.SpectatorDelayMs = r.opts.SpectatorDelay.Milliseconds()
 	var boards [2]engine.View
 	var counts [2]Counts
 	if r.opts.SpectatorDelay > 0 && !r.state.Over() {
@@ -1100,7 +1101,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Connected: st.connected}
 }
 
 func clip(name string) string {
