@@ -189,8 +189,8 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 
 	bob.resign()
 	ann.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
-	if got := ann.text(`[data-testid=result-headline]`); got != "You won!" {
-		t.Errorf("ann sees %q, want You won!", got)
+	if got := ann.text(`[data-testid=result-headline]`); got != "You won" {
+		t.Errorf("ann sees %q, want You won", got)
 	}
 	if got := eval[string](ann, `document.querySelector(".result .reason").dataset.reason`); got != "passed" {
 		t.Errorf("reason %q, want passed", got)

@@ -79,7 +79,7 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	if info.Result == nil || info.Result.Winner == nil || *info.Result.Winner != 1 || info.Result.Reason != "passed" {
 		t.Fatalf("result %+v, want bob (seat 1) winning by passed", info.Result)
 	}
-	want := map[*page]string{ann: "bob won", bob: "You won!", carol: "bob won"}
+	want := map[*page]string{ann: "bob won", bob: "You won", carol: "bob won"}
 	for _, p := range []*page{ann, bob, carol} {
 		got := p.text(`[data-testid=result-headline]`)
 		if got != want[p] {
@@ -96,14 +96,14 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 		}
 	}
 
-	// The commitment opens in the browser.
-	bob.click(`[data-action=verify]`)
-	bob.waitJS(`!!document.querySelector(".verdict.ok")`)
+	// The commitment opens in the browser, checked against the one bob's
+	// page was sent at the start, and so do the cards he was shown.
+	bob.waitJS(`!!document.querySelector("[data-testid=fair-verdict][data-ok=true]") && !!document.querySelector("[data-testid=shown-verdict][data-ok=true]")`)
 	bob.screenshot("result")
 
 	// A reload after the end shows the result again, from bob's seat.
 	bob.do(chromedp.Reload())
-	bob.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "You won!"`)
+	bob.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "You won"`)
 
 	// The replay ends on the result's scores.
 	carol.do(chromedp.Navigate(srv.url + "/?replay=" + id))
