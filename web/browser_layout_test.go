@@ -80,11 +80,15 @@ const extraBoards = `import("/js/board.js").then(({renderBoard}) => {
   return true;
 })`
 
+// boardsFitted is true once every board a page sizes to the screen has
+// been sized for its present width (after a resize they are sized again).
+const boardsFitted = `[...document.querySelectorAll(".board[data-fit-w]")].every(b => Number(b.dataset.fitW) === b.clientWidth)`
+
 // checkLayout fails the test for each layout problem at width w.
 func checkLayout(t *testing.T, p *page, w, h int64) {
 	t.Helper()
 	p.do(chromedp.EmulateViewport(w, h))
-	p.waitJS(fmt.Sprintf(`document.documentElement.clientWidth === %d`, w))
+	p.waitJS(fmt.Sprintf(`document.documentElement.clientWidth === %d && %s`, w, boardsFitted))
 	if probs := eval[[]string](p, layoutProblems); len(probs) > 0 {
 		t.Errorf("%s at %d px:\n%s", p.name, w, strings.Join(probs, "\n"))
 	}

@@ -160,7 +160,8 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 			}
 			ann.do(chromedp.KeyEvent(string(k), opts...))
 		}
-		ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]')`, wantPile, card))
+		// The move shows at once; the next card comes with the server's reply.
+		ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]:not(.pending)')`, wantPile, card))
 	}
 	step("f", false, "F1", "AS")   // F: the turned card to a foundation it fits
 	ann.do(chromedp.KeyEvent("t")) // T selects the turned card…

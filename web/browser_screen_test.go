@@ -46,7 +46,7 @@ const longestPile = `Math.max(...[...document.querySelectorAll(".me .pile.waste"
 func checkOnScreen(t *testing.T, p *page, w, h int64) {
 	t.Helper()
 	p.do(chromedp.EmulateViewport(w, h))
-	p.waitJS(fmt.Sprintf(`innerWidth === %d && innerHeight === %d`, w, h))
+	p.waitJS(fmt.Sprintf(`innerWidth === %d && innerHeight === %d && %s`, w, h, boardsFitted))
 	if off := eval[[]string](p, offScreenJS); len(off) > 0 {
 		t.Errorf("%s at %dx%d with a pile of %d:\n%s", p.name, w, h, eval[int](p, longestPile), strings.Join(off, "\n"))
 	}

@@ -148,6 +148,7 @@ export function fitBoard(el, availH = Infinity) {
   if (cw < MIN_CW) { cw = MIN_CW; fan = 13; }
   el.style.setProperty("--cw", `${cw}px`);
   el.style.setProperty("--fan", `${Math.max(13, Math.floor(fan))}px`);
+  el.dataset.fitW = String(W); // what it was sized for (tests wait on it)
 }
 
 /** hasHidden reports whether a view shows any face-down placeholder. */

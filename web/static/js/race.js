@@ -116,6 +116,15 @@ class RacePage {
     // The board follows the screen: a turned phone or a resized window
     // sizes the cards again.
     window.addEventListener("resize", () => this.render());
+    // A width change the window does not announce (a device's viewport
+    // set anew, the panel beside growing) sizes the cards again too.
+    if (window.ResizeObserver) {
+      let w = 0;
+      new ResizeObserver(([en]) => {
+        const nw = Math.round(en.contentRect.width);
+        if (nw !== w) { w = nw; requestAnimationFrame(() => this.render()); }
+      }).observe(this.root);
+    }
     document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !e.help.hidden) this.toggleHelp(false); });
     // Leaving the page says goodbye at once, so the opponent's grace clock
     // starts now; a page restored from the back-forward cache starts afresh.

@@ -77,7 +77,7 @@ export function renderResult(el, info, opts = {}) {
   // Only lobby races change ratings (races made over the API rate nobody).
   const rated = r.rated && info.players.some((p) => p.player);
   fill(el,
-    h("h2", { class: "headline" }, h("span", { "data-testid": "result-headline" }, headline(r, labels, opts.seat)),
+    h("h2", { class: "headline" }, h("span", { "data-testid": "result-headline" }, headline(r, info.players.map((p, i) => (p.computer ? labels[i] : names[i])), opts.seat)),
       h("span", { class: "why", "data-testid": "result-why" }, `: ${why(r, names, opts.seat)}`)),
     h("p", { class: "reason", "data-reason": r.reason }, rated ? "A rated race." : r.outcome === "aborted" ? "An aborted race is not rated." : "Not rated."),
     r.match && r.match.bestOf > 1 ? h("p", { class: "match" }, matchText(r.match, names)) : null,

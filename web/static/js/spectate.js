@@ -58,6 +58,13 @@ class SpectatePage {
       this.els.notices);
     this.timer = setInterval(() => this.tick(), 250);
     window.addEventListener("resize", () => this.render());
+    if (window.ResizeObserver) {
+      let w = 0;
+      new ResizeObserver(([en]) => {
+        const nw = Math.round(en.contentRect.width);
+        if (nw !== w) { w = nw; requestAnimationFrame(() => this.render()); }
+      }).observe(root);
+    }
   }
 
   async start() {
