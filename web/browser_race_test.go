@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -107,6 +108,15 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 
 	// The replay ends on the result's scores.
 	carol.do(chromedp.Navigate(srv.url + "/?replay=" + id))
+	// → and ← step through it; the move is told in words.
+	carol.waitJS(`!!document.querySelector("[data-testid=replay-pos]")`)
+	carol.do(chromedp.KeyEvent(kb.ArrowRight))
+	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 1 of")`)
+	if last := carol.text(".last-move"); !regexp.MustCompile(`^ann: (.{1,3}[♠♥♦♣] to (waste pile|foundation) [1-4]|resigned)$`).MatchString(last) {
+		t.Errorf("the first move reads %q", last)
+	}
+	carol.do(chromedp.KeyEvent(kb.ArrowLeft))
+	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 0 of")`)
 	carol.click(`[data-action=next]`)
 	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 1 of")`)
 	carol.do(chromedp.SetValue(chromedp.CSS(`select[aria-label=Speed]`), "30"))
