@@ -87,6 +87,8 @@ func TestBrowserQuickPlay(t *testing.T) {
 	carol.screenshot("lobby")
 	carol.click(row + ` [data-action=watch]`)
 	carol.waitJS(`!!document.querySelector(".seat1 .board")`)
+	// A public race's boards follow with the server's delay, and the page says so.
+	carol.waitJS(`!document.querySelector("[data-testid=delay]").hidden && document.querySelector("[data-testid=delay]").textContent === "Boards 0.2 s behind live"`)
 	// The list counts her.
 	deadline := time.Now().Add(waitTimeout)
 	for {

@@ -96,7 +96,13 @@ func TestBrowserReloadResumes(t *testing.T) {
 		t.Errorf("ann sees %q, want Draw (both resigned with no cards up)", got)
 	}
 
-	// Both ask for a rematch: a new race on a new deal, same seats.
+	// Both ask for a rematch: a new race on a new deal, same seats. Nothing
+	// on either page may read NaN or undefined meanwhile (the previous
+	// race's presence once made "forfeit in NaN s"): an observer records
+	// any such text as it appears.
+	for _, p := range []*page{ann, bob} {
+		eval[bool](p, watchForLeaks)
+	}
 	bob.waitJS(`!!document.querySelector("[data-action=rematch]")`)
 	ann.click(`[data-action=rematch]`)
 	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann asks for a rematch")`)
@@ -108,6 +114,12 @@ func TestBrowserReloadResumes(t *testing.T) {
 	next := eval[string](ann, `new URLSearchParams(location.search).get("race")`)
 	if got := eval[string](bob, `new URLSearchParams(location.search).get("race")`); got != next || next == id {
 		t.Errorf("after the rematch ann is in %q and bob in %q (the first race was %q)", next, got, id)
+	}
+
+	for _, p := range []*page{ann, bob} {
+		if leaks := eval[[]string](p, `window.__leaks`); len(leaks) > 0 {
+			t.Errorf("%s's page showed: %q", p.name, leaks)
+		}
 	}
 
 	// ann leaves the page: bob is told how long she has to come back; she
@@ -130,10 +142,24 @@ func TestBrowserReloadResumes(t *testing.T) {
 	ann.resign()
 	bob.resign()
 	ann.waitRaceState("finished")
+	bob.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
+	if leaks := eval[[]string](bob, `window.__leaks`); len(leaks) > 0 {
+		t.Errorf("bob's page showed: %q", leaks)
+	}
 	for _, p := range []*page{ann, bob} {
 		p.expectCleanConsole()
 	}
 }
+
+// watchForLeaks installs an observer that records, in window.__leaks, any
+// text on the page with NaN, undefined or null in it, whenever it appears.
+const watchForLeaks = `(() => {
+  window.__leaks = [];
+  const bad = /\bNaN\b|\bundefined\b|\bnull\b/;
+  const check = () => { const t = document.body.innerText; if (bad.test(t)) window.__leaks.push(t.match(/[^\n]*(NaN|undefined|null)[^\n]*/)[0]); };
+  new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
+  return true;
+})()`
 
 // TestBrowserKeyboardOnly: ann joins and plays by keyboard alone (Enter in
 // the name field, T, F, 1-4, Shift+1-4), and wins once bob resigns.
