@@ -338,5 +338,23 @@ func TestBrowserComputerOffer(t *testing.T) {
 	ann.waitRaceState("running")
 	// The computer plays.
 	ann.waitJS(`Number(([...document.querySelectorAll(".opponent .stats dd")][2]||{}).textContent) > 0`)
+	id := ann.raceID()
+
+	// Out of the game, ann has a way back to the lobby, and taking it
+	// forfeits nothing: the race is decided on the cards.
+	ann.resign()
+	ann.waitJS(`!document.querySelector("[data-action=leave]").hidden`)
+	ann.click(`[data-action=leave]`)
+	ann.waitLobby()
+	deadline := time.Now().Add(waitTimeout)
+	for srv.raceInfo(t, id).Result == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the race against the computer never ended")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res := srv.raceInfo(t, id).Result; res.Reason == "forfeit" || res.Outcome == "aborted" {
+		t.Errorf("leaving after resigning ended the race as %s (%s)", res.Outcome, res.Reason)
+	}
 	ann.expectCleanConsole()
 }

@@ -170,7 +170,8 @@ func TestBrowserScreenFits(t *testing.T) {
 	}
 }
 
-// TestBrowserDealCheckUsesTheStart: a server that rewrites its after-race
+// TestBrowserDealCheckUsesTheStart: a move the server refuses is shown and
+// then taken back with the reason; a server that rewrites its after-race
 // record (another deal and salt, with a commitment that matches them) is
 // caught: the result page checks against the commitment it received when
 // the race began, not the record's own.
@@ -199,6 +200,17 @@ func TestBrowserDealCheckUsesTheStart(t *testing.T) {
 	seatBoth(t, srv, id, ann, bob)
 	ann.clickMove(ann.turned(), "W1")
 	ann.waitJS(`!document.querySelector(".me .card.pending")`)
+
+	// A move shows at once and is taken back, with the server's reason,
+	// when refused: the socket here rewrites it into one the server refuses.
+	eval[bool](ann, `(() => { const send = WebSocket.prototype.send; WebSocket.prototype.send = function (d) { const m = JSON.parse(d); if (m.type === "move") { m.move = m.move.replace(/>W\d/, ">W9"); d = JSON.stringify(m); WebSocket.prototype.send = send; } return send.call(this, d); }; return true; })()`)
+	c := ann.turned()
+	ann.clickMove(c, "W2")
+	ann.waitJS(`document.querySelector("[data-testid=move-error]").textContent !== ""`)
+	ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me .turned [data-card=%q]:not(.pending)') && !document.querySelector('.me [data-pile=W2] [data-card=%q]')`, c, c))
+	ann.clickMove(c, "W2")
+	ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=W2] [data-card=%q]:not(.pending)') && document.querySelector("[data-testid=move-error]").textContent === ""`, c))
+
 	ann.resign()
 	bob.resign()
 	ann.waitJS(`!!document.querySelector("[data-testid=fair-verdict][data-ok]")`)

@@ -17,6 +17,9 @@ export function applyLocal(view, move) {
   const fromTurned = v.turned.indexOf(card);
   const fromWaste = v.waste.findIndex((w) => w.cards.length && w.cards[w.cards.length - 1] === card && w.count === w.cards.length);
   if (fromTurned < 0 && fromWaste < 0) return null;
+  // With several cards turned at once, waste cards wait until the turn is
+  // placed (the engine's wasteLocked): the server's to judge.
+  if (fromTurned < 0 && v.variant === "four-at-a-time") return null;
   if (to[0] === "W") {
     // A turned card goes on any waste pile; waste to waste is the
     // strategy variant's alone, and the server's to judge.

@@ -194,6 +194,13 @@ class RacePage {
             h("a", { class: "button", href: "/" }, "Go to the lobby")));
         return;
       }
+      const me = identity.get();
+      if (me && info.players.some((p) => p.player && p.player === me.player)) {
+        // The lobby kept a seat here for this player (another tab, or a
+        // lost token): take it, as the lobby's link would.
+        this.join(playerName.get() || me.name);
+        return;
+      }
       if (info.players.every((p) => p.taken)) {
         this.els.join.hidden = false;
         fill(this.els.join, h("h2", {}, `${title}: under way`),
