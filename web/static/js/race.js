@@ -526,11 +526,12 @@ class RacePage {
   }
 
   onRematch(m) {
-    if (m.seat === this.seat) return;
+    if (m.race !== this.id || m.seat === this.seat) return;
     this.notices.show("rematch", `${this.names[m.seat]} asks for a rematch: press Rematch to accept.`, "info");
   }
 
   onNext(m) {
+    if (m.race !== this.id) return; // a later race's news, already followed
     const seat = seats.get(this.id);
     if (!seat) return;
     seats.set(m.next, seat);

@@ -2,10 +2,10 @@
 // foundation counts over time, the opened commitment, rematch and replay.
 
 import { h, s, fill, fmtClock } from "./ui.js";
-import { reasonText, getRace, getSolution, getPlayer } from "./proto.js";
+import { reasonText, getRace, getSolution, getPlayer, identity } from "./proto.js";
 import { timeline } from "./game.js";
 import { verify } from "./fairplay.js";
-import { playerLabel } from "./widgets.js";
+import { playerLabel, raceTitle } from "./widgets.js";
 import { cardName } from "./cards.js";
 
 const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
@@ -35,7 +35,7 @@ export function why(result, names, seat) {
   const out = (i) => (r.statuses && r.statuses[i] === "resigned" ? "resigned" : "stuck");
   switch (r.reason) {
     case "won-deal": return `${who(w)} finished the deal first`;
-    case "passed": return `${who(l)} ${out(l) === "resigned" ? "resigned" : `${was(l)} stuck`} with ${cards(sc[l])}, and ${who(w)} passed that`;
+    case "passed": return `${who(l)} ${out(l) === "resigned" ? "resigned" : `${was(l)} stuck`} with ${cards(sc[l])}, and ${who(w)} went past that`;
     case "more-cards": return `both out, ${cards(sc[w])} to ${sc[l]}`;
     case "equal-cards": {
       const both = r.statuses && r.statuses.every((s) => s === "resigned") ? "both resigned" : r.statuses && r.statuses.every((s) => s === "stuck") ? "both stuck" : "both out";
@@ -275,13 +275,19 @@ function fairness(info) {
 
 const short = (hex) => (hex ? `${hex.slice(0, 12)}…` : "nothing");
 
-/** loadResult fetches a finished race and renders it into el. */
+/**
+ * loadResult fetches a finished race and renders it into el, from the
+ * seat of this browser's player when the lobby seated them in it.
+ */
 export async function loadResult(el, id, opts = {}) {
   const info = await getRace(id);
   if (!info.result) {
-    el.replaceChildren(h("p", {}, "This race is not over yet."));
+    el.replaceChildren(h("p", {}, "This race is not over yet: ", h("a", { href: `/?watch=${encodeURIComponent(id)}` }, "watch it live"), "."));
     return info;
   }
-  renderResult(el, info, opts);
+  const me = identity.get();
+  const seat = me ? info.players.findIndex((p) => p.player && p.player === me.player) : -1;
+  document.title = `${raceTitle(info.players)}: result · Sir Tommy`;
+  renderResult(el, info, seat >= 0 && opts.seat === undefined ? { ...opts, seat } : opts);
   return info;
 }
