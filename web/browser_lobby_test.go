@@ -57,7 +57,8 @@ func TestBrowserQuickPlay(t *testing.T) {
 	carol.waitLobby()
 
 	ann.click(`[data-action=queue]`)
-	ann.waitJS(`document.querySelector("[data-testid=queue-status]").textContent.startsWith("Waiting for an opponent in classic")`)
+	// The queue says how long she has waited (a running timer) and who else waits.
+	ann.waitJS(`/^Waiting for an opponent in classic · 0:0[1-9] · nobody else waiting yet$/.test(document.querySelector("[data-testid=queue-status]").textContent)`)
 	carol.waitJS(`document.querySelector("[data-count=queued]").textContent === "1" && document.querySelector("[data-count=online]").textContent === "3"`)
 	ann.screenshot("queued")
 

@@ -163,6 +163,8 @@ class SpectatePage {
       if (v) {
         renderBoard(s.board, v, { fit: () => this.boardHeight(s.board) });
         setProgress(s.progress, v.score, v.target);
+      } else if (st.state !== "waiting") {
+        fill(s.board, h("p", { class: "waiting-board" }, this.delayMs ? `The board follows ${Math.round(this.delayMs / 100) / 10} s behind live.` : "The board shows when the race starts."));
       }
       const c = this.counts[i];
       if (c) s.line.textContent = countsLine(c, v ? v.target : 52);
