@@ -171,6 +171,17 @@ func TestBrowserQuickPlay(t *testing.T) {
 			t.Errorf("%s sees scores %v; the API says %v", p.name, scores, res.Scores)
 		}
 	}
+	// The rating change shows on the rated result, as the lobby recorded it.
+	for _, p := range []*page{ann, bob, carol} {
+		p.waitJS(`document.querySelectorAll(".result .delta[data-change]").length === 2`)
+		got := eval[[]int](p, `[...document.querySelectorAll(".result .delta[data-change]")].map(e => Number(e.dataset.change))`)
+		switch {
+		case res.Winner != nil && (got[*res.Winner] <= 0 || got[1-*res.Winner] >= 0):
+			t.Errorf("%s sees rating changes %v; seat %d won", p.name, got, *res.Winner)
+		case res.Winner == nil && (got[0] != 0 || got[1] != 0):
+			t.Errorf("%s sees rating changes %v after a draw between equals", p.name, got)
+		}
+	}
 	carol.screenshot("result")
 	if winner == "" {
 		for _, p := range []*page{ann, bob, carol, dave} {
