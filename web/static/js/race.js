@@ -438,6 +438,7 @@ class RacePage {
     this.els.oppStats.hidden = !taken;
     this.els.oppProgress.hidden = !taken;
     this.els.oppState.hidden = !taken;
+    this.els.oppName.closest(".opponent").classList.toggle("vacant", !taken);
     if (!c || !taken) return;
     const target = this.view ? this.view.target : 52;
     setProgress(this.els.oppProgress, c.score, target);
