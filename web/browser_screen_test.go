@@ -219,6 +219,12 @@ func TestBrowserDealCheckUsesTheStart(t *testing.T) {
 	if got := eval[string](ann, `document.querySelector("[data-testid=fair-verdict]").dataset.ok`); got != "false" {
 		t.Errorf("the check of a rewritten record says %q: %s", got, eval[string](ann, `document.querySelector("[data-testid=fair-verdict]").textContent`))
 	}
+	// The cards ann was shown do not come in the fake deal's order either
+	// (they would only by a 1 in 132,600 chance: three cards in place).
+	ann.waitJS(`!!document.querySelector("[data-testid=shown-verdict][data-ok]")`)
+	if got := eval[string](ann, `document.querySelector("[data-testid=shown-verdict]").dataset.ok`); got != "false" {
+		t.Errorf("the cards' order check of a rewritten deal says %q", got)
+	}
 	ann.screenshot("tampered")
 }
 

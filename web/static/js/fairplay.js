@@ -81,7 +81,12 @@ export async function verify(raceId, variant, result) {
     const turn = (RULES[variant] || {}).turn || 1;
     for (const [seat, list] of Object.entries(rec.shown)) {
       for (const b of list) {
-        const hand = stock.slice(Math.max(0, total - b.stock - Math.max(turn, b.cards.length)), total - b.stock);
+        // One at a time, the turned card is the one just above what is left
+        // of the stock. With several turned at once, what is still in hand
+        // may come from earlier turns: each must at least be one dealt
+        // already, never one still in the stock.
+        const from = turn === 1 ? total - b.stock - b.cards.length : 0;
+        const hand = stock.slice(Math.max(0, from), total - b.stock);
         for (const c of b.cards) {
           out.shownCount++;
           if (!hand.includes(c) && out.shownOk) {

@@ -260,7 +260,7 @@ function fairness(info) {
         : `Deal ${r.deal} was named when the race was made.`);
     } else if (r.commitment) {
       if (v.commitmentOk) say(out, true, `✔ SHA-256(${r.deal}:salt) is ${short(v.got)}, the commitment this page was sent ${v.start.seenAt ? `at ${new Date(v.start.seenAt).toLocaleTimeString()}, ` : ""}before the deal was revealed: the deal was fixed before anyone played.`);
-      else say(out, false, `✘ Mismatch: the revealed deal and salt hash to ${short(v.got)}, but before the reveal this page was sent the commitment ${short(kept)}. This record does not show the deal that was raced.`);
+      else say(out, false, `✘ Mismatch: the revealed deal and salt hash to ${short(v.got)}, but before the reveal this page was sent the commitment ${short(kept)}: this record does not show the deal that was raced.`);
     } else {
       say(out, v.commitmentOk, v.commitmentOk ? `✔ Deal ${r.deal}, as named when the race was made.` : `✘ The record names deal ${r.deal}, not the deal named at the start (${v.start.deal}).`);
     }
