@@ -36,11 +36,8 @@ export function why(result, names, seat) {
   switch (r.reason) {
     case "won-deal": return `${who(w)} finished the deal first`;
     case "passed": return `${who(l)} ${out(l) === "resigned" ? "resigned" : `${was(l)} stuck`} with ${cards(sc[l])}, and ${who(w)} went past that`;
-    case "more-cards": return `both out, ${cards(sc[w])} to ${sc[l]}`;
-    case "equal-cards": {
-      const both = r.statuses && r.statuses.every((s) => s === "resigned") ? "both resigned" : r.statuses && r.statuses.every((s) => s === "stuck") ? "both stuck" : "both out";
-      return `${both} with ${cards(sc[0])}`;
-    }
+    case "more-cards": return `${bothOut(r)}, ${cards(sc[w])} to ${sc[l]}`;
+    case "equal-cards": return `${bothOut(r)} with ${cards(sc[0])}`;
     case "time": return w === undefined ? `time ran out at ${cards(sc[0])} each` : `time ran out with ${who(w)} ahead, ${sc[w]} to ${sc[l]}`;
     case "forfeit": return `${who(l)} left and did not come back in time`;
     case "no-first-move": return "a player made no move in the first 30 seconds";
@@ -49,6 +46,12 @@ export function why(result, names, seat) {
     case "shutdown": return "the server shut down";
   }
   return reasonText(r.reason);
+}
+
+/** bothOut says how both games ended: "both stuck", "both resigned", "both out". */
+function bothOut(r) {
+  const all = (st) => r.statuses && r.statuses.every((s) => s === st);
+  return all("resigned") ? "both resigned" : all("stuck") ? "both stuck" : "both out";
 }
 
 /** gameText is a game's real end, in words. */
