@@ -31,10 +31,13 @@ type PlayerInfo struct {
 	Player string `json:"player,omitempty"`
 	// Rating is that player's rating in the race's variant when the race
 	// was made; 0 (absent) when they had none.
-	Rating    float64 `json:"rating,omitempty"`
-	Taken     bool    `json:"taken"`
-	Computer  bool    `json:"computer,omitempty"`
-	Connected bool    `json:"connected"`
+	Rating   float64 `json:"rating,omitempty"`
+	Taken    bool    `json:"taken"`
+	Computer bool    `json:"computer,omitempty"`
+	// Level is a computer player's level ("easy", "medium", "hard"), so
+	// that a result can say which computer won; empty for people.
+	Level     string `json:"level,omitempty"`
+	Connected bool   `json:"connected"`
 }
 
 // Result is how a race ended.
@@ -96,6 +99,9 @@ type StateEvent struct {
 	// Ver is the spectators' feed version (spectators only; see fair.go):
 	// it grows by one with each event sent to them.
 	Ver uint64 `json:"ver,omitempty"`
+	// SpectatorDelayMs is how far behind live the spectators' feed runs
+	// (public races), set for spectators only, so that the page can say so.
+	SpectatorDelayMs int64 `json:"spectatorDelayMs,omitempty"`
 }
 
 // EventType is "state".

@@ -1082,6 +1082,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
 		return ev
 	}
+	ev.SpectatorDelayMs = r.opts.SpectatorDelay.Milliseconds()
 	return ev
 }
 
@@ -1152,7 +1153,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Connected: st.connected}
+	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Connected: st.connected}
 }
 
 func clip(name string) string {

@@ -306,6 +306,20 @@ func TestSpectatorDelay(t *testing.T) {
 	if boards() != 1 {
 		t.Fatalf("spectator saw %d moves after the delay, want 1", boards())
 	}
+	// The spectators' state says how far behind live their feed runs; the
+	// players' does not (it is not theirs).
+	var spec *race.StateEvent
+	for _, ev := range w.Events() {
+		if s, ok := ev.(*race.StateEvent); ok {
+			spec = s
+		}
+	}
+	if spec == nil || spec.SpectatorDelayMs != 5000 {
+		t.Errorf("spectator state %+v, want spectatorDelayMs 5000", spec)
+	}
+	if st.SpectatorDelayMs != 0 {
+		t.Errorf("a player's state has spectatorDelayMs %d", st.SpectatorDelayMs)
+	}
 }
 
 func TestComputerPlayer(t *testing.T) {
@@ -314,10 +328,13 @@ func TestComputerPlayer(t *testing.T) {
 	if _, err := f.race.Join("human", "", f.subs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.race.SeatComputer("bot", race.Computer{Player: racetest.FirstLegal{}, Pace: time.Second}); err != nil {
+	if _, err := f.race.SeatComputer("bot", race.Computer{Player: racetest.FirstLegal{}, Level: "hard", Pace: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(race.DefaultCountdown)
+	if st := f.subs[0].Last().(*race.StateEvent); !st.Players[1].Computer || st.Players[1].Level != "hard" || st.Players[0].Level != "" {
+		t.Errorf("players %+v, want the computer's level on its seat alone", st.Players)
+	}
 	g0 := newGame(9)
 	f.playOut(t, 0, &g0, racetest.Greedy, nil)
 	f.clock.Advance(10 * time.Minute)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,6 +65,23 @@ type liveServer struct {
 // tests pairing two people never see it).
 type liveOptions struct {
 	offerAfter time.Duration
+	// tamper, when set, rewrites the body of every GET /api/races/{id}
+	// reply: a server that lies in its after-race record.
+	tamper func(body []byte) []byte
+}
+
+// tamperRecorder holds a reply's body back so that liveOptions.tamper can
+// rewrite it.
+type tamperRecorder struct {
+	http.ResponseWriter
+	status int
+	buf    []byte
+}
+
+func (t *tamperRecorder) WriteHeader(status int) { t.status = status }
+func (t *tamperRecorder) Write(b []byte) (int, error) {
+	t.buf = append(t.buf, b...)
+	return len(b), nil
 }
 
 // browserSecret signs the live server's player tokens.
@@ -143,6 +161,15 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget})
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.tamper != nil && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/races/") && strings.Count(r.URL.Path, "/") == 3 {
+			rec := &tamperRecorder{ResponseWriter: w, status: http.StatusOK}
+			srv.ServeHTTP(rec, r)
+			body := o.tamper(rec.buf)
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(rec.status)
+			_, _ = w.Write(body)
+			return
+		}
 		srv.ServeHTTP(hijackRecorder{w, socks}, r)
 	}))
 	t.Cleanup(func() {
@@ -426,8 +453,12 @@ func (p *page) waitRaceState(state string) {
 	p.waitJS(fmt.Sprintf(`(document.querySelector(".race-page")||{dataset:{}}).dataset.state === %q`, state))
 }
 
-// turned is the first turned card on the own board, or "".
+// turned is the first turned card on the own board, or "" once the race
+// is not running. A move shows on the board at once, before the server
+// has turned the next card: this waits for the card (or the race's end).
 func (p *page) turned() string {
+	p.t.Helper()
+	p.waitJS(`!!document.querySelector(".me .turned [data-card]") || (document.querySelector(".race-page")||{dataset:{}}).dataset.state !== "running"`)
 	return eval[string](p, `(document.querySelector(".me .turned [data-card]")||{dataset:{card:""}}).dataset.card`)
 }
 
@@ -529,6 +560,6 @@ func (p *page) playStep(n, piles int) bool {
 		return false
 	}
 	p.clickMove(mv[0], mv[1])
-	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state !== "running" || !document.querySelector('.me [data-src=%q][data-card=%q]')`, mv[2], mv[0]))
+	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state !== "running" || (!document.querySelector('.me [data-src=%q][data-card=%q]') && !document.querySelector(".me .card.pending"))`, mv[2], mv[0]))
 	return true
 }

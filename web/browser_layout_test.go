@@ -43,7 +43,7 @@ const layoutProblems = `(() => {
         const r = c.getBoundingClientRect();
         if (r.left < pr.left - 0.5 || r.right > pr.right + 0.5 || r.top < pr.top - 0.5 || r.bottom > pr.bottom + 0.5) out.push("board " + bi + " " + p.dataset.pile + ": card " + c.dataset.card + " outside its pile");
         const next = cards[k + 1];
-        if (next && p.classList.contains("waste")) {
+        if (next && p.classList.contains("waste") && c.querySelector(".corner")) {
           const corner = c.querySelector(".corner").getBoundingClientRect();
           if (next.getBoundingClientRect().top < corner.bottom - 0.5) out.push("board " + bi + " " + p.dataset.pile + ": " + c.dataset.card + "'s corner is hidden");
         }
@@ -65,10 +65,15 @@ const extraBoards = `import("/js/board.js").then(({renderBoard}) => {
     foundations: [f("3S", 3, "4"), f(undefined, 0, "A"), f(undefined, 0, "A"), f(undefined, 0, "A")],
     waste: [w(["9C"], 6), w(["KD"], 1), w([]), w(["QC"], 3)],
     redealsLeft: 0, status: "playing", score: 3, target: 52, moves: 13};
+  // A spectator's view of cards not every racer still playing has turned.
+  const hidden = {variant: "classic", stock: 40, turned: ["??"],
+    foundations: [f("??", 1, "2"), f(undefined, 0, "A"), f(undefined, 0, "A"), f(undefined, 0, "A")],
+    waste: [w(["9C", "??", "??"]), w(["??"]), w([]), w([])],
+    redealsLeft: 0, status: "playing", score: 1, target: 52, moves: 6};
   const box = document.createElement("section");
   box.id = "extra-boards";
   box.className = "duel";
-  for (const v of [four, strict]) {
+  for (const v of [four, strict, hidden]) {
     const seat = document.createElement("div");
     seat.className = "seat";
     const b = document.createElement("div");
@@ -80,11 +85,15 @@ const extraBoards = `import("/js/board.js").then(({renderBoard}) => {
   return true;
 })`
 
+// boardsFitted is true once every board a page sizes to the screen has
+// been sized for its present width (after a resize they are sized again).
+const boardsFitted = `[...document.querySelectorAll(".board[data-fit-w]")].every(b => Number(b.dataset.fitW) === b.clientWidth)`
+
 // checkLayout fails the test for each layout problem at width w.
 func checkLayout(t *testing.T, p *page, w, h int64) {
 	t.Helper()
 	p.do(chromedp.EmulateViewport(w, h))
-	p.waitJS(fmt.Sprintf(`document.documentElement.clientWidth === %d`, w))
+	p.waitJS(fmt.Sprintf(`document.documentElement.clientWidth === %d && %s`, w, boardsFitted))
 	if probs := eval[[]string](p, layoutProblems); len(probs) > 0 {
 		t.Errorf("%s at %d px:\n%s", p.name, w, strings.Join(probs, "\n"))
 	}
@@ -154,6 +163,13 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	checkLayout(t, ann, 360, 740)
 	checkLayout(t, ann, 1280, 900)
+	// "??" is drawn as a card back in its place, never as text.
+	if n := eval[int](ann, `document.querySelectorAll("#extra-boards .hidden-card").length`); n != 5 {
+		t.Errorf("%d face-down cards drawn for the five hidden ones", n)
+	}
+	if txt := eval[string](ann, `document.getElementById("extra-boards").innerText`); strings.Contains(txt, "??") {
+		t.Errorf("a hidden card shows as text: %q", txt)
+	}
 	ann.do(chromedp.EmulateViewport(360, 740), chromedp.ScrollIntoView(chromedp.CSS("#extra-boards")))
 	ann.screenshot("extra-boards-360")
 	eval[bool](ann, `document.getElementById("extra-boards").remove() || true`)

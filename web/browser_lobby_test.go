@@ -57,7 +57,8 @@ func TestBrowserQuickPlay(t *testing.T) {
 	carol.waitLobby()
 
 	ann.click(`[data-action=queue]`)
-	ann.waitJS(`document.querySelector("[data-testid=queue-status]").textContent.startsWith("Waiting for an opponent in classic")`)
+	// The queue says how long she has waited (a running timer) and who else waits.
+	ann.waitJS(`/^Waiting for an opponent in classic · 0:0[1-9] · nobody else waiting yet$/.test(document.querySelector("[data-testid=queue-status]").textContent)`)
 	carol.waitJS(`document.querySelector("[data-count=queued]").textContent === "1" && document.querySelector("[data-count=online]").textContent === "3"`)
 	ann.screenshot("queued")
 
@@ -87,6 +88,8 @@ func TestBrowserQuickPlay(t *testing.T) {
 	carol.screenshot("lobby")
 	carol.click(row + ` [data-action=watch]`)
 	carol.waitJS(`!!document.querySelector(".seat1 .board")`)
+	// A public race's boards follow with the server's delay, and the page says so.
+	carol.waitJS(`!document.querySelector("[data-testid=delay]").hidden && document.querySelector("[data-testid=delay]").textContent === "Boards 0.2 s behind live"`)
 	// The list counts her.
 	deadline := time.Now().Add(waitTimeout)
 	for {
@@ -153,9 +156,9 @@ func TestBrowserQuickPlay(t *testing.T) {
 			want[p] = winnerName + " won"
 		}
 		if winnerName == "ann" {
-			want[ann] = "You won!"
+			want[ann] = "You won"
 		} else {
-			want[bob] = "You won!"
+			want[bob] = "You won"
 		}
 		winner = winnerName
 	}
@@ -166,6 +169,17 @@ func TestBrowserQuickPlay(t *testing.T) {
 		scores := eval[[]string](p, `[...document.querySelectorAll(".result [data-score]")].map(e => e.textContent)`)
 		if len(scores) != 2 || scores[0] != fmt.Sprint(res.Scores[0]) || scores[1] != fmt.Sprint(res.Scores[1]) {
 			t.Errorf("%s sees scores %v; the API says %v", p.name, scores, res.Scores)
+		}
+	}
+	// The rating change shows on the rated result, as the lobby recorded it.
+	for _, p := range []*page{ann, bob, carol} {
+		p.waitJS(`document.querySelectorAll(".result .delta[data-change]").length === 2`)
+		got := eval[[]int](p, `[...document.querySelectorAll(".result .delta[data-change]")].map(e => Number(e.dataset.change))`)
+		switch {
+		case res.Winner != nil && (got[*res.Winner] <= 0 || got[1-*res.Winner] >= 0):
+			t.Errorf("%s sees rating changes %v; seat %d won", p.name, got, *res.Winner)
+		case res.Winner == nil && (got[0] != 0 || got[1] != 0):
+			t.Errorf("%s sees rating changes %v after a draw between equals", p.name, got)
 		}
 	}
 	carol.screenshot("result")
@@ -330,11 +344,29 @@ func TestBrowserComputerOffer(t *testing.T) {
 	ann.screenshot("offer")
 	ann.click(`[data-action=play-computer]`)
 	ann.waitRaceState("countdown")
-	if n := eval[string](ann, `document.querySelector(".opponent h2").textContent`); n != "computer" {
+	if n := eval[string](ann, `document.querySelector(".opponent h2").textContent`); !strings.HasPrefix(n, "computer") {
 		t.Errorf("ann's opponent is %q", n)
 	}
 	ann.waitRaceState("running")
 	// The computer plays.
 	ann.waitJS(`Number(([...document.querySelectorAll(".opponent .stats dd")][2]||{}).textContent) > 0`)
+	id := ann.raceID()
+
+	// Out of the game, ann has a way back to the lobby, and taking it
+	// forfeits nothing: the race is decided on the cards.
+	ann.resign()
+	ann.waitJS(`!document.querySelector("[data-action=leave]").hidden`)
+	ann.click(`[data-action=leave]`)
+	ann.waitLobby()
+	deadline := time.Now().Add(waitTimeout)
+	for srv.raceInfo(t, id).Result == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the race against the computer never ended")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res := srv.raceInfo(t, id).Result; res.Reason == "forfeit" || res.Outcome == "aborted" {
+		t.Errorf("leaving after resigning ended the race as %s (%s)", res.Outcome, res.Reason)
+	}
 	ann.expectCleanConsole()
 }

@@ -96,7 +96,13 @@ func TestBrowserReloadResumes(t *testing.T) {
 		t.Errorf("ann sees %q, want Draw (both resigned with no cards up)", got)
 	}
 
-	// Both ask for a rematch: a new race on a new deal, same seats.
+	// Both ask for a rematch: a new race on a new deal, same seats. Nothing
+	// on either page may read NaN or undefined meanwhile (the previous
+	// race's presence once made "forfeit in NaN s"): an observer records
+	// any such text as it appears.
+	for _, p := range []*page{ann, bob} {
+		eval[bool](p, watchForLeaks)
+	}
 	bob.waitJS(`!!document.querySelector("[data-action=rematch]")`)
 	ann.click(`[data-action=rematch]`)
 	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann asks for a rematch")`)
@@ -110,21 +116,50 @@ func TestBrowserReloadResumes(t *testing.T) {
 		t.Errorf("after the rematch ann is in %q and bob in %q (the first race was %q)", next, got, id)
 	}
 
+	for _, p := range []*page{ann, bob} {
+		if leaks := eval[[]string](p, `window.__leaks`); len(leaks) > 0 {
+			t.Errorf("%s's page showed: %q", p.name, leaks)
+		}
+	}
+
 	// ann leaves the page: bob is told how long she has to come back; she
 	// comes back by opening the race again in the same tab.
+	// The wait is for the new race's own notice, with its grace time: the
+	// previous race's presence (ann leaving it for this one, no grace time)
+	// must not satisfy it, or ann could come back before the server saw her
+	// leave, and then there is no return for bob to be told of.
 	ann.do(chromedp.Navigate("about:blank"))
-	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann disconnected: they forfeit in")`)
+	bob.waitJS(`/ann disconnected: they forfeit in \d+ s/.test(document.querySelector(".notices").textContent)`)
 	ann.do(chromedp.Navigate(srv.url + "/?race=" + next))
 	ann.waitRaceState("running")
 	bob.waitJS(`document.querySelector(".notices").textContent.includes("ann is back")`)
+	for _, p := range []*page{ann, bob} {
+		if txt := eval[string](p, `document.body.innerText`); strings.Contains(txt, "NaN") || strings.Contains(txt, "undefined") {
+			t.Errorf("%s's page shows %q", p.name, txt)
+		}
+	}
 
 	ann.resign()
 	bob.resign()
 	ann.waitRaceState("finished")
+	bob.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
+	if leaks := eval[[]string](bob, `window.__leaks`); len(leaks) > 0 {
+		t.Errorf("bob's page showed: %q", leaks)
+	}
 	for _, p := range []*page{ann, bob} {
 		p.expectCleanConsole()
 	}
 }
+
+// watchForLeaks installs an observer that records, in window.__leaks, any
+// text on the page with NaN, undefined or null in it, whenever it appears.
+const watchForLeaks = `(() => {
+  window.__leaks = [];
+  const bad = /\bNaN\b|\bundefined\b|\bnull\b/;
+  const check = () => { const t = document.body.innerText; if (bad.test(t)) window.__leaks.push(t.match(/[^\n]*(NaN|undefined|null)[^\n]*/)[0]); };
+  new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
+  return true;
+})()`
 
 // TestBrowserKeyboardOnly: ann joins and plays by keyboard alone (Enter in
 // the name field, T, F, 1-4, Shift+1-4), and wins once bob resigns.
@@ -151,7 +186,8 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 			}
 			ann.do(chromedp.KeyEvent(string(k), opts...))
 		}
-		ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]')`, wantPile, card))
+		// The move shows at once; the next card comes with the server's reply.
+		ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]:not(.pending)')`, wantPile, card))
 	}
 	step("f", false, "F1", "AS")   // F: the turned card to a foundation it fits
 	ann.do(chromedp.KeyEvent("t")) // T selects the turned card…
@@ -180,8 +216,8 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 
 	bob.resign()
 	ann.waitJS(`!!document.querySelector("[data-testid=result-headline]")`)
-	if got := ann.text(`[data-testid=result-headline]`); got != "You won!" {
-		t.Errorf("ann sees %q, want You won!", got)
+	if got := ann.text(`[data-testid=result-headline]`); got != "You won" {
+		t.Errorf("ann sees %q, want You won", got)
 	}
 	if got := eval[string](ann, `document.querySelector(".result .reason").dataset.reason`); got != "passed" {
 		t.Errorf("reason %q, want passed", got)

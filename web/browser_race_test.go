@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 	if info.Result == nil || info.Result.Winner == nil || *info.Result.Winner != 1 || info.Result.Reason != "passed" {
 		t.Fatalf("result %+v, want bob (seat 1) winning by passed", info.Result)
 	}
-	want := map[*page]string{ann: "bob won", bob: "You won!", carol: "bob won"}
+	want := map[*page]string{ann: "bob won", bob: "You won", carol: "bob won"}
 	for _, p := range []*page{ann, bob, carol} {
 		got := p.text(`[data-testid=result-headline]`)
 		if got != want[p] {
@@ -103,17 +104,26 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 		}
 	}
 
-	// The commitment opens in the browser.
-	bob.click(`[data-action=verify]`)
-	bob.waitJS(`!!document.querySelector(".verdict.ok")`)
+	// The commitment opens in the browser, checked against the one bob's
+	// page was sent at the start, and so do the cards he was shown.
+	bob.waitJS(`!!document.querySelector("[data-testid=fair-verdict][data-ok=true]") && !!document.querySelector("[data-testid=shown-verdict][data-ok=true]")`)
 	bob.screenshot("result")
 
 	// A reload after the end shows the result again, from bob's seat.
 	bob.do(chromedp.Reload())
-	bob.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "You won!"`)
+	bob.waitJS(`(document.querySelector("[data-testid=result-headline]")||{}).textContent === "You won"`)
 
 	// The replay ends on the result's scores.
 	carol.do(chromedp.Navigate(srv.url + "/?replay=" + id))
+	// → and ← step through it; the move is told in words.
+	carol.waitJS(`!!document.querySelector("[data-testid=replay-pos]")`)
+	carol.do(chromedp.KeyEvent(kb.ArrowRight))
+	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 1 of")`)
+	if last := carol.text(".last-move"); !regexp.MustCompile(`^ann: (.{1,3}[♠♥♦♣] to (waste pile|foundation) [1-4]|resigned)$`).MatchString(last) {
+		t.Errorf("the first move reads %q", last)
+	}
+	carol.do(chromedp.KeyEvent(kb.ArrowLeft))
+	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 0 of")`)
 	carol.click(`[data-action=next]`)
 	carol.waitJS(`document.querySelector("[data-testid=replay-pos]").textContent.startsWith("Move 1 of")`)
 	carol.do(chromedp.SetValue(chromedp.CSS(`select[aria-label=Speed]`), "30"))

@@ -2,7 +2,7 @@
 // turned cards, four foundations and four waste piles fanned downwards.
 
 import { h } from "./ui.js";
-import { cardEl, backEl, cardName, rankName, pileName } from "./cards.js";
+import { cardEl, backEl, cardName, rankName, pileName, isHidden } from "./cards.js";
 
 const FOUNDATIONS = ["F1", "F2", "F3", "F4"];
 const WASTES = ["W1", "W2", "W3", "W4"];
@@ -18,13 +18,19 @@ export function renderBoard(el, view, opts = {}) {
   el.classList.add("board");
   el.classList.toggle("interactive", live);
   el.dataset.status = view.status;
+  // Two columns: the stock with its turned card(s) below it on the left;
+  // the foundations and, under them, the waste piles on the right. One row
+  // of cards fewer than stacking them all saves the height a long waste
+  // pile needs.
   el.replaceChildren(
-    h("div", { class: "row top" }, stockEl(view, live), turnedEl(view, opts, live)),
-    h("div", { class: "row piles foundations", role: "group", "aria-label": "Foundations" },
-      FOUNDATIONS.map((p, i) => foundationEl(p, view.foundations[i], live))),
-    h("div", { class: "row piles wastes", role: "group", "aria-label": "Waste piles" },
-      WASTES.map((p, i) => wasteEl(p, view.waste[i], opts, live))),
+    h("div", { class: "side" }, stockEl(view, live), turnedEl(view, opts, live)),
+    h("div", { class: "main" },
+      h("div", { class: "row piles foundations", role: "group", "aria-label": "Foundations" },
+        FOUNDATIONS.map((p, i) => foundationEl(p, view.foundations[i], live))),
+      h("div", { class: "row piles wastes", role: "group", "aria-label": "Waste piles" },
+        WASTES.map((p, i) => wasteEl(p, view.waste[i], opts, live)))),
   );
+  if (opts.fit) fitBoard(el, opts.fit());
   if (focused) {
     const again = el.querySelector(focused);
     if (again) again.focus({ preventScroll: true });
@@ -68,7 +74,7 @@ function turnedEl(view, opts, live) {
     "aria-label": cards.length ? `Turned card${cards.length > 1 ? "s" : ""}` : "No turned card",
   },
     cards.length ? cards.map((c) => {
-      const el = cardEl(c, "turned from the stock", sourceAttrs(c, "turned", opts, live));
+      const el = cardEl(c, "turned from the stock", isHidden(c) ? {} : sourceAttrs(c, "turned", opts, live));
       if (opts.selected === c) el.classList.add("selected");
       return el;
     })
@@ -114,7 +120,7 @@ function wasteEl(p, w, opts, live) {
     hidden > 0 ? h("span", { class: "hidden-count", "aria-hidden": "true" }, `+${hidden} hidden`) : null,
     cards.map((c, i) => {
       const isTop = i === cards.length - 1;
-      const el = cardEl(c, "on " + pileName(p), isTop ? { "data-src": p } : {});
+      const el = cardEl(c, "on " + pileName(p), isTop && !isHidden(c) ? { "data-src": p } : {});
       el.style.setProperty("--i", String(i));
       if (isTop && opts.selected === c) el.classList.add("selected");
       return el;
@@ -123,6 +129,47 @@ function wasteEl(p, w, opts, live) {
   );
   pile.style.setProperty("--n", String(Math.max(cards.length, 1)));
   return pile;
+}
+
+const GAP = 8; // px between piles (the stylesheet's --gap)
+const LABEL = 14; // px under a row of piles for its names (F1, W1)
+const MAX_CW = 104; // px: the widest card
+const MIN_CW = 34; // px: the narrowest card
+
+/**
+ * fitBoard sizes el's cards so that the whole board fits its width and
+ * availH pixels of height (Infinity: width alone): the largest card for
+ * which the longest waste pile still fans with every card's rank in
+ * sight. The fan closes up first (from a third of a card's width to a
+ * fifth, never under 13 px); only then do the cards shrink.
+ */
+export function fitBoard(el, availH = Infinity) {
+  const W = el.clientWidth;
+  if (!W) return;
+  const n = Math.max(1, ...[...el.querySelectorAll(".pile.waste")].map((p) => p.querySelectorAll(".card").length));
+  const t = Math.max(1, el.querySelectorAll(".turned .card").length);
+  const widest = Math.floor((W - 5 * GAP - 6) / 5);
+  let cw = Math.max(MIN_CW, Math.min(MAX_CW, widest));
+  let fan = cw * 0.34;
+  for (; cw >= MIN_CW; cw -= 2) {
+    const ch = cw * 1.4;
+    const ideal = cw * 0.34, least = Math.max(13, cw * 0.2);
+    const rest = availH - (2 * ch + 2 * LABEL + 4);
+    fan = n > 1 ? Math.min(ideal, rest / (n - 1)) : ideal;
+    const side = 2 * ch + GAP + (t - 1) * cw * 0.34;
+    if (rest >= 0 && fan >= least && side <= availH) break;
+  }
+  if (cw < MIN_CW) { cw = MIN_CW; fan = 13; }
+  el.style.setProperty("--cw", `${cw}px`);
+  el.style.setProperty("--fan", `${Math.max(13, Math.floor(fan))}px`);
+  el.dataset.fitW = String(W); // what it was sized for (tests wait on it)
+}
+
+/** hasHidden reports whether a view shows any face-down placeholder. */
+export function hasHidden(view) {
+  return !!view && ((view.turned || []).some(isHidden) ||
+    view.waste.some((w) => (w.cards || []).some(isHidden)) ||
+    view.foundations.some((f) => isHidden(f.top)));
 }
 
 /** markSelected highlights the selected card without redrawing. */
@@ -144,7 +191,12 @@ export function fitsFoundation(view, c) {
   return i < 0 ? null : FOUNDATIONS[i];
 }
 
-/** summary is one line about a board for the opponent and spectators. */
+/** statusText says a game's status in words. */
+export function statusText(status) {
+  return { playing: "playing", won: "won the deal", stuck: "stuck", resigned: "resigned" }[status] || status || "";
+}
+
+/** countsLine is one line about a board for the opponent and spectators. */
 export function countsLine(c, target = 52) {
-  return `${c.score}/${target} on foundations · ${c.stock} in stock · ${c.moves} moves · ${c.status}`;
+  return `${c.score}/${target} on foundations · ${c.stock} in stock · ${c.moves} move${c.moves === 1 ? "" : "s"} · ${statusText(c.status)}`;
 }

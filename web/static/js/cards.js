@@ -9,6 +9,15 @@ const RANK_NAMES = { A: "Ace", T: "10", J: "Jack", Q: "Queen", K: "King" };
 const RANK_SHOWN = { T: "10" };
 const SUIT_NAMES = { S: "Spades", H: "Hearts", D: "Diamonds", C: "Clubs" };
 
+/**
+ * HIDDEN is how a spectator's view shows a card that not every racer still
+ * playing has turned yet: a card back in its place (PROTOCOL.md section 6).
+ */
+export const HIDDEN = "??";
+
+/** isHidden reports whether c is a face-down placeholder. */
+export const isHidden = (c) => c === HIDDEN;
+
 /** rankOf and suitOf split a card like "TD". */
 export const rankOf = (c) => c[0].toUpperCase();
 export const suitOf = (c) => c[1].toUpperCase();
@@ -58,12 +67,7 @@ export function suitIcon(suit, cls = "suit") {
  * pile 2"; the card's accessible name is "Queen of Hearts on waste pile 2".
  */
 export function cardEl(c, where = "", extra = {}) {
-  if (c === HIDDEN) {
-    return h("div", {
-      class: "card back hidden", "data-card": HIDDEN, role: "img",
-      "aria-label": where ? `A face-down card ${where}` : "A face-down card", ...extra,
-    });
-  }
+  if (c === HIDDEN) return hiddenEl(where, extra);
   const r = rankOf(c), su = suitOf(c);
   const red = su === "H" || su === "D";
   const shown = RANK_SHOWN[r] || r;
@@ -82,4 +86,38 @@ export function cardEl(c, where = "", extra = {}) {
 /** backEl draws a face-down card (the stock). */
 export function backEl(label) {
   return h("div", { class: "card back", role: "img", "aria-label": label });
+}
+
+/** hiddenEl is a spectator's face-down card, in the place of a card not yet shown. */
+function hiddenEl(where, extra = {}) {
+  return h("div", {
+    class: "card back hidden-card", "data-card": HIDDEN, "data-hidden": "", role: "img",
+    "aria-label": where ? `A face-down card ${where}` : "A face-down card", ...extra,
+  });
+}
+
+const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+/** cardText writes a card for reading: "10♥", "J♣". */
+export function cardText(c) {
+  if (c === HIDDEN) return "a face-down card";
+  const r = rankOf(c);
+  return (RANK_SHOWN[r] || r) + SUIT_SYMBOLS[suitOf(c)];
+}
+
+/** pileText names a pile in words: "foundation 2", "waste pile 3". */
+export const pileText = (p) => pileName(p);
+
+/**
+ * moveText writes an accepted move in words: "7♣ to waste pile 1",
+ * "A♠ to foundation 2", "redeal", "resigned".
+ */
+export function moveText(m) {
+  const u = m.toUpperCase();
+  if (u === "RESIGN") return "resigned";
+  if (u === "R") return "redeal";
+  if (u === "T") return "turned the next four";
+  const [card, to] = u.split(">");
+  if (!to) return m;
+  return `${cardText(card)} to ${pileName(to)}`;
 }

@@ -102,11 +102,11 @@ export class MoveInput {
   }
 
   /** moveTo sends the selected card to a pile. */
-  moveTo(pile) {
+  moveTo(pile, how = {}) {
     const c = this.selected;
     if (!c) return;
     this.select(null);
-    this.deps.send(`${c}>${pile}`);
+    this.deps.send(`${c}>${pile}`, how);
   }
 
   toFoundation(card) {
@@ -199,7 +199,7 @@ export class MoveInput {
       const name = pile && pile.dataset.pile;
       if (ev.type === "pointerup" && name && /^[FW][1-4]$/.test(name) && this.el.contains(pile)) {
         this.selected = d.card;
-        this.moveTo(name);
+        this.moveTo(name, { dragged: true });
       }
     };
     window.addEventListener("pointermove", move);

@@ -7,8 +7,8 @@
 // gets a "lobby" message whenever the lobby changes. Every protocol call
 // is in proto.js. /?invite=CODE is the same page with the invite on top.
 
-import { h, fill, copyText } from "./ui.js";
-import { renderProfile, playerLink } from "./profile.js";
+import { h, fill, copyText, fmtClock } from "./ui.js";
+import { renderProfile, playerLink, recordText } from "./profile.js";
 import {
   Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink,
 } from "./proto.js";
@@ -38,6 +38,13 @@ export function inviteCodeFrom(text) {
     return /^[0-9A-HJKMNP-TV-Z]{10}$/.test(c) ? c : "";
   }
 }
+
+// QUICK_MINUTES is the quick-play races' time limit: the lobby makes them
+// with the race package's default (race.DefaultTimeLimit, 10 minutes).
+const QUICK_MINUTES = 10;
+// CHIPS is how many variants quick play offers as one-tap chips (the
+// server lists the default first); the others are in the select.
+const CHIPS = 4;
 
 const minutesText = (s) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 
@@ -75,7 +82,10 @@ async function loadVariants() {
     return; // the default alone still plays
   }
   for (const { sel, hint } of variantSelects) fillVariants(sel, hint);
+  for (const fn of variantsLoaded) fn();
 }
+
+const variantsLoaded = [];
 
 /** lobbyPage draws the lobby into root and keeps it live. */
 export function lobbyPage(root, params = new URLSearchParams(location.search)) {
@@ -100,16 +110,19 @@ class LobbyPage {
 
   build() {
     const e = (this.els = {});
-    e.status = h("p", { class: "muted", role: "status", "data-testid": "lobby-status" }, "Connecting…");
-    e.panels = h("div", { class: "panels" },
-      this.invitePanel(), this.namePanel(), this.quickPanel(), this.challengePanel(), this.livePanel(),
-      this.presencePanel(), this.profilePanel(), this.leaderboardPanel(), this.createPanel(), this.joinPanel(),
-      this.computerPanel());
+    e.status = h("p", { class: "muted lobby-status", role: "status", "data-testid": "lobby-status" }, "Connecting…");
+    // One main action on top (play now), the live races beside it; racing
+    // a friend or the computer next; the rest below.
     fill(this.root, h("div", { class: "lobby-page" },
-      h("header", {}, h("h1", {}, "Sir Tommy race"),
-        h("p", { class: "lead" }, "Two players, the same shuffled deck, one pass through the stock. First to build all four foundations from Ace to King wins; if both get stuck, more cards wins."),
+      h("header", { class: "lobby-head" },
+        h("p", { class: "lead" }, "Race another player at Sir Tommy patience: the same shuffled deck for both, first to finish the deal wins."),
         e.status),
-      e.panels));
+      this.invitePanel(),
+      h("div", { class: "lobby-top" }, this.quickPanel(), this.livePanel()),
+      h("div", { class: "lobby-second" }, this.createPanel(), this.computerPanel()),
+      h("div", { class: "panels lobby-more" },
+        this.challengePanel(), this.leaderboardPanel(), this.profilePanel(), this.namePanel(), this.joinPanel())));
+    this.queueTimer = setInterval(() => { if (this.queued) this.renderQueue(); }, 1000);
     window.addEventListener("pagehide", () => { this.leaving = true; if (this.sock) this.sock.close(); });
     window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
   }
@@ -161,6 +174,7 @@ class LobbyPage {
     this.me = w;
     this.els.nameInput.value = w.name;
     this.els.nameShown.textContent = w.name;
+    this.els.heroName.textContent = w.name;
     this.els.playerId.textContent = w.player;
     this.loadProfile();
     if (this.lobby) this.onLobby(this.lobby);
@@ -236,10 +250,12 @@ class LobbyPage {
     const e = this.els;
     e.quickHint = h("p", { class: "muted variant-summary", "data-testid": "quick-variant-summary" });
     e.quickVariant = variantSelect("quick-variant", e.quickHint);
+    e.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": "Variant" });
+    e.quickVariant.addEventListener("change", () => this.renderChips());
     e.quickErr = h("p", { class: "error", role: "alert" });
     e.quickWait = h("p", { class: "queue-status", role: "status", "data-testid": "queue-status" });
     e.queueBtn = h("button", {
-      class: "primary", "data-action": "queue",
+      class: "primary big", "data-action": "queue",
       onclick: async () => {
         e.quickErr.textContent = "";
         try {
@@ -259,12 +275,36 @@ class LobbyPage {
       },
     }, "Leave the queue");
     e.offer = h("div", { class: "offer", hidden: true, "data-testid": "computer-offer" });
-    return h("section", { class: "panel", "data-panel": "quickplay" },
-      h("h2", {}, "Quick play"),
-      h("div", { class: "row-form" }, h("label", { for: "quick-variant" }, "Variant"), e.quickVariant, e.queueBtn, e.unqueueBtn),
-      e.quickHint, e.quickWait, e.offer,
-      h("p", { class: "muted" }, "You are paired with a waiting player near your rating. Quick-play races are rated."),
+    e.heroName = h("span", { "data-testid": "hero-name" }, playerName.get() || "…");
+    const panel = h("section", { class: "panel hero", "data-panel": "quickplay" },
+      h("h2", {}, "Play now"),
+      h("p", { class: "terms" }, h("strong", {}, `${QUICK_MINUTES} min`), " · rated · paired with a player near your rating"),
+      e.chips,
+      h("div", { class: "row-form more-variants" }, h("label", { for: "quick-variant" }, "All variants"), e.quickVariant),
+      e.quickHint,
+      h("div", { class: "row-form go" }, e.queueBtn, e.unqueueBtn),
+      e.quickWait, e.offer,
+      h("p", { class: "muted as" }, "Playing as ", e.heroName, " · ", h("a", { href: "#lobby-name" }, "change your name")),
       e.quickErr);
+    this.renderChips();
+    variantsLoaded.push(() => this.renderChips());
+    return panel;
+  }
+
+  /** renderChips shows the most played variants as one-tap choices. */
+  renderChips() {
+    const e = this.els;
+    const cur = e.quickVariant.value || "classic";
+    const shown = variants.slice(0, CHIPS).map((v) => v.name);
+    if (!shown.includes(cur)) shown.push(cur);
+    fill(e.chips, shown.map((name) => h("button", {
+      type: "button", class: "chip", role: "radio", "aria-checked": String(name === cur), "data-variant": name,
+      disabled: !!this.queued,
+      onclick: () => {
+        e.quickVariant.value = name;
+        e.quickVariant.dispatchEvent(new Event("change"));
+      },
+    }, name)));
   }
 
   renderQueue() {
@@ -272,9 +312,15 @@ class LobbyPage {
     e.queueBtn.hidden = !!this.queued;
     e.unqueueBtn.hidden = !this.queued;
     e.quickVariant.disabled = !!this.queued;
+    this.renderChips();
     if (!this.queued) e.offer.hidden = true;
+    // The lobby's count lags the queue by a heartbeat: this player is in it.
     const n = this.lobby && this.lobby.presence && this.lobby.presence.queues ? this.lobby.presence.queues[this.queued] || 0 : 0;
-    e.quickWait.textContent = this.queued ? `Waiting for an opponent in ${this.queued}… (${n} in this queue)` : "";
+    const waited = fmtClock(Date.now() - (this.queuedAt || Date.now()) + 999);
+    const others = Math.max(n, 1) - 1;
+    e.quickWait.textContent = this.queued
+      ? `Waiting for an opponent in ${this.queued} · ${waited} · ${others === 0 ? "nobody else waiting yet" : `${others} other${others === 1 ? "" : "s"} waiting`}`
+      : "";
     this.root.querySelector("[data-panel=quickplay]").dataset.queued = this.queued;
   }
 
@@ -324,7 +370,7 @@ class LobbyPage {
         h("label", { for: "ch-minutes" }, "Time limit"), e.chMinutes,
         h("label", { for: "ch-bestof" }, "Match"), e.chBestOf,
         h("label", { for: "ch-rated" }, "Rated"), e.chRated,
-        h("button", { class: "primary", type: "submit", "data-action": "challenge" }, "Post a challenge")),
+        h("button", { type: "submit", "data-action": "challenge" }, "Post a challenge")),
       e.chMine, e.chErr);
   }
 
@@ -360,24 +406,35 @@ class LobbyPage {
 
   livePanel() {
     this.els.live = h("ul", { class: "list", "data-testid": "live-races" });
-    return h("section", { class: "panel", "data-panel": "live" }, h("h2", {}, "Live races"), this.els.live);
+    return h("section", { class: "panel", "data-panel": "live" }, h("h2", {}, "Live races"), this.els.live, this.presencePanel());
   }
 
   renderLive(races) {
-    if (!races.length) { fill(this.els.live, h("li", { class: "muted" }, "No races being played right now.")); return; }
-    fill(this.els.live, races.map((r) => h("li", { "data-race": r.race, "data-state": r.state },
-      h("span", { class: "names" }, h("strong", {}, r.players[0].name || "?"), " ", h("span", { "data-score": 0 }, r.scores[0]),
-        " – ", h("span", { "data-score": 1 }, r.scores[1]), " ", h("strong", {}, r.players[1].name || "?")),
-      h("span", { class: "what" }, `${r.variant} · ${r.state === "countdown" ? "starting" : "running"} · `,
-        h("span", { "data-testid": "spectators", "data-count": r.spectators }, `${r.spectators} watching`)),
-      h("a", { class: "button", href: `/?watch=${encodeURIComponent(r.race)}`, "data-action": "watch" }, "Watch"))));
+    if (!races.length) { fill(this.els.live, h("li", { class: "muted" }, "No races being played right now: press Play now and yours will be the first.")); return; }
+    fill(this.els.live, races.map((r) => {
+      const target = (variants.find((v) => v.name === r.variant) || {}).cards || 52;
+      const side = (i) => {
+        const fillEl = h("span");
+        fillEl.style.width = `${(100 * r.scores[i]) / target}%`; // the CSSOM, which the CSP allows
+        return h("div", { class: "side" },
+          h("strong", { class: "pname" }, r.players[i].name || "?"),
+          h("span", { class: "bar", "aria-hidden": "true" }, fillEl),
+          h("span", { class: "score", "data-score": i }, r.scores[i]));
+      };
+      return h("li", { class: "race-card", "data-race": r.race, "data-state": r.state },
+        h("div", { class: "names", "aria-label": `${r.players[0].name} ${r.scores[0]}, ${r.players[1].name} ${r.scores[1]} of ${target}` }, side(0), side(1)),
+        h("div", { class: "foot" },
+          h("span", { class: "what" }, `${r.variant} · ${r.state === "countdown" ? "starting" : "running"} · `,
+            h("span", { "data-testid": "spectators", "data-count": r.spectators }, `${r.spectators} watching`)),
+          h("a", { class: "button", href: `/?watch=${encodeURIComponent(r.race)}`, "data-action": "watch" }, "Watch")));
+    }));
   }
 
   // ----- presence -----
 
   presencePanel() {
     this.els.presence = h("dl", { class: "stats presence" });
-    return h("section", { class: "panel", "data-panel": "presence" }, h("h2", {}, "Who is here"), this.els.presence);
+    return h("div", { class: "presence-line", "data-panel": "presence" }, h("h3", {}, "Who is here"), this.els.presence);
   }
 
   renderPresence(p) {
@@ -407,7 +464,7 @@ class LobbyPage {
       if (!b.standings.length) { fill(e.lb, h("li", { class: "muted" }, "No rated races in this variant yet.")); return; }
       fill(e.lb, b.standings.map((s) => h("li", { "data-player": s.player, class: this.me && s.player === this.me.player ? "own" : null },
         h("a", { href: playerLink(s.player) }, h("strong", {}, s.name)), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
-        h("span", { class: "muted" }, ` · ${s.wins}–${s.losses}${s.draws ? `–${s.draws}` : ""} · ${Math.round(s.winPercent)}%`))));
+        h("span", { class: "muted", "data-record": "" }, ` · ${recordText(s)} · ${Math.round(s.winPercent)}%`))));
     } catch (ex) {
       fill(e.lb, h("li", { class: "muted" }, ex.code === "no-lobby" ? "This server keeps no ratings." : ex.message));
     }
@@ -458,10 +515,12 @@ class LobbyPage {
         },
       },
         h("label", { for: "new-variant" }, "Variant"), variant,
-        h("label", { for: "new-minutes" }, "Time limit"), minutes,
-        h("label", { for: "new-bestof" }, "Match"), bestOf,
-        h("label", { for: "new-deal" }, "Deal number"), deal,
-        h("button", { class: "primary", type: "submit", "data-action": "create" }, "Create a private race"),
+        h("details", { class: "options" }, h("summary", {}, "Time, match and deal"),
+          h("div", { class: "grid-form" },
+            h("label", { for: "new-minutes" }, "Time limit"), minutes,
+            h("label", { for: "new-bestof" }, "Match"), bestOf,
+            h("label", { for: "new-deal" }, "Deal number"), deal)),
+        h("button", { class: "primary-soft", type: "submit", "data-action": "create" }, "Create a private race"),
         h("button", {
           type: "button", "data-action": "invite",
           onclick: async () => {
@@ -477,7 +536,7 @@ class LobbyPage {
             } catch (ex) { err.textContent = ex.message; }
           },
         }, "Get an invite code")),
-      h("p", { class: "muted" }, "A private race gives you a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes."),
+      h("p", { class: "muted" }, "You get a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes."),
       code, err);
   }
 
@@ -496,7 +555,7 @@ class LobbyPage {
       h("h2", {}, "Join, watch or replay"),
       h("form", { class: "row-form", onsubmit: go("race") },
         h("label", { for: "join-code" }, "Link or code"), code,
-        h("button", { class: "primary", type: "submit", "data-action": "join-code" }, "Join"),
+        h("button", { type: "submit", "data-action": "join-code" }, "Join"),
         h("button", { type: "button", onclick: go("watch") }, "Watch"),
         h("button", { type: "button", onclick: go("replay") }, "Replay")),
       err);
@@ -524,8 +583,8 @@ class LobbyPage {
       },
         h("label", { for: "cpu-variant" }, "Variant"), variant,
         h("label", { for: "cpu-level" }, "Level"), level,
-        h("button", { class: "primary", type: "submit", "data-action": "computer" }, "Start")),
-      h("p", { class: "muted" }, "Unrated; the computer plays at a person's pace."),
+        h("button", { class: "primary-soft", type: "submit", "data-action": "computer" }, "Race the computer")),
+      h("p", { class: "muted" }, "Unrated, any time: the computer plays at a person's pace. Easy places what fits; hard plans ahead."),
       err);
   }
 }

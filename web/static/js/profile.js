@@ -4,6 +4,14 @@
 import { h, fill } from "./ui.js";
 import { getPlayer } from "./proto.js";
 
+/**
+ * recordText is a standing's record, the same on the profile and the
+ * leaderboard: "3 won · 1 lost · 1 drawn".
+ */
+export function recordText(s) {
+  return `${s.wins} won · ${s.losses} lost · ${s.draws || 0} drawn`;
+}
+
 /** renderProfile draws profile p (GET /api/players/{id}) into el. */
 export function renderProfile(el, p) {
   const seatOf = (r) => (r.players[0].player === p.player ? 0 : 1);
@@ -11,7 +19,7 @@ export function renderProfile(el, p) {
     p.standings.length
       ? h("ul", { class: "list" }, p.standings.map((s) => h("li", { "data-variant": s.variant },
         h("strong", {}, s.variant), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
-        h("span", { class: "muted" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} ${s.games === 1 ? "race" : "races"} · ${s.wins}–${s.losses} · streak ${s.streak}`))))
+        h("span", { class: "muted", "data-record": "" }, ` ±${Math.round(s.rating.deviation)} · ${s.games} ${s.games === 1 ? "race" : "races"}: ${recordText(s)} · streak ${s.streak}`))))
       : h("p", { class: "muted" }, "No rated races yet."),
     h("h3", {}, "Recent races"),
     h("ul", { class: "list history" }, p.history.map((r) => {

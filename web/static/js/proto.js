@@ -292,7 +292,7 @@ export class Socket {
 export function reasonText(reason) {
   return {
     "won-deal": "won the deal",
-    "passed": "the other player was out and this one got more cards",
+    "passed": "one player was out and the other passed their count",
     "more-cards": "both were stuck or out; more cards on the foundations",
     "equal-cards": "both finished with the same number of cards",
     "time": "time ran out; more cards on the foundations",

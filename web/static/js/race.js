@@ -1,12 +1,18 @@
 // The race page (/?race=ID): join or resume a seat, play your board, follow
 // the opponent's progress, the countdown and the clock, and see the result.
+// The whole game fits the screen: the board's cards are sized to the
+// height left under the header (board.js fitBoard), notices float over
+// the page instead of pushing it, and the key help opens as a dialog.
 
 import { h, fill, fmtClock, copyText } from "./ui.js";
 import { Socket, seats, playerName, identity, inviteLink, getRace } from "./proto.js";
-import { renderBoard } from "./board.js";
+import { renderBoard, statusText } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";
 import { renderResult } from "./result.js";
-import { progressEl, setProgress, Notices, showWatchers } from "./widgets.js";
+import { progressEl, setProgress, Notices, showWatchers, raceTitle, commitmentEl } from "./widgets.js";
+import { applyLocal } from "./optimistic.js";
+import { rectOf, slideFrom } from "./motion.js";
+import { noteStart, noteShown } from "./fairplay.js";
 
 const RECONNECT_MAX_MS = 5000; // back-off ceiling between reconnect attempts
 const RESIGN_CONFIRM_MS = 3000; // how long "Really resign?" waits for the second click
@@ -25,7 +31,8 @@ class RacePage {
     this.params = params;
     this.sock = null;
     this.state = null; // last state message
-    this.view = null; // own View
+    this.confirmed = null; // own View as the server last sent it
+    this.pending = []; // own moves sent and shown, not yet confirmed
     this.opp = null; // opponent Counts
     this.seat = null;
     this.seated = false; // this connection holds the seat (so it may ask for a rematch)
@@ -37,12 +44,25 @@ class RacePage {
     this.build();
   }
 
+  /** view is the own board as shown: the server's, with the moves on their way. */
+  get view() {
+    let v = this.confirmed;
+    for (const m of this.pending) v = applyLocal(v, m) || v;
+    return v;
+  }
+
+  set view(v) {
+    this.confirmed = v;
+    this.pending = [];
+  }
+
   build() {
     this.els = {
-      title: h("h1", {}, "Race"),
-      clock: h("div", { class: "clock", "aria-label": "Time left", role: "timer" }, "–:––"),
+      title: h("h1", { class: "title", "data-testid": "race-title" }, "Race"),
+      clock: h("div", { class: "clock", "aria-label": "Time left", role: "timer", "data-testid": "clock" }, "–:––"),
       phase: h("p", { class: "phase", "data-testid": "phase" }),
-      watchers: h("p", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
+      commitment: commitmentEl(),
+      watchers: h("span", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
       notices: h("div", { class: "notices" }),
       join: h("section", { class: "panel join", hidden: true }),
       invite: h("section", { class: "panel invite", hidden: true }),
@@ -54,45 +74,84 @@ class RacePage {
       hint: h("p", { class: "hint", role: "status", "aria-live": "polite" }),
       oppName: h("h2", {}, "Opponent"),
       oppProgress: progressEl("Opponent's cards on the foundations"),
+      oppState: h("span", { class: "opp-state", "data-testid": "opp-state" }),
       oppStats: h("dl", { class: "stats" }),
       countdown: h("div", { class: "countdown", hidden: true, "aria-live": "assertive" }),
       resign: h("button", { class: "danger", "data-action": "resign", disabled: true, onclick: () => this.resignClick() }, "Resign"),
       helpBtn: h("button", { "data-action": "help", "aria-expanded": "false", onclick: () => this.toggleHelp() }, "Keys (?)"),
-      help: h("section", { class: "panel help", hidden: true, "aria-label": "Keyboard help" },
-        h("h3", {}, "Keys"),
+      leave: h("a", { class: "button primary", href: "/", "data-action": "leave", hidden: true }, "Back to the lobby"),
+      leaveNote: h("p", { class: "leave-note", hidden: true, "data-testid": "leave-note" }),
+      help: h("section", { class: "help", hidden: true, role: "dialog", "aria-label": "Keyboard help", "aria-modal": "false" },
+        h("div", { class: "help-head" }, h("h3", {}, "Keys"), h("button", { "data-action": "close-help", "aria-label": "Close the help", onclick: () => this.toggleHelp(false) }, "✕")),
         h("dl", { class: "keys" }, KEYS.map(([k, v]) => [h("dt", {}, h("kbd", {}, k)), h("dd", {}, v)])),
-        h("p", {}, "With a mouse or touch: click a card, then the pile it goes to; or drag it there. Double-click a card to send it to a foundation.")),
+        h("p", {}, "With a mouse or touch: tap a card, then the pile it goes to; or drag it there. Double-click a card to send it to a foundation.")),
     };
     const e = this.els;
     this.notices = new Notices(e.notices);
     fill(this.root,
       h("div", { class: "race-page" },
-        h("header", { class: "race-head" }, e.title, e.clock, e.phase, e.watchers),
-        e.notices, e.join, e.invite, e.result,
+        h("header", { class: "race-head" },
+          h("div", { class: "line1" }, e.title, e.clock),
+          h("div", { class: "line2" }, e.phase, e.commitment, e.watchers)),
+        e.join, e.invite, e.result,
         h("div", { class: "race-layout" },
           h("section", { class: "me", "aria-label": "You" },
             h("div", { class: "who" }, e.myName, e.myProgress),
-            e.board, e.moveError, e.hint,
-            h("div", { class: "controls" }, e.resign, e.helpBtn),
-            e.help),
+            e.board,
+            h("div", { class: "feedback" }, e.moveError, e.hint),
+            e.leaveNote,
+            h("div", { class: "controls" }, e.resign, e.helpBtn, e.leave)),
           h("aside", { class: "opponent", "aria-label": "Opponent" },
-            e.oppName, e.oppProgress, e.oppStats)),
-        e.countdown));
+            h("div", { class: "who" }, e.oppName, e.oppProgress, e.oppState), e.oppStats)),
+        e.countdown, e.help),
+      e.notices);
+    document.body.classList.add("playing");
     this.input = new MoveInput(e.board, {
       view: () => (this.state && this.state.state === "running" ? this.view : null),
-      send: (m) => this.move(m),
+      send: (m, how) => this.move(m, how),
       say: (t) => { e.hint.textContent = t; },
       help: () => this.toggleHelp(),
     });
     this.timer = setInterval(() => this.tick(), 200);
+    // The board follows the screen: a turned phone or a resized window
+    // sizes the cards again.
+    window.addEventListener("resize", () => this.render());
+    // A width change the window does not announce (a device's viewport
+    // set anew, the panel beside growing) sizes the cards again too.
+    if (window.ResizeObserver) {
+      let w = 0;
+      new ResizeObserver(([en]) => {
+        const nw = Math.round(en.contentRect.width);
+        if (nw !== w) { w = nw; requestAnimationFrame(() => this.render()); }
+      }).observe(this.root);
+    }
+    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && !e.help.hidden) this.toggleHelp(false); });
     // Leaving the page says goodbye at once, so the opponent's grace clock
     // starts now; a page restored from the back-forward cache starts afresh.
     window.addEventListener("pagehide", () => { if (this.sock) this.sock.close(); });
-    window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
+    window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
+  }
+
+  /**
+   * boardHeight is the height the board may take so that the page needs
+   * no scrolling: the screen less what is above the board and what is
+   * under it (the feedback line and the buttons). Before the start and
+   * after the end the board is not what the player looks at: it may push
+   * the page longer.
+   */
+  boardHeight() {
+    const b = this.els.board;
+    const top = b.getBoundingClientRect().top + window.scrollY;
+    const me = b.closest(".me");
+    const below = me.getBoundingClientRect().bottom - b.getBoundingClientRect().bottom;
+    const pad = 10;
+    const h = window.innerHeight - top - below - pad;
+    const st = this.state && this.state.state;
+    return st === "running" || st === "countdown" ? Math.max(200, h) : Math.max(360, h);
   }
 
   async start() {
-    this.els.title.textContent = `Race ${this.id.slice(0, 8)}`;
+    this.els.title.textContent = "Race";
     const seat = seats.get(this.id);
     if (seat) {
       await this.connect();
@@ -105,10 +164,56 @@ class RacePage {
       this.join(playerName.get() || identity.get().name);
       return;
     }
-    this.showJoin();
+    await this.showJoin();
   }
 
-  showJoin(error = "") {
+  /**
+   * showJoin asks for a name to take a seat, once the race's record says
+   * there is one to take: a race that does not exist, is over or is full
+   * gets its own sentence instead.
+   */
+  async showJoin(error = "") {
+    let info = null;
+    try {
+      info = await getRace(this.id);
+    } catch (err) {
+      if (err && err.code === "no-such-race") {
+        this.els.join.hidden = false;
+        fill(this.els.join, h("h2", {}, "No such race"),
+          h("p", {}, "No race has the code ", h("code", {}, this.id), ". It may have expired, or the link was cut short."),
+          h("p", {}, h("a", { class: "button primary", href: "/" }, "Go to the lobby")));
+        return;
+      }
+    }
+    if (info) {
+      const title = raceTitle(info.players);
+      if (info.result) {
+        this.els.join.hidden = false;
+        fill(this.els.join, h("h2", {}, `${title}: this race is over`),
+          h("p", {}, h("a", { class: "button primary", href: `/?result=${encodeURIComponent(this.id)}` }, "See the result"), " ",
+            h("a", { class: "button", href: "/" }, "Go to the lobby")));
+        return;
+      }
+      const me = identity.get();
+      if (me && info.players.some((p) => p.player && p.player === me.player)) {
+        // The lobby kept a seat here for this player (another tab, or a
+        // lost token): take it, as the lobby's link would.
+        this.join(playerName.get() || me.name);
+        return;
+      }
+      if (info.players.every((p) => p.taken)) {
+        this.els.join.hidden = false;
+        fill(this.els.join, h("h2", {}, `${title}: under way`),
+          h("p", {}, "Both seats are taken. "),
+          h("p", {}, h("a", { class: "button primary", href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch it"), " ",
+            h("a", { class: "button", href: "/" }, "Go to the lobby")));
+        return;
+      }
+    }
+    this.renderJoin(error, info);
+  }
+
+  renderJoin(error = "", info = null) {
     const name = h("input", { id: "join-name", name: "name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() || (identity.get() || {}).name || "" });
     const form = h("form", {
       class: "row-form",
@@ -122,7 +227,11 @@ class RacePage {
     }, h("label", { for: "join-name" }, "Your name"), name, h("button", { class: "primary", type: "submit", "data-action": "join" }, "Join the race"));
     const err = h("p", { class: "error", role: "alert", "data-testid": "join-error" }, error);
     if (error) name.setAttribute("aria-invalid", "true");
-    fill(this.els.join, h("h2", {}, "You are invited to a race"), form, err,
+    const host = info && info.players.find((p) => p.taken);
+    const what = info ? `${info.variant}, ${Math.round(info.timeLimitMs / 60000)} min` : "";
+    fill(this.els.join, h("h2", {}, host ? `${host.name || "A player"} invites you to a race` : "Take a seat in this race"),
+      what ? h("p", { class: "muted" }, `Sir Tommy, ${what}. The same deck for both of you; the first to finish the deal wins.`) : null,
+      form, err,
       h("p", {}, h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch instead")));
     this.els.join.hidden = false;
     name.focus();
@@ -141,7 +250,7 @@ class RacePage {
       this.seated = true;
     } catch (err) {
       // A name the server refuses: say why, and ask again.
-      if (err && err.code === "bad-name") { this.showJoin(err.message); return; }
+      if (err && err.code === "bad-name") { this.renderJoin(err.message); return; }
       this.fail(err);
     }
   }
@@ -153,6 +262,7 @@ class RacePage {
       await this.openSocket();
       await this.sock.hello();
       const j = await this.sock.resume(this.id, seat.token);
+      if (j.token) seats.set(this.id, { ...seat, token: j.token, seat: j.seat });
       this.seat = j.seat;
       this.seated = true;
       if (this.reconnecting) this.notices.show("conn", "Reconnected: your game resumed.", "ok", 4000);
@@ -235,7 +345,15 @@ class RacePage {
     this.names = names;
     showWatchers(this.els.watchers, m.spectators);
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
-    this.els.oppName.textContent = m.players[1 - this.seat].taken ? names[1 - this.seat] : "Waiting for an opponent";
+    const opp = m.players[1 - this.seat];
+    this.els.oppName.textContent = opp.taken ? names[1 - this.seat] + (opp.computer && opp.level ? ` (${opp.level})` : "") : "Waiting for an opponent";
+    const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : `${names[this.seat] || "You"} waits for an opponent`;
+    this.els.title.textContent = title;
+    document.title = `${title} · Sir Tommy`;
+    // The seal as it was at the start is what the end is checked against.
+    const kept = noteStart(this.id, { commitment: m.commitment, deal: m.deal, variant: m.variant });
+    this.els.commitment.set(kept.commitment || m.commitment, m.deal);
+    if (m.state === "running" && this.confirmed) noteShown(this.id, String(this.seat), this.confirmed);
     this.root.querySelector(".race-page").dataset.state = m.state;
     this.renderInvite();
     this.render();
@@ -269,24 +387,44 @@ class RacePage {
   render() {
     const st = this.state;
     if (!st) return;
-    if (this.view && st.state === "waiting") {
+    const fit = () => this.boardHeight();
+    const v = this.view;
+    if (v && st.state === "waiting") {
       // The server already sends the first turned card; showing it before
       // the opponent is here would let the first player study it alone.
-      renderBoard(this.els.board, { ...this.view, turned: [] }, {});
-      setProgress(this.els.myProgress, this.view.score, this.view.target);
-    } else if (this.view) {
-      this.input.selected = this.view.turned.includes(this.input.selected) || this.view.waste.some((w) => w.cards.at(-1) === this.input.selected) ? this.input.selected : null;
-      renderBoard(this.els.board, this.view, { interactive: st.state === "running", selected: this.input.selected });
+      renderBoard(this.els.board, { ...v, turned: [] }, { fit });
+      setProgress(this.els.myProgress, v.score, v.target);
+    } else if (v) {
+      this.input.selected = v.turned.includes(this.input.selected) || v.waste.some((w) => w.cards.at(-1) === this.input.selected) ? this.input.selected : null;
+      renderBoard(this.els.board, v, { interactive: st.state === "running", selected: this.input.selected, fit });
+      if (v.pendingCard) {
+        const c = this.els.board.querySelector(`.card[data-card="${v.pendingCard}"]`);
+        if (c) c.classList.add("pending");
+      }
+      if (this.pending.length && !v.turned.length && v.stock > 0) {
+        const slot = this.els.board.querySelector(".turned .slot");
+        if (slot) slot.classList.add("coming");
+      }
       this.input.markTargets();
-      this.els.board.classList.toggle("interactive", st.state === "running" && this.view.status === "playing");
-      setProgress(this.els.myProgress, this.view.score, this.view.target);
+      this.els.board.classList.toggle("interactive", st.state === "running" && v.status === "playing");
+      setProgress(this.els.myProgress, v.score, v.target);
     }
     this.renderOpponent();
-    this.els.resign.disabled = !(st.state === "running" && this.view && this.view.status === "playing");
+    const out = st.state === "running" && v && v.status !== "playing";
+    this.els.resign.disabled = !(st.state === "running" && v && v.status === "playing");
+    this.els.resign.hidden = st.state === "finished" || st.state === "aborted";
+    // Out of moves while the other plays on: the result follows from the
+    // cards, and leaving forfeits nothing (PROTOCOL.md section 4).
+    this.els.leave.hidden = !(out || st.state === "finished" || st.state === "aborted");
+    this.els.leaveNote.hidden = !out;
+    if (out) {
+      const other = (this.names && this.names[1 - this.seat]) || "your opponent";
+      this.els.leaveNote.textContent = `Your game is over with ${v.score} card${v.score === 1 ? "" : "s"} up. ${other} plays on; you may wait for the result or go back to the lobby: leaving now forfeits nothing.`;
+    }
     const phase = {
       waiting: "Waiting for the second player.",
       countdown: "Get ready…",
-      running: this.view && this.view.status !== "playing" ? `Your game is ${this.view.status}: waiting for the race to end.` : "Race on!",
+      running: out ? `You are ${statusText(v.status)}: waiting for the race to end.` : "Race on!",
       finished: "The race is over.",
       aborted: "The race was aborted.",
     }[st.state];
@@ -300,9 +438,13 @@ class RacePage {
     const taken = this.state && this.seat !== null && this.state.players[1 - this.seat].taken;
     this.els.oppStats.hidden = !taken;
     this.els.oppProgress.hidden = !taken;
+    this.els.oppState.hidden = !taken;
+    this.els.oppName.closest(".opponent").classList.toggle("vacant", !taken);
     if (!c || !taken) return;
     const target = this.view ? this.view.target : 52;
     setProgress(this.els.oppProgress, c.score, target);
+    this.els.oppState.textContent = c.connected === false ? "away" : statusText(c.status);
+    this.els.oppState.dataset.status = c.connected === false ? "away" : c.status;
     fill(this.els.oppStats,
       h("dt", {}, "Foundations"), h("dd", { "data-testid": "opp-score" }, `${c.score} / ${target}`),
       h("dt", {}, "Cards left in stock"), h("dd", {}, String(c.stock)),
@@ -310,18 +452,42 @@ class RacePage {
       h("dt", {}, "Status"), h("dd", { "data-testid": "opp-status" }, c.status + (c.connected ? "" : " (disconnected)")));
   }
 
-  async move(m) {
+  /**
+   * move shows m at once when the client can tell its outcome, sends it,
+   * and takes it back with the server's reason if refused.
+   */
+  async move(m, how = {}) {
     this.els.moveError.textContent = "";
+    const card = m.split(">")[0];
+    const from = how.dragged ? null : rectOf(this.els.board, card);
+    const shown = applyLocal(this.view, m);
+    if (shown) {
+      this.pending.push(m);
+      this.render();
+      slideFrom(this.els.board, card, from);
+    }
     try {
       await this.sock.move(m);
     } catch (err) {
+      const i = this.pending.indexOf(m);
+      if (i >= 0) {
+        const back = rectOf(this.els.board, card);
+        this.pending.splice(i, 1);
+        this.render();
+        slideFrom(this.els.board, card, back);
+      }
       this.els.moveError.textContent = err.message || "That move was refused.";
     }
   }
 
   onMoved(m) {
     if (m.seat !== this.seat || m.race !== this.id) return;
-    this.view = m.view;
+    const rest = this.pending.slice();
+    const i = rest.indexOf(m.move);
+    if (i >= 0) rest.splice(0, i + 1);
+    this.confirmed = m.view;
+    this.pending = rest;
+    noteShown(this.id, String(this.seat), m.view);
     this.els.hint.textContent = "";
     if (m.move !== "resign") this.els.moveError.textContent = "";
     this.render();
@@ -341,17 +507,24 @@ class RacePage {
   }
 
   onPresence(m) {
-    if (m.seat === this.seat) return;
+    // Presence belongs to one race: after a rematch the connection may
+    // still hear the previous race's (a player leaving a finished race,
+    // with no grace time), which says nothing about this one.
+    if (m.race !== this.id || m.seat === this.seat) return;
     const name = (this.names && this.names[m.seat]) || "Your opponent";
     if (this.opp) this.opp.connected = m.connected;
     this.renderOpponent();
     if (m.connected) {
+      // "Back" only after "disconnected": a kept seat's first resume (a
+      // rematch, the next round) is an arrival, not a return.
+      if (this.presence) this.notices.show("presence", `${name} is back.`, "ok", 4000);
       this.presence = null;
-      this.notices.show("presence", `${name} is back.`, "ok", 4000);
-    } else {
-      this.presence = { name, until: Date.parse(m.graceUntil) };
-      this.tick();
+      return;
     }
+    const until = Date.parse(m.graceUntil);
+    if (Number.isNaN(until)) return; // a player whose game is over left: nothing to forfeit
+    this.presence = { name, until };
+    this.tick();
   }
 
   /**
@@ -366,11 +539,12 @@ class RacePage {
   }
 
   onRematch(m) {
-    if (m.seat === this.seat) return;
+    if (m.race !== this.id || m.seat === this.seat) return;
     this.notices.show("rematch", `${this.names[m.seat]} asks for a rematch: press Rematch to accept.`, "info");
   }
 
   onNext(m) {
+    if (m.race !== this.id) return; // a later race's news, already followed
     const seat = seats.get(this.id);
     if (!seat) return;
     seats.set(m.next, seat);
@@ -383,10 +557,12 @@ class RacePage {
     this.state = null;
     this.presence = null;
     this.notices.clear("rematch");
+    this.notices.clear("presence");
     this.els.result.hidden = true;
     this.els.invite.replaceChildren();
-    this.els.title.textContent = `Race ${this.id.slice(0, 8)}`;
-    this.sock.resume(m.next, seat.token).catch((err) => this.fail(err));
+    this.sock.resume(m.next, seat.token).then((j) => {
+      if (j && j.token) seats.set(m.next, { ...seat, token: j.token, seat: j.seat });
+    }).catch((err) => this.fail(err));
   }
 
   async showFinished(m) {
@@ -434,9 +610,10 @@ class RacePage {
     }
   }
 
-  toggleHelp() {
-    const hidden = !this.els.help.hidden;
-    this.els.help.hidden = hidden;
-    this.els.helpBtn.setAttribute("aria-expanded", String(!hidden));
+  toggleHelp(show) {
+    const open = show === undefined ? this.els.help.hidden : show;
+    this.els.help.hidden = !open;
+    this.els.helpBtn.setAttribute("aria-expanded", String(open));
+    if (open) this.els.help.querySelector("[data-action=close-help]").focus({ preventScroll: true });
   }
 }

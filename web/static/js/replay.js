@@ -3,11 +3,12 @@
 // from replaying them with game.js (the API has no per-move views).
 
 import { h, fill, fmtClock } from "./ui.js";
-import { getRace, reasonText } from "./proto.js";
+import { getRace } from "./proto.js";
 import { Game } from "./game.js";
 import { renderBoard } from "./board.js";
-import { headline } from "./result.js";
-import { progressEl, setProgress } from "./widgets.js";
+import { headline, why } from "./result.js";
+import { progressEl, setProgress, raceTitle, playerLabel } from "./widgets.js";
+import { moveText } from "./cards.js";
 
 const SPEEDS = [1, 2, 5, 10, 30]; // playback speeds, times real time
 const FRAME_MS = 50; // playback timer period
@@ -52,8 +53,8 @@ class Replay {
       speed: h("select", { "aria-label": "Speed" }, SPEEDS.map((s) => h("option", { value: s, selected: s === 5 }, `${s}×`))),
     };
     fill(root, h("div", { class: "replay-page" },
-      h("header", { class: "race-head" }, h("h1", {}, `Replay of race ${info.race.slice(0, 8)}`),
-        h("p", {}, `${headline(r, this.names)}: ${reasonText(r.reason)}. Deal ${r.deal}, ${info.variant}.`)),
+      h("header", { class: "race-head" }, h("h1", {}, `Replay: ${raceTitle(info.players)}`),
+        h("p", { class: "muted" }, `${headline(r, info.players.map((p, i) => (p.computer ? playerLabel(p, i) : this.names[i])))}: ${why(r, this.names)}. Deal ${r.deal}, ${info.variant}. Keys: ← → step, space plays.`)),
       h("div", { class: "replay-controls", role: "group", "aria-label": "Replay controls" },
         h("button", { onclick: () => this.seek(0), "aria-label": "To the start" }, "|◀"),
         h("button", { "data-action": "prev", onclick: () => this.seek(this.k - 1), "aria-label": "Previous move" }, "◀"),
@@ -66,6 +67,18 @@ class Replay {
         h("section", { class: `seat seat${i}` }, h("div", { class: "who" }, s.name, s.progress), s.board))),
       h("p", {}, h("a", { href: `/?result=${encodeURIComponent(info.race)}` }, "The result"), " · ", h("a", { href: "/" }, "Back to the lobby"))));
     this.seek(0);
+    // ← and → step, Home and End jump, space plays and pauses (the
+    // slider and the speed select keep their own keys).
+    document.addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target;
+      if (t.closest && t.closest("input, select, textarea")) return;
+      const act = { ArrowLeft: () => this.seek(this.k - 1), ArrowRight: () => this.seek(this.k + 1), Home: () => this.seek(0), End: () => this.seek(this.moves.length), " ": () => this.toggle() }[e.key];
+      if (!act) return;
+      if (e.key === " " && t.closest && t.closest("button")) return; // the focused button acts itself
+      e.preventDefault();
+      act();
+    });
   }
 
   /** seek shows the boards after the first k moves. */
@@ -77,14 +90,14 @@ class Replay {
     games.forEach((g, i) => {
       const v = g.view();
       if (this.k === this.moves.length) v.status = statuses[i];
-      renderBoard(this.seats[i].board, v, {});
+      renderBoard(this.seats[i].board, v, { fit: () => Math.max(320, window.innerHeight - 150) });
       setProgress(this.seats[i].progress, v.score, v.target);
     });
     const m = this.moves[this.k - 1];
     this.t = m ? m.atMs : 0;
     this.els.slider.value = String(this.k);
     this.els.pos.textContent = `Move ${this.k} of ${this.moves.length} · ${fmtClock(this.t)} of ${fmtClock(this.end)}`;
-    this.els.last.textContent = m ? `${this.names[m.seat]}: ${m.move === "resign" ? "resigned" : m.move === "T" ? "turned the next four" : m.move.replace(">", " → ")}` : "The deal, before the first move.";
+    this.els.last.textContent = m ? `${this.names[m.seat]}: ${moveText(m.move)}` : "The deal, before the first move.";
   }
 
   toggle() {

@@ -2,9 +2,11 @@
 // foundation counts over time, the opened commitment, rematch and replay.
 
 import { h, s, fill, fmtClock } from "./ui.js";
-import { reasonText, getRace, getSolution } from "./proto.js";
+import { reasonText, getRace, getSolution, getPlayer, identity } from "./proto.js";
 import { timeline } from "./game.js";
-import { sha256Hex } from "./sha256.js";
+import { verify } from "./fairplay.js";
+import { playerLabel, raceTitle } from "./widgets.js";
+import { cardName } from "./cards.js";
 
 const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
 
@@ -12,8 +14,55 @@ const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
 export function headline(result, names, seat) {
   if (result.outcome === "aborted") return "Race aborted";
   if (result.outcome === "draw") return "Draw";
-  if (seat === 0 || seat === 1) return result.winner === seat ? "You won!" : `${names[result.winner]} won`;
+  if (seat === 0 || seat === 1) return result.winner === seat ? "You won" : `${names[result.winner]} won`;
   return `${names[result.winner]} won`;
+}
+
+const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
+
+/**
+ * why says why the race ended as it did, to the player in seat (or a
+ * spectator): "you finished the deal first", "both stuck with 30 cards".
+ */
+export function why(result, names, seat) {
+  const r = result;
+  const me = seat === 0 || seat === 1;
+  const w = r.winner, l = w === undefined ? undefined : 1 - w;
+  const sc = r.scores || [0, 0];
+  const who = (i) => (me && i === seat ? "you" : names[i]);
+  const whose = (i) => (me && i === seat ? "your" : `${names[i]}'s`);
+  const was = (i) => (me && i === seat ? "were" : "was");
+  const out = (i) => (r.statuses && r.statuses[i] === "resigned" ? "resigned" : "stuck");
+  switch (r.reason) {
+    case "won-deal": return `${who(w)} finished the deal first`;
+    case "passed": return `${who(l)} ${out(l) === "resigned" ? "resigned" : `${was(l)} stuck`} with ${cards(sc[l])}, and ${who(w)} went past that`;
+    case "more-cards": return `${bothOut(r)}, ${cards(sc[w])} to ${sc[l]}`;
+    case "equal-cards": return `${bothOut(r)} with ${cards(sc[0])}`;
+    case "time": return w === undefined ? `time ran out at ${cards(sc[0])} each` : `time ran out with ${who(w)} ahead, ${sc[w]} to ${sc[l]}`;
+    case "forfeit": return `${who(l)} left and did not come back in time`;
+    case "no-first-move": return "a player made no move in the first 30 seconds";
+    case "left": return "a player left before the start";
+    case "expired": return "nobody came to play within the hour";
+    case "shutdown": return "the server shut down";
+  }
+  return reasonText(r.reason);
+}
+
+/** bothOut says how both games ended: "both stuck", "both resigned", "both out". */
+function bothOut(r) {
+  const all = (st) => r.statuses && r.statuses.every((s) => s === st);
+  return all("resigned") ? "both resigned" : all("stuck") ? "both stuck" : "both out";
+}
+
+/** gameText is a game's real end, in words. */
+function gameText(status, i, r) {
+  switch (status) {
+    case "won": return "finished the deal";
+    case "stuck": return "stuck";
+    case "resigned": return "resigned";
+    case "playing": return r.outcome === "aborted" ? "not finished" : r.reason === "time" ? "still playing at the time limit" : "still playing when the race was decided";
+  }
+  return status || "";
 }
 
 /**
@@ -23,28 +72,66 @@ export function headline(result, names, seat) {
 export function renderResult(el, info, opts = {}) {
   const r = info.result;
   const names = info.players.map((p, i) => p.name || `Player ${i + 1}`);
+  const labels = info.players.map((p, i) => playerLabel(p, i));
   const rematchBtn = opts.onRematch
     ? h("button", { class: "primary", "data-action": "rematch", onclick: (e) => { e.target.disabled = true; e.target.textContent = "Rematch asked…"; opts.onRematch(); } }, "Rematch")
     : null;
+  const deltas = [0, 1].map((i) => h("span", { class: "delta", "data-delta": i }));
+  // Only lobby races change ratings (races made over the API rate nobody).
+  const rated = r.rated && info.players.some((p) => p.player);
   fill(el,
-    h("h2", { "data-testid": "result-headline" }, headline(r, names, opts.seat)),
-    h("p", { class: "reason", "data-reason": r.reason }, capital(reasonText(r.reason)) + "."),
+    h("h2", { class: "headline" }, h("span", { "data-testid": "result-headline" }, headline(r, info.players.map((p, i) => (p.computer ? labels[i] : names[i])), opts.seat)),
+      h("span", { class: "why", "data-testid": "result-why" }, `: ${why(r, names, opts.seat)}`)),
+    h("p", { class: "reason", "data-reason": r.reason }, rated ? "A rated race." : r.outcome === "aborted" ? "An aborted race is not rated." : "Not rated."),
     r.match && r.match.bestOf > 1 ? h("p", { class: "match" }, matchText(r.match, names)) : null,
     h("table", { class: "scores" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards on foundations"), h("th", {}, "Game"))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards up"), h("th", {}, "Game"), rated ? h("th", {}, "Rating") : null)),
       h("tbody", {}, [0, 1].map((i) => h("tr", { class: r.winner === i ? "winner" : "" },
-        h("th", { scope: "row" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), names[i], opts.seat === i ? " (you)" : ""),
+        h("th", { scope: "row" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), labels[i], opts.seat === i ? " (you)" : ""),
         h("td", { "data-score": i }, String(r.scores[i])),
-        h("td", {}, r.statuses[i]))))),
+        h("td", { "data-status": i }, gameText(r.statuses[i], i, r)),
+        rated ? h("td", {}, deltas[i]) : null)))),
     h("div", { class: "actions" },
       rematchBtn,
       h("a", { class: "button", href: `/?replay=${encodeURIComponent(info.race)}` }, "Watch the replay"),
       h("a", { class: "button", href: "/" }, "Back to the lobby")),
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
+    fairness(info),
     chartSection(info, names),
-    fairness(r),
     solverSection(info.race),
   );
+  if (rated) showRatingChange(info, deltas);
+}
+
+const RATING_TRIES = 8; // reads of a player's history while the rating is saved
+const RATING_RETRY_MS = 400;
+
+/**
+ * showRatingChange writes each lobby player's rating change (+12, −9) from
+ * their history (GET /api/players/{id}), which holds the ratings before and
+ * after each rated race. The lobby rates a race just after it ends: the
+ * first reads may not find it yet.
+ */
+async function showRatingChange(info, els) {
+  const seat = info.players.findIndex((p) => p.player);
+  if (seat < 0) return;
+  const id = info.players[seat].player;
+  for (let i = 0; i < RATING_TRIES; i++) {
+    try {
+      const p = await getPlayer(id, 10);
+      const g = p.history.find((x) => x.race === info.race);
+      if (g && g.rated && g.before && g.after) {
+        [0, 1].forEach((s) => {
+          const mine = g.players[0].player === info.players[s].player ? 0 : 1;
+          const d = Math.round(g.after[mine].rating - g.before[mine].rating);
+          els[s].textContent = `${Math.round(g.after[mine].rating)} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
+          els[s].dataset.change = String(d);
+        });
+        return;
+      }
+    } catch { /* not recorded yet */ }
+    await new Promise((res) => setTimeout(res, RATING_RETRY_MS));
+  }
 }
 
 /**
@@ -76,7 +163,7 @@ function solverSection(id) {
     },
   }, "Ask the solver");
   return h("section", { class: "solver", "aria-labelledby": "solver-h" },
-    h("h3", { id: "solver-h" }, "Was this deal winnable?"),
+    h("h3", { id: "solver-h" }, "Could the deal be won?"),
     h("p", { class: "muted" }, "The solver knows the order of the stock: it says whether a perfect player could have won."),
     btn, out, game);
 }
@@ -146,40 +233,64 @@ export function chart(series, names, top) {
     h("figcaption", {}, [0, 1].map((i) => h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), `${names[i]} (${last[i]})`))));
 }
 
-function fairness(r) {
-  const sec = h("section", { class: "fairness", "aria-labelledby": "fair-h" }, h("h3", { id: "fair-h" }, "The deal"));
-  if (!r.commitment) {
-    sec.append(h("p", {}, `Deal ${r.deal}, named when the race was made (no commitment needed).`));
-    return sec;
-  }
-  const out = h("p", { class: "verdict", role: "status", "aria-live": "polite" });
+/**
+ * fairness opens the sealed deal and checks it at once against what this
+ * page kept when the race began (fairplay.js): the commitment, and the
+ * order of every card it was shown.
+ */
+function fairness(info) {
+  const r = info.result;
+  const sec = h("section", { class: "fairness", "aria-labelledby": "fair-h" }, h("h3", { id: "fair-h" }, "Was the deal fair?"));
+  const out = h("p", { class: "verdict", role: "status", "aria-live": "polite", "data-testid": "fair-verdict" }, "Checking…");
+  const shown = h("p", { class: "verdict shown", "data-testid": "shown-verdict" });
   sec.append(
     h("dl", {},
       h("dt", {}, "Deal number"), h("dd", { "data-field": "deal" }, r.deal),
-      h("dt", {}, "Salt"), h("dd", { "data-field": "salt" }, h("code", {}, r.salt)),
-      h("dt", {}, "Commitment shown at the start"), h("dd", { "data-field": "commitment" }, h("code", {}, r.commitment))),
-    h("button", {
-      "data-action": "verify",
-      onclick: async () => {
-        const got = await sha256Hex(`${r.deal}:${r.salt}`);
-        const ok = got === r.commitment;
-        out.textContent = ok
-          ? "✔ SHA-256(deal:salt) matches the commitment: the deal was fixed before the race began."
-          : `✘ Mismatch: SHA-256(deal:salt) is ${got}.`;
-        out.className = "verdict " + (ok ? "ok" : "bad");
-      },
-    }, "Check the commitment"),
-    out);
+      r.commitment ? [h("dt", {}, "Salt"), h("dd", { "data-field": "salt" }, h("code", {}, r.salt)),
+        h("dt", {}, "Commitment"), h("dd", { "data-field": "commitment" }, h("code", {}, r.commitment))] : null),
+    out, shown);
+  const say = (el, ok, text) => {
+    el.textContent = text;
+    el.className = "verdict " + (ok === true ? "ok" : ok === false ? "bad" : "unknown");
+    el.dataset.ok = String(ok);
+  };
+  if (r.outcome === "aborted" && !r.deal) { say(out, null, "The race was aborted before its deal mattered."); return sec; }
+  verify(info.race, info.variant, r).then((v) => {
+    const kept = v.start && v.start.commitment;
+    if (!v.kept) {
+      say(out, null, r.commitment
+        ? (v.recordAgrees ? "This browser did not see the race begin, so it can only check the record against itself: SHA-256(deal:salt) matches the record's commitment." : "✘ The record's own commitment does not match its deal and salt.")
+        : `Deal ${r.deal} was named when the race was made.`);
+    } else if (r.commitment) {
+      if (v.commitmentOk) say(out, true, `✔ SHA-256(${r.deal}:salt) is ${short(v.got)}, the commitment this page was sent ${v.start.seenAt ? `at ${new Date(v.start.seenAt).toLocaleTimeString()}, ` : ""}before the deal was revealed: the deal was fixed before anyone played.`);
+      else say(out, false, `✘ Mismatch: the revealed deal and salt hash to ${short(v.got)}, but before the reveal this page was sent the commitment ${short(kept)}: this record does not show the deal that was raced.`);
+    } else {
+      say(out, v.commitmentOk, v.commitmentOk ? `✔ Deal ${r.deal}, as named when the race was made.` : `✘ The record names deal ${r.deal}, not the deal named at the start (${v.start.deal}).`);
+    }
+    if (v.kept && v.shownCount) {
+      say(shown, v.shownOk, v.shownOk
+        ? `✔ Dealt again from number ${r.deal}: all ${v.shownCount} cards this page was shown came in that deal's order.`
+        : `✘ ${cardName(v.bad.card)} was shown where deal ${r.deal} has another card.`);
+    }
+  }).catch((err) => say(out, null, `The check could not run: ${err.message}`));
   return sec;
 }
 
-/** loadResult fetches a finished race and renders it into el. */
+const short = (hex) => (hex ? `${hex.slice(0, 12)}…` : "nothing");
+
+/**
+ * loadResult fetches a finished race and renders it into el, from the
+ * seat of this browser's player when the lobby seated them in it.
+ */
 export async function loadResult(el, id, opts = {}) {
   const info = await getRace(id);
   if (!info.result) {
-    el.replaceChildren(h("p", {}, "This race is not over yet."));
+    el.replaceChildren(h("p", {}, "This race is not over yet: ", h("a", { href: `/?watch=${encodeURIComponent(id)}` }, "watch it live"), "."));
     return info;
   }
-  renderResult(el, info, opts);
+  const me = identity.get();
+  const seat = me ? info.players.findIndex((p) => p.player && p.player === me.player) : -1;
+  document.title = `${raceTitle(info.players)}: result · Sir Tommy`;
+  renderResult(el, info, seat >= 0 && opts.seat === undefined ? { ...opts, seat } : opts);
   return info;
 }

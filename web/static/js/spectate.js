@@ -1,10 +1,14 @@
-// The spectate page (/?watch=ID): both full boards side by side, live.
+// The spectate page (/?watch=ID): both full boards side by side, live (or
+// as far behind live as the race's spectator delay says, counted down).
+// Cards not yet reached by both players arrive as "??" and are drawn face
+// down in their place.
 
 import { h, fill, fmtClock } from "./ui.js";
 import { Socket, getRace } from "./proto.js";
-import { renderBoard, countsLine } from "./board.js";
+import { renderBoard, countsLine, hasHidden } from "./board.js";
 import { renderResult } from "./result.js";
-import { progressEl, setProgress, Notices, showWatchers } from "./widgets.js";
+import { progressEl, setProgress, Notices, showWatchers, raceTitle, playerLabel, commitmentEl } from "./widgets.js";
+import { noteStart, noteShown } from "./fairplay.js";
 
 const RECONNECT_MS = 2000; // wait before watching again after a drop
 
@@ -21,6 +25,7 @@ class SpectatePage {
     this.state = null;
     this.boards = [null, null];
     this.counts = [null, null];
+    this.away = [false, false]; // seats told disconnected (so "back" means back)
     this.offset = 0;
     this.over = false;
     // The spectators' feed (PROTOCOL.md, "The spectators' feed"): the
@@ -35,20 +40,36 @@ class SpectatePage {
       board: h("div", { class: "board", role: "region", "aria-label": `Player ${i + 1}'s board` }),
     }));
     this.els = {
-      title: h("h1", {}, `Watching race ${id.slice(0, 8)}`),
-      clock: h("div", { class: "clock", role: "timer", "aria-label": "Time left" }, "–:––"),
+      title: h("h1", { class: "title", "data-testid": "race-title" }, "Watching a race"),
+      clock: h("div", { class: "clock", role: "timer", "aria-label": "Time left", "data-testid": "clock" }, "–:––"),
       phase: h("p", { class: "phase", "data-testid": "phase" }),
-      watchers: h("p", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
+      delay: h("span", { class: "delay", "data-testid": "delay", hidden: true }),
+      commitment: commitmentEl(),
+      watchers: h("span", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
+      legend: h("p", { class: "legend-hidden muted", "data-testid": "hidden-legend", hidden: true },
+        h("span", { class: "mini-back", "aria-hidden": "true" }), "Cards not yet reached by both players stay face down."),
       notices: h("div", { class: "notices" }),
       result: h("section", { class: "panel result", hidden: true }),
     };
     this.notices = new Notices(this.els.notices);
     fill(root, h("div", { class: "spectate-page" },
-      h("header", { class: "race-head" }, this.els.title, this.els.clock, this.els.phase, this.els.watchers),
-      this.els.notices, this.els.result,
+      h("header", { class: "race-head" },
+        h("div", { class: "line1" }, this.els.title, this.els.clock),
+        h("div", { class: "line2" }, this.els.phase, this.els.delay, this.els.commitment, this.els.watchers)),
+      this.els.result,
       h("div", { class: "duel" }, this.seats.map((s, i) =>
-        h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board)))));
+        h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board))),
+      this.els.legend),
+      this.els.notices);
     this.timer = setInterval(() => this.tick(), 250);
+    window.addEventListener("resize", () => this.render());
+    if (window.ResizeObserver) {
+      let w = 0;
+      new ResizeObserver(([en]) => {
+        const nw = Math.round(en.contentRect.width);
+        if (nw !== w) { w = nw; requestAnimationFrame(() => this.render()); }
+      }).observe(root);
+    }
   }
 
   async start() {
@@ -67,16 +88,14 @@ class SpectatePage {
       // cards that were face down ("??") shown.
       this.boards[m.seat] = m.view;
       this.counts[m.seat] = m.counts;
+      noteShown(this.id, String(m.seat), m.view);
       this.render();
     });
     sock.on("spectators", (m) => {
       if (this.accept(m)) showWatchers(this.els.watchers, m.count);
     });
     sock.on("presence", (m) => {
-      if (!this.accept(m)) return;
-      const name = this.names ? this.names[m.seat] : `Player ${m.seat + 1}`;
-      if (m.connected) this.notices.show("p" + m.seat, `${name} is back.`, "ok", 4000);
-      else this.notices.show("p" + m.seat, `${name} disconnected; they forfeit at ${new Date(m.graceUntil).toLocaleTimeString()} unless they return.`, "warn");
+      if (this.accept(m)) this.onPresence(m);
     });
     sock.on("error", (m) => this.notices.show("err", m.message, "bad", 8000));
     sock.on("next", (m) => {
@@ -85,8 +104,13 @@ class SpectatePage {
       this.syncing = true;
       history.pushState(null, "", `/?watch=${encodeURIComponent(m.next)}`);
       this.over = false;
+      this.state = null;
       this.els.result.hidden = true;
       this.boards = [null, null];
+      this.counts = [null, null];
+      this.away = [false, false];
+      this.notices.clear("p0");
+      this.notices.clear("p1");
       this.notices.show("next", "A new race between the same players: watching it.", "info", 5000);
       sock.watch(m.next).catch((e) => this.notices.show("err", e.message, "bad"));
     });
@@ -138,6 +162,22 @@ class SpectatePage {
     this.sock.watch(this.id).catch((e) => this.notices.show("err", e.message, "bad"));
   }
 
+  /** onPresence says who left and who came back, in this race, while it runs. */
+  onPresence(m) {
+    if (m.race !== this.id || this.over) return;
+    const name = this.names ? this.names[m.seat] : `Player ${m.seat + 1}`;
+    if (m.connected) {
+      // A seat's first arrival (each start of a lobby race) is no return.
+      if (this.away[m.seat]) this.notices.show("p" + m.seat, `${name} is back.`, "ok", 4000);
+      this.away[m.seat] = false;
+      return;
+    }
+    const until = Date.parse(m.graceUntil);
+    if (Number.isNaN(until)) return; // their game was over: nothing to forfeit
+    this.away[m.seat] = true;
+    this.notices.show("p" + m.seat, `${name} disconnected; they forfeit at ${new Date(until).toLocaleTimeString()} unless they return.`, "warn");
+  }
+
   onState(m) {
     if (m.race !== this.id) return;
     this.state = m;
@@ -146,37 +186,76 @@ class SpectatePage {
     if (m.counts) this.counts = m.counts;
     this.names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
     showWatchers(this.els.watchers, m.spectators);
+    const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : "Waiting for players";
+    this.els.title.textContent = title;
+    document.title = `Watching ${title} · Sir Tommy`;
+    const kept = noteStart(this.id, { commitment: m.commitment, deal: m.deal, variant: m.variant });
+    this.els.commitment.set(kept.commitment || m.commitment, m.deal);
+    this.boards.forEach((v, i) => noteShown(this.id, String(i), v));
     this.render();
     this.tick();
     if (m.state === "finished" || m.state === "aborted") this.finish();
   }
 
+  /** delayMs is how far behind live the boards run (0: live). */
+  get delayMs() { return (this.state && this.state.spectatorDelayMs) || 0; }
+
   render() {
     const st = this.state;
     if (!st) return;
-    this.els.phase.textContent = { waiting: "Waiting for players.", countdown: "Starting…", running: "Race on.", finished: "Finished.", aborted: "Aborted." }[st.state] || st.state;
     this.seats.forEach((s, i) => {
       const p = st.players[i];
-      // A lobby player's rating in this variant as the race was made.
-      const rating = p.rating ? Math.round(p.rating) : null;
-      s.name.textContent = this.names[i] + (rating != null ? ` (${rating})` : "") + (p.computer ? " (computer)" : "") + (p.taken && !p.connected ? " (disconnected)" : "");
-      if (rating != null) s.name.dataset.rating = String(rating);
+      s.name.textContent = playerLabel(p, i) + (p.computer && !p.level ? " (computer)" : "") + (p.taken && !p.connected && !this.over ? " (away)" : "");
+      if (p.rating) s.name.dataset.rating = String(Math.round(p.rating));
       else delete s.name.dataset.rating;
       s.board.setAttribute("aria-label", `${this.names[i]}'s board`);
       const v = this.boards[i];
       if (v) {
-        renderBoard(s.board, v, {});
+        renderBoard(s.board, v, { fit: () => this.boardHeight(s.board) });
         setProgress(s.progress, v.score, v.target);
+      } else if (st.state !== "waiting") {
+        fill(s.board, h("p", { class: "waiting-board" }, this.delayMs ? `The board follows ${Math.round(this.delayMs / 100) / 10} s behind live.` : "The board shows when the race starts."));
       }
       const c = this.counts[i];
       if (c) s.line.textContent = countsLine(c, v ? v.target : 52);
     });
-    if (!this.boards[0] && st.state === "running") this.els.phase.textContent += " (a public race: the boards follow with a delay)";
+    this.els.legend.hidden = !this.boards.some(hasHidden);
+    this.renderPhase();
+  }
+
+  boardHeight(board) {
+    const top = board.getBoundingClientRect().top + window.scrollY;
+    const two = window.innerWidth >= 900; // side by side: both fit one screen
+    return Math.max(320, window.innerHeight - (two ? top : 120) - 40);
+  }
+
+  /** renderPhase says where the race is, and how far behind live the boards are. */
+  renderPhase() {
+    const st = this.state;
+    if (!st) return;
+    const now = Date.now() + this.offset;
+    const start = st.startAt ? Date.parse(st.startAt) : NaN;
+    const d = this.delayMs;
+    let phase = { waiting: "Waiting for players.", countdown: "Starting…", running: "Race on.", finished: "Finished.", aborted: "Aborted." }[st.state] || st.state;
+    // The delayed feed's "running" comes after the start: the race is on
+    // from startAt whatever this page has been told so far.
+    const live = (st.state === "countdown" || st.state === "running") && !Number.isNaN(start) && now >= start;
+    if (live) {
+      const first = start + d - now;
+      phase = first > 0 ? `Race on: the first moves show in ${Math.ceil(first / 1000)} s.` : "Race on.";
+    }
+    if (this.els.phase.textContent !== phase) this.els.phase.textContent = phase;
+    const showDelay = d > 0 && !this.over && st.state !== "waiting";
+    this.els.delay.hidden = !showDelay;
+    if (showDelay) this.els.delay.textContent = `Boards ${d < 1000 ? (d / 1000).toFixed(1) : Math.round(d / 1000)} s behind live`;
   }
 
   async finish() {
     if (this.over) return;
     this.over = true;
+    this.notices.clear("p0");
+    this.notices.clear("p1");
+    this.els.delay.hidden = true;
     this.els.result.hidden = false;
     try {
       renderResult(this.els.result, await getRace(this.id), {});
@@ -187,8 +266,12 @@ class SpectatePage {
 
   tick() {
     const st = this.state;
-    if (st && (st.state === "finished" || st.state === "aborted")) this.els.clock.textContent = "";
-    if (!st || !st.endsAt || st.state !== "running") return;
-    this.els.clock.textContent = fmtClock(Date.parse(st.endsAt) - (Date.now() + this.offset));
+    if (!st) return;
+    this.renderPhase();
+    if (st.state === "finished" || st.state === "aborted") { this.els.clock.textContent = ""; return; }
+    if (!st.endsAt) { this.els.clock.textContent = fmtClock(st.timeLimitMs); return; }
+    const now = Date.now() + this.offset;
+    const left = Date.parse(st.endsAt) - now;
+    this.els.clock.textContent = fmtClock(Math.min(left, st.timeLimitMs));
   }
 }

@@ -50,3 +50,56 @@ export function showWatchers(el, n) {
   el.dataset.count = String(n);
   el.textContent = n === 0 ? "" : n === 1 ? "1 watching" : `${n} watching`;
 }
+
+/**
+ * playerLabel names a seat's player for a title: "ann (1512)",
+ * "computer (hard)", "Player 2".
+ */
+export function playerLabel(p, i) {
+  if (!p) return `Player ${i + 1}`;
+  const name = p.name || (p.taken ? `Player ${i + 1}` : "…");
+  if (p.computer) return p.level ? `${name} (${p.level})` : name;
+  return p.rating ? `${name} (${Math.round(p.rating)})` : name;
+}
+
+/** raceTitle is "ann (1512) vs bob (1498)" for a state's players. */
+export function raceTitle(players) {
+  return `${playerLabel(players[0], 0)} vs ${playerLabel(players[1], 1)}`;
+}
+
+/**
+ * commitmentEl shows a race's sealed deal: the commitment's first digits,
+ * the whole on a click (or the deal itself when it was named).
+ */
+export function commitmentEl() {
+  const full = h("code", { class: "full", hidden: true });
+  const short = h("code", { class: "short" });
+  const btn = h("button", {
+    type: "button", class: "commit", "data-testid": "commitment", "aria-expanded": "false",
+    title: "SHA-256 of the deal number and a secret salt, fixed before the race began; both are revealed at the end",
+    onclick: () => {
+      const open = full.hidden;
+      full.hidden = !open;
+      short.hidden = open;
+      btn.setAttribute("aria-expanded", String(open));
+    },
+  }, h("span", { class: "what" }, "Deal sealed "), short, full);
+  const el = h("span", { class: "commitment", hidden: true }, btn);
+  el.set = (commitment, deal) => {
+    if (commitment) {
+      el.hidden = false;
+      btn.dataset.value = commitment;
+      short.textContent = `${commitment.slice(0, 8)}…`;
+      full.textContent = commitment;
+      btn.querySelector(".what").textContent = "Deal sealed ";
+      btn.disabled = false;
+    } else if (deal) {
+      el.hidden = false;
+      btn.dataset.value = "";
+      short.textContent = deal;
+      full.textContent = deal;
+      btn.querySelector(".what").textContent = "Deal ";
+    }
+  };
+  return el;
+}
