@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -364,5 +365,35 @@ func TestRecordTagValueWithSemicolon(t *testing.T) {
 	}
 	if back := mustParse(t, rec.String()); !reflect.DeepEqual(back, rec) {
 		t.Fatalf("read back %+v, want %+v", back, rec)
+	}
+}
+
+// TestGameTextInDocs replays the whole game that docs/engine.md shows as
+// its example of a game text, so that the page can only show a legal game
+// of the deal it names.
+func TestGameTextInDocs(t *testing.T) {
+	b, err := os.ReadFile("../docs/engine.md")
+	if err != nil {
+		t.Fatalf("docs/engine.md not found: %v", err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n[Variant ")
+	if start < 0 {
+		t.Fatal("docs/engine.md shows no game text")
+	}
+	end := strings.Index(text[start:], "\n```")
+	if end < 0 {
+		t.Fatal("docs/engine.md: the game text's block is not closed")
+	}
+	rec, err := ParseRecord(text[start+1 : start+end])
+	if err != nil {
+		t.Fatalf("docs/engine.md's game text: %v", err)
+	}
+	g, err := rec.Replay()
+	if err != nil {
+		t.Fatalf("docs/engine.md's game text does not replay: %v", err)
+	}
+	if rec.Result == "" || g.Status() != Won {
+		t.Errorf("docs/engine.md's game ends %v %d (tag %q); the page says it is won", g.Status(), g.Score(), rec.Result)
 	}
 }
