@@ -492,8 +492,19 @@ func (p *page) touchDrag(from, to string) {
 // clickMove plays card to pile with two real clicks.
 func (p *page) clickMove(card, pile string) {
 	p.t.Helper()
-	p.click(fmt.Sprintf(`.me [data-src][data-card=%q]`, card))
+	p.clickCard(fmt.Sprintf(`.me [data-src][data-card=%q]`, card))
 	p.click(fmt.Sprintf(`.me [data-pile=%q]`, pile))
+}
+
+// clickCard clicks a card where a player would: near its top edge, on the
+// corner that shows its rank, which stays in sight when later cards of a
+// fan (the four turned cards of four-at-a-time, a waste pile) cover the
+// rest of it.
+func (p *page) clickCard(sel string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`!!document.querySelector(%q)`, sel))
+	xy := eval[[]float64](p, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + Math.min(10, r.height / 4)]; })()`, sel))
+	p.do(chromedp.MouseClickXY(xy[0], xy[1]))
 }
 
 // waitLobby waits for the lobby page to have said hello.

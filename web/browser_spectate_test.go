@@ -80,7 +80,7 @@ func TestBrowserSpectatorResyncsOnAGap(t *testing.T) {
 	carol.waitJS(`window.__boards === 1`)
 	step(ann, 3)
 	carol.waitJS(`window.__watches >= 2`)
-	carol.waitJS(`document.querySelector("[data-testid=counts-1]").textContent.includes(" 1 moves")`)
-	carol.waitJS(`document.querySelector("[data-testid=counts-0]").textContent.includes(" 3 moves")`)
+	carol.waitJS(`document.querySelector("[data-testid=counts-1]").textContent.includes(" 1 move ")`)
+	carol.waitJS(`document.querySelector("[data-testid=counts-0]").textContent.includes(" 3 moves ")`)
 	carol.expectCleanConsole()
 }
