@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -23,7 +24,7 @@ func TestBrowserFourAtATimeTurn(t *testing.T) {
 		t.Error("the stock offers a turn with four cards turned")
 	}
 	for i, c := range []string{"7H", "9S", "4H", "8D"} {
-		ann.clickMove(c, []string{"W1", "W2", "W3", "W4"}[i])
+		placeAndWait(ann, c, []string{"W1", "W2", "W3", "W4"}[i])
 	}
 	ann.waitJS(`!!document.querySelector(".me .stock.can-turn[role=button]") && !document.querySelector(".me .turned [data-card]")`)
 	if got := ann.text(`.me .turn-hint`); got != "turn the next four" {
@@ -37,7 +38,7 @@ func TestBrowserFourAtATimeTurn(t *testing.T) {
 	ann.click(`.me [data-pile=stock]`)
 	ann.waitJS(`!!document.querySelector('.me .turned [data-card="8H"]') && !document.querySelector(".me .stock.can-turn")`)
 	for i, c := range []string{"8H", "5C", "JH", "6H"} {
-		ann.clickMove(c, []string{"W1", "W2", "W3", "W4"}[i])
+		placeAndWait(ann, c, []string{"W1", "W2", "W3", "W4"}[i])
 	}
 	ann.waitJS(`!!document.querySelector(".me .stock.can-turn")`)
 	ann.do(chromedp.KeyEvent("t"))
@@ -46,4 +47,12 @@ func TestBrowserFourAtATimeTurn(t *testing.T) {
 	for _, p := range []*page{ann, bob} {
 		p.expectCleanConsole()
 	}
+}
+
+// placeAndWait plays card to pile and waits for the server to confirm it,
+// so that the next click does not land while the board is redrawn.
+func placeAndWait(p *page, card, pile string) {
+	p.t.Helper()
+	p.clickMove(card, pile)
+	p.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]:not(.pending)')`, pile, card))
 }

@@ -150,6 +150,7 @@ func TestBrowserScreenFits(t *testing.T) {
 	bob.waitRaceState("running")
 
 	carol.waitJS(`document.querySelectorAll(".seat0 .board [data-pile=W1] .card").length >= 20 && document.querySelectorAll(".seat1 .board [data-pile=W1] .card").length >= 12`)
+	carol.waitJS(`!/Connection lost/.test(document.querySelector(".notices").textContent)`) // back after the cut
 	carol.screenshot("spectate-1280")
 
 	ann.resign()

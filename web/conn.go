@@ -150,6 +150,9 @@ func (c *conn) run(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return c.writeLoop(gctx) })
 	rerr := c.readLoop(gctx)
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errDone) && c.srv.connCtx.Err() == nil {
+		c.log.Info().Err(cause).Msg("the server closes the connection")
+	}
 	cancel(errDone)
 	werr := g.Wait()
 	c.leave()
