@@ -306,7 +306,6 @@ type page struct {
 
 	mu      sync.Mutex
 	console []string // errors and exceptions
-	allowed []string // network errors the test expects
 	done    chan struct{}
 }
 
@@ -327,9 +326,7 @@ func (b *browser) newPage(name string, w, h int64) *page {
 			}
 			if m.Type == chromedp.ConsoleError || m.IsException() {
 				p.mu.Lock()
-				if !p.expected(m) {
-					p.console = append(p.console, m.String())
-				}
+				p.console = append(p.console, m.String())
 				p.mu.Unlock()
 			}
 		}
@@ -390,29 +387,6 @@ func (p *page) waitJS(cond string) {
 func (p *page) click(sel string) {
 	p.t.Helper()
 	p.do(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
-}
-
-// allowNetworkError lets the console hold one failed request whose text
-// contains substr: the browser logs an API's refusal that the page handles.
-func (p *page) allowNetworkError(substr string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.allowed = append(p.allowed, substr)
-}
-
-// expected reports, under p.mu, whether m is a network error the test
-// allowed, using the allowance up.
-func (p *page) expected(m chromedp.ConsoleMessage) bool {
-	if m.Source != "network" {
-		return false
-	}
-	for i, a := range p.allowed {
-		if strings.Contains(m.Text, a) {
-			p.allowed = append(p.allowed[:i], p.allowed[i+1:]...)
-			return true
-		}
-	}
-	return false
 }
 
 // consoleErrors are the errors the page logged so far.
