@@ -27,6 +27,17 @@ type AnalyzeOptions struct {
 	Progress func(done, total int)
 }
 
+// UnmarshalText reads a name that MarshalText wrote.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for i, name := range outcomeNames {
+		if string(b) == name {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("engine: %q is not an outcome (won, lost or unknown)", b)
+}
+
 // Verdict is what is known of one position of a game.
 type Verdict struct {
 	// Ply is the position: after the game's first Ply moves.
