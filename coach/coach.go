@@ -281,7 +281,11 @@ func (c *Coach) run(key string, rec engine.Record, j *job) {
 			held = true
 		}
 		if !held {
-			j.percent.Store(int32(min(pct, 99)))
+			if pct >= 100 { // put since the Get: read it at once
+				timer.Reset(0)
+				continue
+			}
+			j.percent.Store(int32(pct))
 			timer.Reset(pollEvery)
 			continue
 		}

@@ -13,9 +13,10 @@ import (
 type Store interface {
 	// Get returns the finished analysis stored under key, if there is one.
 	Get(ctx context.Context, key string) (val []byte, ok bool, err error)
-	// Claim takes key's claim for holder, for ttl, if nobody holds it. When
-	// somebody else does, it reports false with the percent of the work
-	// that holder last reported.
+	// Claim takes key's claim for holder, for ttl, if nobody holds it and
+	// the analysis is not there. When somebody else holds it, it reports
+	// false with the percent of the work that holder last reported; when
+	// the analysis is there (put since the caller's Get), false with 100.
 	Claim(ctx context.Context, key, holder string, ttl time.Duration) (held bool, percent int, err error)
 	// Refresh extends holder's claim by ttl and records its progress; it
 	// reports false when the claim is no longer holder's (it expired).
@@ -79,6 +80,9 @@ func (m *MemoryStore) Claim(_ context.Context, key, holder string, ttl time.Dura
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
+	if v, ok := m.vals[key]; ok && now.Before(v.expires) {
+		return false, 100, nil
+	}
 	if c, ok := m.claims[key]; ok && now.Before(c.expires) && c.holder != holder {
 		return false, c.percent, nil
 	}
