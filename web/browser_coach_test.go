@@ -60,6 +60,23 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 		t.Fatalf("%d marks on ann's line of the chart, want 2", n)
 	}
 
+	// The words for positions the solver could not settle say unknown,
+	// never lost.
+	for _, c := range []struct{ game, want string }{
+		{`{verdict:"unknown",plies:70,lastWinnable:9,firstLost:37}`, "ann's game was winnable after move 9 and lost after move 37; in between, unknown"},
+		{`{verdict:"unknown",plies:70,lastWinnable:12,firstLost:-1}`, "ann's game was winnable after move 12; after that, unknown"},
+		{`{verdict:"unknown",plies:70,lastWinnable:-1,firstLost:-1}`, "ann's game is not known to be winnable anywhere; throughout, unknown"},
+		{`{verdict:"winnable-throughout",plies:70,lastWinnable:70,firstLost:-1,status:"playing"}`, "could still be won at its end (after 70 moves), when time ran out"},
+	} {
+		got, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf(`import("/js/coach.js").then((m) => m.verdictText(%s, "ann", {reason: "time"}))`, c.game), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("verdict %s: %q, want %q", c.game, got, c.want)
+		}
+	}
+
 	p.click(`[data-action=open-line][data-seat='0']`)
 	p.waitJS(`!!document.querySelector("[data-testid=line-pos]")`)
 	steps := eval[int](p, `Number(document.querySelector("[data-testid=line-pos]").textContent.match(/of (\d+)/)[1])`)
