@@ -194,12 +194,16 @@ func (c *Coach) Analyze(games []string) (Progress, error) {
 	return p, nil
 }
 
-// Key is the store's key of a game: variant, deal and a hash of its moves.
+// Key is the store's key of a game: variant, deal and a hash of its moves
+// (and of its resignation, which the analysis reports as its end).
 func Key(rec engine.Record) string {
 	h := sha256.New()
 	for _, m := range rec.Moves {
 		h.Write([]byte(m.String()))
 		h.Write([]byte{' '})
+	}
+	if rec.Resigned {
+		h.Write([]byte("resign"))
 	}
 	return fmt.Sprintf("%s/%d/%x", rec.Variant, rec.Deal, h.Sum(nil)[:16])
 }
