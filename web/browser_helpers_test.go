@@ -68,6 +68,8 @@ type liveOptions struct {
 	// tamper, when set, rewrites the body of every GET /api/races/{id}
 	// reply: a server that lies in its after-race record.
 	tamper func(body []byte) []byte
+	// limits, when set, are the connections' limits (else the defaults).
+	limits web.Limits
 }
 
 // tamperRecorder holds a reply's body back so that liveOptions.tamper can
@@ -158,7 +160,7 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
-	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget})
+	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget, Limits: o.limits})
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.tamper != nil && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/races/") && strings.Count(r.URL.Path, "/") == 3 {

@@ -9,6 +9,7 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.Handle("POST /api/races", limitPerClient(s.deps.Limits.RacesPerMinute, handleCreateRace(s.log, s.deps)))
 	mux.HandleFunc("GET /api/races/{id}", handleGetRace(s.log, s.deps.Races))
 	mux.HandleFunc("GET /api/races/{id}/solution", handleSolution(s.log, s.deps.Races, s.solutions))
+	mux.HandleFunc("GET /api/races/{id}/analysis", handleAnalysis(s.log, s.deps.Races, s.coach))
 	mux.HandleFunc("GET /api/variants", handleVariants())
 	mux.HandleFunc("GET /api/lobby", handleLobby(s.deps.Lobby))
 	mux.HandleFunc("GET /api/leaderboard/{variant}", handleLeaderboard(s.log, s.deps.Lobby))

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
+	"sirtommy/coach"
 	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/race"
@@ -105,6 +106,15 @@ type Deps struct {
 	// under the race detector set a small one, so that their answer does
 	// not depend on how busy the machine is.
 	SolveBudget engine.SolveOptions
+	// Analyses keeps the finished analyses of GET /api/races/{id}/analysis
+	// and the claims that make a fleet compute each once (Redis mode:
+	// rediscoach); nil keeps them in this process.
+	Analyses coach.Store
+	// AnalysisBudget bounds each game's analysis; zero fields take the
+	// coach's defaults (coach.PositionMaxNodes, …). Tests set a small one.
+	AnalysisBudget engine.AnalyzeOptions
+	// Instance names this instance in the analyses' claims ("": random).
+	Instance string
 }
 
 // Stats count what the server did to protect itself.
@@ -114,6 +124,11 @@ type Stats struct {
 	Flooded     atomic.Int64 // clients closed for flooding
 	RateLimited atomic.Int64 // messages refused as over budget
 	Solves      atomic.Int64 // deals solved for GET /api/races/{id}/solution (cached answers not counted)
+	// Analyses counts the games analysed here for GET
+	// /api/races/{id}/analysis, and AnalysisSolves the positions they
+	// solved (each deal's start is the solution's, counted in Solves).
+	Analyses       atomic.Int64
+	AnalysisSolves atomic.Int64
 }
 
 // Server is the HTTP handler of the service.
@@ -134,6 +149,7 @@ type Server struct {
 	nextConn   atomic.Uint64
 
 	solutions *solutions
+	coach     *coach.Coach
 }
 
 // errShutdown closes websockets with 1001 (going away).
@@ -153,6 +169,11 @@ func NewServer(deps Deps) *Server {
 	}
 	s := &Server{deps: deps, log: deps.Log}
 	s.solutions = newSolutions(&s.Stats.Solves, deps.SolveBudget)
+	s.coach = coach.New(coach.Deps{
+		Log: deps.Log.With().Str("component", "coach").Logger(), Store: deps.Analyses,
+		Solver: coachSolver{c: s.solutions, solved: &s.Stats}, Budget: deps.AnalysisBudget,
+		Holder: deps.Instance, Analyses: &s.Stats.Analyses,
+	})
 	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: handshakeTimeout,
@@ -177,15 +198,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // SetReady sets what /readyz answers; the server turns it off on drain.
 func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
 
-// CloseConns closes every websocket with 1001 (going away) and waits for
-// their goroutines until ctx is done.
+// CloseConns closes every websocket with 1001 (going away), stops the
+// analyses under way, and waits for their goroutines until ctx is done.
 func (s *Server) CloseConns(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
 	s.cancelConn(errShutdown)
 	done := make(chan struct{})
-	go func() { s.conns.Wait(); close(done) }()
+	go func() { s.conns.Wait(); s.coach.Close(); close(done) }()
 	select {
 	case <-done:
 		return nil

@@ -9,6 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
+	"sirtommy/coach"
+	"sirtommy/coach/rediscoach"
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
@@ -36,6 +38,8 @@ type backend struct {
 	presence lobby.PresenceShare         // nil in memory mode
 	shared   lobby.Shared                // zero in memory mode: the lobby's own
 	check    func(context.Context) error // nil in memory mode
+	analyses coach.Store                 // nil in memory mode: the web server's own
+	instance string                      // "" in memory mode
 	run      func(ctx context.Context, svc *race.Service)
 	close    func()
 }
@@ -96,6 +100,8 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		},
 		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
 		presence: presence,
+		analyses: rediscoach.New(rdb, cfg.redisPrefix),
+		instance: instance,
 		shared: lobby.Shared{
 			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).DropDead().For(instance),
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),

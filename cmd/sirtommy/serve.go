@@ -252,6 +252,8 @@ func runServe(ctx context.Context, e env) error {
 		SpectatorDelay: cfg.spectatorDelay,
 		Grace:          cfg.grace,
 		Check:          be.check,
+		Analyses:       be.analyses,
+		Instance:       be.instance,
 	})
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

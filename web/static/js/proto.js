@@ -51,6 +51,15 @@ export function getSolution(id) {
   return api("GET", "/api/races/" + encodeURIComponent(id) + "/solution");
 }
 
+/**
+ * getAnalysis asks for "where you lost it" (GET /api/races/{id}/analysis):
+ * {state: "done", games: [...]} or, while the server works on it,
+ * {state: "in-progress", percent}. Before the end: ApiError "not-over".
+ */
+export function getAnalysis(id) {
+  return api("GET", "/api/races/" + encodeURIComponent(id) + "/analysis");
+}
+
 /** inviteLink is the link that seats the second player. */
 export function inviteLink(id) {
   return `${location.origin}/?race=${encodeURIComponent(id)}`;

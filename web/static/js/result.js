@@ -7,6 +7,7 @@ import { timeline } from "./game.js";
 import { verify } from "./fairplay.js";
 import { playerLabel, raceTitle } from "./widgets.js";
 import { cardName } from "./cards.js";
+import { waitAnalysis, marks, coachList, unknownNote } from "./coach.js";
 
 const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
 
@@ -97,7 +98,7 @@ export function renderResult(el, info, opts = {}) {
       h("a", { class: "button", href: "/" }, "Back to the lobby")),
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
     fairness(info),
-    chartSection(info, names),
+    chartSection(info, names, true),
     solverSection(info.race),
   );
   if (rated) showRatingChange(info, deltas);
@@ -189,7 +190,12 @@ function matchText(m, names) {
 
 const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
-function chartSection(info, names) {
+/**
+ * chartSection is the foundation chart; with coach, it asks for the
+ * analysis of both games ("Where you lost it") and, once it is there,
+ * marks it on the chart and says it under it.
+ */
+export function chartSection(info, names, coach) {
   const r = info.result;
   const sec = h("section", { class: "chart", "aria-labelledby": "chart-h" }, h("h3", { id: "chart-h" }, "Cards on the foundations over time"));
   let series;
@@ -199,12 +205,31 @@ function chartSection(info, names) {
     sec.append(h("p", { class: "muted" }, `No chart: ${err.message}`));
     return sec;
   }
-  sec.append(chart(series, names, Math.max(r.scores[0], r.scores[1], 13)));
+  const top = Math.max(r.scores[0], r.scores[1], 13);
+  let fig = chart(series, names, top);
+  sec.append(fig);
+  if (!coach || !r.deal) return sec;
+  const out = h("div", { class: "coach", "data-testid": "coach", role: "status", "aria-live": "polite" }, "Where was each game lost? Asking the solver…");
+  sec.append(h("h3", { id: "coach-h" }, "Where you lost it"), out);
+  waitAnalysis(info.race, (pct) => { out.textContent = `Where was each game lost? The solver is working: ${pct}%.`; })
+    .then((a) => {
+      const shown = chart(series, names, top, marks(a, series));
+      fig.replaceWith(shown);
+      fig = shown;
+      out.replaceChildren(coachList(a, names, r, (seat, g) =>
+        h("a", { href: `/?replay=${encodeURIComponent(info.race)}&line=${seat}`, "data-action": "open-line", "data-seat": seat },
+          `Play the winning line from there (${g.line.length} moves) in the replay`)), unknownNote());
+      out.dataset.state = "done";
+    })
+    .catch((err) => { out.textContent = `The analysis could not be had: ${err.message}`; out.dataset.state = "failed"; });
   return sec;
 }
 
-/** chart draws both series as step lines in inline SVG. */
-export function chart(series, names, top) {
+/**
+ * chart draws both series as step lines in inline SVG, with marks
+ * (coach.js: {seat, kind: "winnable"|"lost", atMs, score, label}).
+ */
+export function chart(series, names, top, marks = []) {
   const W = 440, H = 220, L = 34, R = 10, T = 12, B = 30;
   const end = Math.max(1000, ...series.flat().map((p) => p.atMs));
   const x = (ms) => L + (ms / end) * (W - L - R);
@@ -225,12 +250,18 @@ export function chart(series, names, top) {
     d += ` H${x(end)}`;
     return s("path", { d, fill: "none", stroke: SEAT_COLOURS[i], "stroke-width": 2.5, "stroke-dasharray": i ? "6 3" : null, "data-seat": i });
   });
+  const dots = marks.map((m) => s("circle", {
+    cx: x(m.atMs).toFixed(1), cy: y(m.score).toFixed(1), r: 6,
+    fill: m.kind === "lost" ? SEAT_COLOURS[m.seat] : "none", stroke: m.kind === "lost" ? "#fff" : SEAT_COLOURS[m.seat], "stroke-width": 2.5,
+    "data-mark": m.kind, "data-seat": m.seat,
+  }, s("title", {}, m.label)));
   const last = series.map((p) => p[p.length - 1].score);
   const label = `Chart: ${names[0]} reached ${last[0]} cards, ${names[1]} reached ${last[1]}, over ${Math.round(secs)} seconds`;
   return h("figure", {},
     s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, class: "chart-svg" },
-      s("title", {}, label), ...grid, ...lines),
-    h("figcaption", {}, [0, 1].map((i) => h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), `${names[i]} (${last[i]})`))));
+      s("title", {}, label), ...grid, ...lines, ...dots),
+    h("figcaption", {}, [0, 1].map((i) => h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), `${names[i]} (${last[i]})`)),
+      marks.length ? h("span", { class: "legend muted" }, "○ last winnable position, ● the move after which the game was lost") : null));
 }
 
 /**

@@ -1,0 +1,88 @@
+package coach_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"sirtommy/coach"
+	"sirtommy/engine"
+)
+
+// blockingSolver answers nothing until its context ends.
+type blockingSolver struct{}
+
+func (blockingSolver) SolveDeal(ctx context.Context, _ *engine.Rules, _ uint64) (engine.Solution, error) {
+	<-ctx.Done()
+	return engine.Solution{}, ctx.Err()
+}
+
+func (blockingSolver) SolvePosition(ctx context.Context, _ *engine.Game, _ engine.SolveOptions) (engine.Solution, error) {
+	<-ctx.Done()
+	return engine.Solution{}, ctx.Err()
+}
+
+// TestBusy: a crowd asking about many different games queues a bounded
+// number of analyses; the next is refused with ErrBusy, and asking again
+// about one under way is not refused. A won game is analysed without a
+// solve.
+func TestBusy(t *testing.T) {
+	rules, _ := engine.Variant("classic")
+	g := engine.New(rules, 1)
+	var moves []engine.Move
+	var texts []string
+	for g.Status() == engine.Playing && len(texts) < 40 {
+		m := g.Moves()[0]
+		_ = g.Apply(m)
+		moves = append(moves, m)
+		texts = append(texts, engine.RecordOf(&g, moves).String())
+	}
+	if len(texts) < 40 {
+		t.Fatalf("only %d positions", len(texts))
+	}
+	c := coach.New(coach.Deps{Log: zerolog.Nop(), Solver: blockingSolver{}})
+	defer c.Close()
+	busy := -1
+	for i, text := range texts {
+		_, err := c.Analyze([]string{text})
+		if errors.Is(err, coach.ErrBusy) {
+			busy = i
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if busy <= 0 {
+		t.Fatalf("%d analyses under way and none refused", len(texts))
+	}
+	if p, err := c.Analyze(texts[:1]); err != nil || p.Done {
+		t.Fatalf("asked again about the first: %+v %v", p, err)
+	}
+	t.Logf("refused the analysis after %d under way", busy)
+
+	// The deal's solver line is a won game: nothing to solve.
+	won := engine.Solve(rules, 3, engine.SolveOptions{})
+	rec, err := engine.LineRecord(rules, 3, won.Line)
+	if err != nil || won.Outcome != engine.Winnable {
+		t.Fatalf("deal 3: %v %v", won.Outcome, err)
+	}
+	c2 := coach.New(coach.Deps{Log: zerolog.Nop(), Solver: blockingSolver{}})
+	defer c2.Close()
+	for {
+		p, err := c2.Analyze([]string{rec.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done {
+			if v := p.Games[0].Verdict; v != "won" || p.Games[0].Positions[0] != 'w' {
+				t.Fatalf("a won game: %s %s", v, p.Games[0].Positions)
+			}
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

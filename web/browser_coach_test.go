@@ -1,0 +1,103 @@
+package web_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/gorilla/websocket"
+
+	"sirtommy/race"
+)
+
+// TestBrowserWhereYouLostIt: after a race on deal 3 that ann plays to
+// stuck with the medium bot and bob resigns at once, the result page says
+// where each game was lost and marks it on the chart, and its link opens
+// the replay on ann's last winnable position, where stepping through the
+// solver's line with real clicks ends with every card on the foundations.
+func TestBrowserWhereYouLostIt(t *testing.T) {
+	srv := startLiveServerWith(t, liveOptions{limits: playLimits}) // the bot's moves come fast
+	b := newBrowser(t)
+	id := srv.createRace(t, `{"deal":"3"}`)
+	var players [2]*client
+	for i, name := range []string{"ann", "bob"} {
+		ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.url, "http")+"/ws", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ws.Close() })
+		c := &client{t: t, ws: ws}
+		c.hello(name)
+		c.join(id, name)
+		players[i] = c
+	}
+	ann, bob := players[0], players[1]
+	for _, c := range players {
+		c.untilState(race.Running)
+	}
+	botMoves(ann, 3, 200)
+	bob.send(map[string]any{"type": "resign"})
+	if r := ann.result(); r == nil || r.Deal != "3" {
+		t.Fatalf("result %+v", r)
+	}
+
+	p := b.newPage("ann", 1280, 900)
+	p.do(chromedp.Navigate(srv.url + "/?result=" + id))
+	p.waitJS(`(document.querySelector("[data-testid=coach]")||{dataset:{}}).dataset.state === "done"`)
+	if v := eval[string](p, `document.querySelector("[data-testid=coach-0]").dataset.verdict`); v != "lost-at" {
+		t.Fatalf("ann's verdict %q: %s", v, p.text("[data-testid=coach]"))
+	}
+	if v := eval[string](p, `document.querySelector("[data-testid=coach-1]").dataset.verdict`); v != "winnable-throughout" {
+		t.Fatalf("bob's verdict %q", v)
+	}
+	said := p.text("[data-testid=coach-0]")
+	if !strings.Contains(said, "lost it") || !strings.Contains(said, "would have kept it winnable") {
+		t.Fatalf("ann's analysis says %q", said)
+	}
+	if n := eval[int](p, `document.querySelectorAll(".chart-svg [data-mark=lost][data-seat='0'], .chart-svg [data-mark=winnable][data-seat='0']").length`); n != 2 {
+		t.Fatalf("%d marks on ann's line of the chart, want 2", n)
+	}
+
+	// The words for positions the solver could not settle say unknown,
+	// never lost.
+	for _, c := range []struct{ game, want string }{
+		{`{verdict:"unknown",plies:70,lastWinnable:9,firstLost:37}`, "ann's game was winnable after move 9 and lost after move 37; in between, unknown"},
+		{`{verdict:"unknown",plies:70,lastWinnable:12,firstLost:-1}`, "ann's game was winnable after move 12; after that, unknown"},
+		{`{verdict:"unknown",plies:70,lastWinnable:-1,firstLost:-1}`, "ann's game is not known to be winnable anywhere; throughout, unknown"},
+		{`{verdict:"winnable-throughout",plies:70,lastWinnable:70,firstLost:-1,status:"playing"}`, "could still be won at its end (after 70 moves), when time ran out"},
+	} {
+		got, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf(`import("/js/coach.js").then((m) => m.verdictText(%s, "ann", {reason: "time"}))`, c.game), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("verdict %s: %q, want %q", c.game, got, c.want)
+		}
+	}
+
+	p.click(`[data-action=open-line][data-seat='0']`)
+	p.waitJS(`!!document.querySelector("[data-testid=line-pos]")`)
+	steps := eval[int](p, `Number(document.querySelector("[data-testid=line-pos]").textContent.match(/of (\d+)/)[1])`)
+	if steps <= 0 {
+		t.Fatal("an empty line")
+	}
+	start := eval[string](p, `document.querySelector("[data-testid=line-pos]").dataset.score`)
+	for i := 1; i <= steps; i++ {
+		p.click(`[data-action=line-next]`)
+		p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=line-pos]").dataset.step === %q`, strconv.Itoa(i)))
+	}
+	if got := p.text("[data-testid=line-pos]"); !strings.Contains(got, "52 of 52 cards up · won") {
+		t.Fatalf("after the line's %d moves from %s cards: %q", steps, start, got)
+	}
+	if n := eval[int](p, `document.querySelectorAll(".seat0 .board [data-pile^=F] [data-card]").length`); n == 0 {
+		t.Fatal("no foundation cards drawn on ann's board")
+	}
+	p.click(`[data-action=line-prev]`)
+	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=line-pos]").dataset.step === %q`, strconv.Itoa(steps-1)))
+	p.click(`[data-action=line-exit]`)
+	p.waitJS(`document.querySelector(".line-bar").hidden`)
+	p.screenshot("replay")
+	p.expectCleanConsole()
+}
