@@ -7,7 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"sirtommy/coach"
+	"sirtommy/web/coach"
 	"sirtommy/engine"
 	"sirtommy/race"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"sirtommy/coach"
+	"sirtommy/web/coach"
 	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/web"

@@ -17,7 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
-	"sirtommy/coach"
+	"sirtommy/web/coach"
 	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/race"

@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
-	"sirtommy/coach"
-	"sirtommy/coach/rediscoach"
+	"sirtommy/web/coach"
+	"sirtommy/web/coach/rediscoach"
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"

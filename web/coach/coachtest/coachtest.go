@@ -12,7 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"sirtommy/coach"
+	"sirtommy/web/coach"
 	"sirtommy/engine"
 )
 

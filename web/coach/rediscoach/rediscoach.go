@@ -17,7 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"sirtommy/coach"
+	"sirtommy/web/coach"
 )
 
 // DefaultPrefix starts every key unless the caller names another: the

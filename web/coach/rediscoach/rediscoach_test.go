@@ -7,8 +7,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
-	"sirtommy/coach/coachtest"
-	"sirtommy/coach/rediscoach"
+	"sirtommy/web/coach/coachtest"
+	"sirtommy/web/coach/rediscoach"
 	"sirtommy/race/redisrace/redistest"
 )
 

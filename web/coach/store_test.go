@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"sirtommy/coach"
-	"sirtommy/coach/coachtest"
+	"sirtommy/web/coach"
+	"sirtommy/web/coach/coachtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
