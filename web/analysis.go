@@ -7,9 +7,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"sirtommy/web/coach"
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/web/coach"
 )
 
 // analysisResponse is the reply to GET /api/races/{id}/analysis.

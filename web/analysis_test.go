@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"sirtommy/web/coach"
 	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/web"
+	"sirtommy/web/coach"
 )
 
 // analysisBudget is the analyses' budget in these tests: small, so that

@@ -17,10 +17,10 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 
-	"sirtommy/web/coach"
 	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/race"
+	"sirtommy/web/coach"
 )
 
 // SeatAuthorizer decides whether a websocket client may take a seat in a

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"sirtommy/web/coach"
 	"sirtommy/engine"
+	"sirtommy/web/coach"
 )
 
 // blockingSolver answers nothing until its context ends.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"sirtommy/web/coach"
 	"sirtommy/engine"
+	"sirtommy/web/coach"
 )
 
 // safetyTimeout keeps a broken store from hanging a test; nothing asserts

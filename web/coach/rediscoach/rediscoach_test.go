@@ -7,9 +7,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
+	"sirtommy/race/redisrace/redistest"
 	"sirtommy/web/coach/coachtest"
 	"sirtommy/web/coach/rediscoach"
-	"sirtommy/race/redisrace/redistest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
