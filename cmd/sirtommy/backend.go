@@ -9,14 +9,14 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
-	"sirtommy/web/coach"
-	"sirtommy/web/coach/rediscoach"
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/race/redisrace"
+	"sirtommy/web/coach"
+	"sirtommy/web/coach/rediscoach"
 )
 
 // Redis client timeouts: a local or same-zone Redis answers in well under
