@@ -15,8 +15,9 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// safetyTimeout only keeps a broken test from hanging.
-const safetyTimeout = 10 * time.Second
+// safetyTimeout only keeps a broken test from hanging; it is generous, for
+// a busy machine.
+const safetyTimeout = 30 * time.Second
 
 // syncBuffer is a bytes.Buffer safe for the server's and the test's
 // goroutines.
