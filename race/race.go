@@ -99,6 +99,10 @@ type Options struct {
 	// with a Commitment published at the start.
 	Deal      uint64
 	DealNamed bool
+	// DealFixed races on Deal too, but keeps it secret behind a fresh
+	// salt and commitment, as a random deal (a recorded game raced
+	// again, the day's deal).
+	DealFixed bool
 	// Public races (listed, matchmade) delay the spectators' feed by
 	// SpectatorDelay.
 	Public         bool
@@ -228,6 +232,12 @@ type seat struct {
 	seed     uint64
 	pace     time.Duration
 	botT     Timer
+
+	// ghost is a recorded game this seat plays (ghost.go); ghostNext is
+	// its next entry, ghostT the timer that plays it.
+	ghost     *Ghost
+	ghostNext int
+	ghostT    Timer
 }
 
 type delayed struct {
@@ -318,9 +328,13 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		done:  make(chan struct{}),
 		state: Waiting,
 	}
-	if opts.DealNamed {
+	switch {
+	case opts.DealNamed:
 		r.deal = opts.Deal
-	} else {
+	case opts.DealFixed:
+		_, r.salt = randomDeal()
+		r.deal = opts.Deal
+	default:
 		r.deal, r.salt = randomDeal()
 	}
 	r.createdAt = r.clock.Now()
@@ -811,6 +825,9 @@ func (r *Race) start() {
 		if r.seats[s].computer != nil {
 			r.scheduleBotLocked(s)
 		}
+		if r.seats[s].ghost != nil {
+			r.scheduleGhostLocked(s)
+		}
 	}
 }
 
@@ -835,7 +852,7 @@ func (r *Race) firstMoveCheck() {
 		return
 	}
 	for s := range 2 {
-		if r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
+		if r.seats[s].ghost == nil && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
 			r.log.Info().Int("seat", s).Msg("no first move in time")
 			r.abortLocked(ReasonNoFirstMove)
 			return
@@ -914,7 +931,7 @@ func (r *Race) stopLocked() {
 // stopTimersLocked stops every timer of the race.
 func (r *Race) stopTimersLocked() {
 	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
-		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT, r.seats[0].ghostT, r.seats[1].ghostT} {
 		if t != nil {
 			t.Stop()
 		}
@@ -1153,7 +1170,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Connected: st.connected}
+	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Ghost: st.ghost != nil, Connected: st.connected}
 }
 
 func clip(name string) string {
