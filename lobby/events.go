@@ -18,12 +18,13 @@ type MatchedEvent struct {
 	Race      string    `json:"race"`
 	Seat      int       `json:"seat"`
 	Variant   string    `json:"variant"`
-	Via       string    `json:"via"` // "quick", "computer", "invite" or "challenge"
+	Via       string    `json:"via"` // "quick", "computer", "invite", "challenge" or "ghost"
 	Rated     bool      `json:"rated"`
 	Opponent  PlayerRef `json:"opponent"`
 	Rating    *float64  `json:"opponentRating,omitempty"`
 	Invite    string    `json:"invite,omitempty"`    // the invite code, for invites
 	Challenge string    `json:"challenge,omitempty"` // the challenge id, for challenges
+	Ghost     string    `json:"ghost,omitempty"`     // the ghost challenge's id, for ghost races
 	At        time.Time `json:"at"`
 }
 

@@ -79,6 +79,9 @@ type Config struct {
 	// (zero: race's defaults; public races delay spectators).
 	SpectatorDelay time.Duration
 	Grace          time.Duration
+	// GhostTTL is how long a ghost challenge can be raced (default
+	// DefaultGhostTTL).
+	GhostTTL time.Duration
 }
 
 func (c *Config) fill() {
@@ -199,6 +202,8 @@ type Lobby struct {
 	cfg  Config
 	log  zerolog.Logger
 	sh   Shared
+	// ghosts is sh.Ghosts.
+	ghosts Ghosts
 
 	mu         sync.Mutex
 	closed     bool
@@ -235,6 +240,9 @@ func New(cfg Config, deps Deps) *Lobby {
 	if sh.Invites == nil {
 		sh.Invites = mem.Invites
 	}
+	if sh.Ghosts == nil {
+		sh.Ghosts = NewMemoryGhosts()
+	}
 	l := &Lobby{
 		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
 		sessions:   make(map[*Session]struct{}),
@@ -243,6 +251,7 @@ func New(cfg Config, deps Deps) *Lobby {
 		challenges: make(map[string]*Session),
 		listening:  make(map[string]bool),
 		listed:     []RaceSummary{},
+		ghosts:     sh.Ghosts,
 	}
 	if sh.Courier != nil {
 		sh.Courier.Start(func(n Notice) { l.receive(n, false) }, l.Publish)
@@ -655,7 +664,8 @@ type pairing struct {
 	dests   [2]dest
 	ratings [2]float64
 	bot     race.Computer
-	claimed bool // the players are claimed in Seats already
+	ghost   *race.Ghost // the recording a Ghost player plays
+	claimed bool        // the players are claimed in Seats already
 }
 
 // humans are the ids of the pairing's players who are not the computer.
@@ -774,6 +784,16 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			}
 			continue
 		}
+		if p.players[s].Ghost {
+			if _, err := rc.SeatGhost(p.players[s].Name, *p.ghost); err != nil {
+				rc.Abort(race.ReasonLeft)
+				if race.IsRefusal(err) {
+					return err // a recording that does not replay: bad-ghost
+				}
+				return fmt.Errorf("lobby: seat ghost: %w", err)
+			}
+			continue
+		}
 		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
 			rc.Abort(race.ReasonLeft)
 			return fmt.Errorf("lobby: reserve seat: %w", err)
@@ -787,7 +807,7 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	now := l.deps.Clock.Now()
 	rated := !p.opts.Unrated && !p.players[0].Computer && !p.players[1].Computer
 	for s := range 2 {
-		if p.players[s].Computer {
+		if p.players[s].Computer || p.players[s].Ghost {
 			continue
 		}
 		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: p.via, Rated: rated,
@@ -796,8 +816,10 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			ev.Invite = p.code
 		} else if p.via == "challenge" {
 			ev.Challenge = p.code
+		} else if p.via == "ghost" {
+			ev.Ghost = p.code
 		}
-		if !p.players[1-s].Computer && p.ratings[1-s] != 0 {
+		if !p.players[1-s].Computer && !p.players[1-s].Ghost && p.ratings[1-s] != 0 {
 			r := p.ratings[1-s]
 			ev.Rating = &r
 		}
@@ -837,6 +859,15 @@ func (l *Lobby) tell(n Notice) {
 // (alone: no courier) and the one that queued is not (it queued again in
 // the moment its pairing was made), all their sessions get it.
 func (l *Lobby) receive(n Notice, alone bool) bool {
+	if n.Ghost != nil {
+		l.mu.Lock()
+		subs := l.subsOfLocked(n.Player)
+		l.mu.Unlock()
+		for _, sub := range subs {
+			sub.Deliver(n.Ghost)
+		}
+		return len(subs) > 0
+	}
 	if n.Matched == nil {
 		return false
 	}
@@ -1238,7 +1269,7 @@ func (l *Lobby) ended(e race.Ended) {
 	var players [2]PlayerRef
 	lobbyRace := false
 	for s, p := range e.Players {
-		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer}
+		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost}
 		lobbyRace = lobbyRace || p.Player != ""
 	}
 	if !lobbyRace {
@@ -1262,17 +1293,25 @@ func (l *Lobby) ended(e race.Ended) {
 		l.wg.Add(1)
 	}
 	l.mu.Unlock()
-	if closed || res.Outcome == race.OutcomeAborted {
-		if !closed {
-			l.wg.Done()
-		}
+	if closed {
 		return
 	}
 	at := l.deps.Clock.Now()
 	go func() {
 		defer l.wg.Done()
+		if res.Outcome == race.OutcomeAborted {
+			return
+		}
+		l.seeDeal(variant, res.Deal, ids)
 		if err := l.record(raceID, variant, players, res, at); err != nil {
 			l.log.Error().Err(err).Str("race", raceID).Msg("race not recorded")
+		}
+		if e.Ghosts != [2]string{} {
+			ctx, cancel := opCtx()
+			defer cancel()
+			if err := l.ghostEnded(ctx, e, at); err != nil {
+				l.log.Error().Err(err).Str("race", raceID).Msg("ghost race not recorded")
+			}
 		}
 	}()
 }
@@ -1303,7 +1342,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
 	var st [2]Standing
 	for s := range 2 {
-		if players[s].Computer {
+		if players[s].Computer || players[s].Ghost {
 			st[s] = NewStanding("", players[s].Name, variant)
 			continue
 		}
@@ -1314,7 +1353,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 		cur.Name = players[s].Name
 		st[s] = cur
 	}
-	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer
+	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer && !players[0].Ghost && !players[1].Ghost
 	var after []Standing
 	for s := range 2 {
 		g.Before[s], g.After[s] = st[s].Rating, st[s].Rating
@@ -1532,6 +1571,9 @@ type Profile struct {
 	Player    string       `json:"player"`
 	Standings []Standing   `json:"standings"`
 	History   []GameRecord `json:"history"`
+	// Ghosts are the player's ghost challenges and races against ghosts;
+	// absent when they have none.
+	Ghosts *GhostProfile `json:"ghosts,omitempty"`
 }
 
 // Profile returns a player's standings and last n races.
@@ -1544,8 +1586,12 @@ func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, err
 	if err != nil {
 		return Profile{}, storeFailed("the player's history", fmt.Errorf("lobby: history of %s: %w", player, err))
 	}
-	if len(st) == 0 && len(h) == 0 {
+	gp, err := l.ghostProfile(ctx, player, n)
+	if err != nil {
+		return Profile{}, storeFailed("the player's ghost races", errGhostStore("profile of "+player, err))
+	}
+	if len(st) == 0 && len(h) == 0 && gp == nil {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)
 	}
-	return Profile{Player: player, Standings: st, History: h}, nil
+	return Profile{Player: player, Standings: st, History: h, Ghosts: gp}, nil
 }

@@ -31,6 +31,9 @@ type Ghost struct {
 	// resigned, so that the referee can compare cards without waiting for
 	// the time limit. 0: at its last move.
 	EndMs int64 `json:"endMs,omitempty"`
+	// Ref is the caller's name for the recording (the lobby's challenge
+	// id), handed back in Ended.Ghosts when the race ends.
+	Ref string `json:"ref,omitempty"`
 }
 
 // GhostOf is the recording of seat s's game in a finished race's public

@@ -195,6 +195,9 @@ type Ended struct {
 	Variant string
 	Players [2]PlayerInfo
 	Result  Result
+	// Ghosts are the Refs of the recordings seated (SeatGhost), by seat;
+	// "" for a seat that is not one.
+	Ghosts [2]string
 }
 
 // Player is a computer player: given what it may know of its game (the
@@ -1003,6 +1006,9 @@ func (r *Race) endLocked(res *Result, state State) {
 		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res}
 		for i := range 2 {
 			e.Players[i] = r.playerInfoLocked(i)
+			if g := r.seats[i].ghost; g != nil {
+				e.Ghosts[i] = g.Ref
+			}
 		}
 		r.later = append(r.later, func() { r.onEnd(e) })
 	}

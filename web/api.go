@@ -215,8 +215,10 @@ func writeRaceError(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	code := race.ErrorCode(err)
 	switch code {
-	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer:
+	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer, lobby.CodeNoSuchGhost:
 		status = http.StatusNotFound
+	case lobby.CodeGhostExpired:
+		status = http.StatusGone
 	case race.CodeBadOptions:
 		status = http.StatusBadRequest
 	case race.CodeDraining, race.CodeUnavailable:
