@@ -101,6 +101,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
+			Ghosts:     redislobby.NewGhosts(rdb, lobbyKeys),
 			Courier:    courier,
 			Races:      presence,
 		},
