@@ -68,6 +68,9 @@ type liveOptions struct {
 	// tamper, when set, rewrites the body of every GET /api/races/{id}
 	// reply: a server that lies in its after-race record.
 	tamper func(body []byte) []byte
+	// limits, when set, replace the default message limits (scripted
+	// clients that move as fast as they can).
+	limits *web.Limits
 }
 
 // tamperRecorder holds a reply's body back so that liveOptions.tamper can
@@ -158,7 +161,11 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
-	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget})
+	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget}
+	if o.limits != nil {
+		deps.Limits = *o.limits
+	}
+	srv := web.NewServer(deps)
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.tamper != nil && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/races/") && strings.Count(r.URL.Path, "/") == 3 {

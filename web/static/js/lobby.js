@@ -10,7 +10,7 @@
 import { h, fill, copyText, fmtClock } from "./ui.js";
 import { renderProfile, playerLink, recordText } from "./profile.js";
 import {
-  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink,
+  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink, getGhost,
 } from "./proto.js";
 
 const RECONNECT_MAX_MS = 5000;
@@ -98,6 +98,7 @@ class LobbyPage {
   constructor(root, params) {
     this.root = root;
     this.invite = params.get("invite") || "";
+    this.ghost = params.get("ghost") || "";
     this.sock = null;
     this.me = null; // welcome
     this.lobby = null; // last lobby message
@@ -118,6 +119,7 @@ class LobbyPage {
         h("p", { class: "lead" }, "Race another player at Sir Tommy patience: the same shuffled deck for both, first to finish the deal wins."),
         e.status),
       this.invitePanel(),
+      this.ghostPanel(),
       h("div", { class: "lobby-top" }, this.quickPanel(), this.livePanel()),
       h("div", { class: "lobby-second" }, this.createPanel(), this.computerPanel()),
       h("div", { class: "panels lobby-more" },
@@ -140,6 +142,7 @@ class LobbyPage {
     sock.on("lobby", (m) => this.onLobby(m));
     sock.on("matched", (m) => this.onMatched(m));
     sock.on("computer-offer", (m) => this.onOffer(m));
+    sock.on("ghost-raced", (m) => this.onGhostRaced(m));
     sock.on("error", (m) => this.showError(this.els.status, m));
     sock.on("close", (ev) => {
       if (this.leaving || ev.byUs) return;
@@ -209,6 +212,39 @@ class LobbyPage {
         },
       }, "Accept and race"),
       err);
+  }
+
+  // ----- ghost races (/?ghost=ID) -----
+
+  ghostPanel() {
+    if (!this.ghost) return null;
+    const err = h("p", { class: "error", role: "alert", "data-testid": "ghost-error" });
+    const about = h("p", { "data-testid": "ghost-about" }, "Loading the recorded game…");
+    getGhost(this.ghost).then((g) => {
+      const minutes = Math.round(g.timeLimitMs / 60000);
+      fill(about, `${g.authorName} challenges you to beat ${g.name === g.authorName ? "their" : `${g.name}'s`} game: `,
+        h("strong", {}, `${g.score} cards on the foundations`), ` (${g.status}), ${g.variant}, ${minutes} minutes. `,
+        "You race the recording on the same deal, kept secret until the end; it is not rated.");
+    }).catch((ex) => { about.textContent = ""; err.textContent = ex.message || String(ex); });
+    return h("section", { class: "panel invited", "data-panel": "ghost" },
+      h("h2", {}, "Beat this game"),
+      about,
+      h("button", {
+        class: "primary", "data-action": "race-ghost",
+        onclick: async () => {
+          err.textContent = "";
+          try { await this.sock.raceGhost(this.ghost); } catch (ex) { err.textContent = ex.message || String(ex); }
+        },
+      }, "Race the ghost"),
+      err);
+  }
+
+  onGhostRaced(m) {
+    const r = m.run;
+    const words = { won: "beat", lost: "lost to", draw: "drew with" }[r.outcome] || r.outcome;
+    this.els.status.textContent = `${r.name} ${words} your ghost of ${r.ghostName}'s game, ${r.scores[0]}–${r.scores[1]}.`;
+    this.els.status.classList.remove("error");
+    this.loadProfile();
   }
 
   // ----- name -----

@@ -125,6 +125,11 @@ export function getPlayer(id, n = 10) {
   return api("GET", `/api/players/${encodeURIComponent(id)}?n=${n}`);
 }
 
+/** getGhost reads a ghost challenge (GET /api/ghosts/{id}): counts only. */
+export function getGhost(id) {
+  return api("GET", `/api/ghosts/${encodeURIComponent(id)}`);
+}
+
 /** inviteCodeLink is the link that accepts a lobby invite code. */
 export function inviteCodeLink(code) {
   return `${location.origin}/?invite=${encodeURIComponent(code)}`;
@@ -276,6 +281,9 @@ export class Socket {
   challenge(opts = {}) { return this.request("challenge", opts); }
   cancelChallenge() { return this.request("cancel-challenge"); }
   acceptChallenge(challenge) { return this.requestMatched("accept-challenge", { challenge }); }
+  /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
+  makeGhost(race, seat) { return this.request("ghost", { race, seat }); }
+  raceGhost(ghost) { return this.requestMatched("race-ghost", { ghost }); }
   /** lobby asks for a fresh "lobby" message (it has no reply id). */
   lobby() { this.send("lobby"); }
 

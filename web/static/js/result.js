@@ -76,6 +76,24 @@ export function renderResult(el, info, opts = {}) {
   const rematchBtn = opts.onRematch
     ? h("button", { class: "primary", "data-action": "rematch", onclick: (e) => { e.target.disabled = true; e.target.textContent = "Rematch asked…"; opts.onRematch(); } }, "Rematch")
     : null;
+  // "Beat my game": the player's game becomes a ghost challenge, a link.
+  const ghostNote = h("p", { class: "ghost-link", role: "status", "data-testid": "ghost-link" });
+  const ghostBtn = opts.onGhost
+    ? h("button", {
+      "data-action": "make-ghost",
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          const g = await opts.onGhost();
+          fill(ghostNote, "Send this link to someone who has not played the deal: ",
+            h("input", { readonly: true, class: "wide", value: g.link, "aria-label": "Ghost challenge link", "data-testid": "ghost-link-input" }));
+        } catch (ex) {
+          e.target.disabled = false;
+          ghostNote.textContent = ex.message || String(ex);
+        }
+      },
+    }, "Challenge others to beat your game")
+    : null;
   const deltas = [0, 1].map((i) => h("span", { class: "delta", "data-delta": i }));
   // Only lobby races change ratings (races made over the API rate nobody).
   const rated = r.rated && info.players.some((p) => p.player);
@@ -93,9 +111,11 @@ export function renderResult(el, info, opts = {}) {
         rated ? h("td", {}, deltas[i]) : null)))),
     h("div", { class: "actions" },
       rematchBtn,
+      ghostBtn,
       h("a", { class: "button", href: `/?replay=${encodeURIComponent(info.race)}` }, "Watch the replay"),
       h("a", { class: "button", href: "/" }, "Back to the lobby")),
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
+    ghostNote,
     fairness(info),
     chartSection(info, names),
     solverSection(info.race),
