@@ -94,6 +94,9 @@ type LobbyEvent struct {
 	Presence   Presence        `json:"presence"`
 	Challenges []ChallengeInfo `json:"challenges"`
 	Races      []RaceSummary   `json:"races"`
+	// Daily is today's deal in every variant: its commitment, public from
+	// 00:00 UTC (absent without a day's deal).
+	Daily []DailyBrief `json:"daily,omitempty"`
 	// encoded is the event's JSON, made once for every connection it goes
 	// to; set before the event is delivered and never changed after.
 	encoded []byte

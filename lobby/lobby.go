@@ -129,6 +129,9 @@ type Deps struct {
 	// Shared is where the queue, challenges, invites, seats and race list
 	// live; zero fields are this instance's own, in memory.
 	Shared Shared
+	// DailySecret derives the day's deals (the server's --secret: every
+	// instance with the same one deals the same); nil: no day's deal.
+	DailySecret []byte
 }
 
 // PresenceShare shares presence counts between instances.
@@ -202,8 +205,11 @@ type Lobby struct {
 	cfg  Config
 	log  zerolog.Logger
 	sh   Shared
-	// ghosts is sh.Ghosts.
-	ghosts Ghosts
+	// ghosts is sh.Ghosts, dailies sh.Dailies; dailyKey derives the
+	// day's deals (nil: none).
+	ghosts   Ghosts
+	dailies  Dailies
+	dailyKey []byte
 
 	mu         sync.Mutex
 	closed     bool
@@ -243,6 +249,9 @@ func New(cfg Config, deps Deps) *Lobby {
 	if sh.Ghosts == nil {
 		sh.Ghosts = NewMemoryGhosts()
 	}
+	if sh.Dailies == nil {
+		sh.Dailies = NewMemoryDailies()
+	}
 	l := &Lobby{
 		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
 		sessions:   make(map[*Session]struct{}),
@@ -252,6 +261,8 @@ func New(cfg Config, deps Deps) *Lobby {
 		listening:  make(map[string]bool),
 		listed:     []RaceSummary{},
 		ghosts:     sh.Ghosts,
+		dailies:    sh.Dailies,
+		dailyKey:   dailyKeyOf(deps.DailySecret),
 	}
 	if sh.Courier != nil {
 		sh.Courier.Start(func(n Notice) { l.receive(n, false) }, l.Publish)
@@ -784,6 +795,9 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			}
 			continue
 		}
+		if p.players[s].Solo {
+			continue // the race's empty seat
+		}
 		if p.players[s].Ghost {
 			if _, err := rc.SeatGhost(p.players[s].Name, *p.ghost); err != nil {
 				rc.Abort(race.ReasonLeft)
@@ -807,7 +821,7 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	now := l.deps.Clock.Now()
 	rated := !p.opts.Unrated && !p.players[0].Computer && !p.players[1].Computer
 	for s := range 2 {
-		if p.players[s].Computer || p.players[s].Ghost {
+		if p.players[s].Computer || p.players[s].Ghost || p.players[s].Solo {
 			continue
 		}
 		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: p.via, Rated: rated,
@@ -1269,7 +1283,7 @@ func (l *Lobby) ended(e race.Ended) {
 	var players [2]PlayerRef
 	lobbyRace := false
 	for s, p := range e.Players {
-		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost}
+		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost, Solo: p.Solo}
 		lobbyRace = lobbyRace || p.Player != ""
 	}
 	if !lobbyRace {
@@ -1305,6 +1319,13 @@ func (l *Lobby) ended(e race.Ended) {
 		l.seeDeal(variant, res.Deal, ids)
 		if err := l.record(raceID, variant, players, res, at); err != nil {
 			l.log.Error().Err(err).Str("race", raceID).Msg("race not recorded")
+		}
+		if strings.HasPrefix(e.Tag, dailyTag) {
+			ctx, cancel := opCtx()
+			defer cancel()
+			if err := l.dailyEnded(ctx, e, at); err != nil {
+				l.log.Error().Err(err).Str("race", raceID).Msg("day's game not recorded")
+			}
 		}
 		if e.Ghosts != [2]string{} {
 			ctx, cancel := opCtx()
@@ -1342,7 +1363,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
 	var st [2]Standing
 	for s := range 2 {
-		if players[s].Computer || players[s].Ghost {
+		if players[s].Computer || players[s].Ghost || players[s].Solo {
 			st[s] = NewStanding("", players[s].Name, variant)
 			continue
 		}
@@ -1353,7 +1374,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 		cur.Name = players[s].Name
 		st[s] = cur
 	}
-	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer && !players[0].Ghost && !players[1].Ghost
+	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer && !players[0].Ghost && !players[1].Ghost && !players[0].Solo
 	var after []Standing
 	for s := range 2 {
 		g.Before[s], g.After[s] = st[s].Rating, st[s].Rating
@@ -1404,6 +1425,7 @@ func (l *Lobby) snapshot() *LobbyEvent {
 	ev.Presence.add(l.others)
 	ev.Races = l.listed // replaced, never changed in place
 	l.mu.Unlock()
+	ev.Daily = l.dailyBriefs()
 	sort.Slice(ev.Challenges, func(i, j int) bool {
 		a, b := ev.Challenges[i], ev.Challenges[j]
 		if !a.Since.Equal(b.Since) {
@@ -1574,6 +1596,8 @@ type Profile struct {
 	// Ghosts are the player's ghost challenges and races against ghosts;
 	// absent when they have none.
 	Ghosts *GhostProfile `json:"ghosts,omitempty"`
+	// Daily is the player's days at the day's deal; absent when none.
+	Daily *DailyStats `json:"daily,omitempty"`
 }
 
 // Profile returns a player's standings and last n races.
@@ -1590,8 +1614,12 @@ func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, err
 	if err != nil {
 		return Profile{}, storeFailed("the player's ghost races", errGhostStore("profile of "+player, err))
 	}
-	if len(st) == 0 && len(h) == 0 && gp == nil {
+	ds, err := l.dailyStats(ctx, player, n)
+	if err != nil {
+		return Profile{}, storeFailed("the player's days", err)
+	}
+	if len(st) == 0 && len(h) == 0 && gp == nil && ds == nil {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)
 	}
-	return Profile{Player: player, Standings: st, History: h, Ghosts: gp}, nil
+	return Profile{Player: player, Standings: st, History: h, Ghosts: gp, Daily: ds}, nil
 }

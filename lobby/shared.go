@@ -150,6 +150,8 @@ type Shared struct {
 	// Courier and Races are nil in memory mode: every connection is here.
 	Courier Courier
 	Races   RaceListShare
-	// Ghosts keeps ghost challenges and their runs; nil: in memory.
-	Ghosts Ghosts
+	// Ghosts keeps ghost challenges and their runs, Dailies the day's
+	// boards; nil: in memory.
+	Ghosts  Ghosts
+	Dailies Dailies
 }

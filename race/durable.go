@@ -209,6 +209,10 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
 		st.game = engine.New(rules, r.deal)
 		st.ghost = sr.Ghost
+		st.solo = opts.Solo && s == 0
+		if st.solo {
+			st.connected = true
+		}
 		if sr.Computer && sr.Level != "" && d.Computers != nil {
 			p, err := d.Computers(sr.Level, sr.Seed)
 			if err != nil {
@@ -276,7 +280,7 @@ func (r *Race) rearmLocked(rec *Record) {
 	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }
 	for s := range 2 {
 		st := &r.seats[s]
-		if st.computer != nil || st.ghost != nil {
+		if st.computer != nil || st.ghost != nil || st.solo {
 			// Made again by Restore: it plays on from here.
 			st.connected = true
 			continue
@@ -319,8 +323,7 @@ func (r *Race) rearmLocked(rec *Record) {
 				r.scheduleGhostLocked(s)
 			}
 		}
-		games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
-		if w, reason, done := decide(&games); done {
+		if w, reason, done := r.refereeLocked(); done {
 			r.finishLocked(w, reason)
 			return
 		}

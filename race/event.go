@@ -39,7 +39,9 @@ type PlayerInfo struct {
 	Level string `json:"level,omitempty"`
 	// Ghost marks a recorded game raced again (Race.SeatGhost): its
 	// moves come from a recording, at their recorded times.
-	Ghost     bool `json:"ghost,omitempty"`
+	Ghost bool `json:"ghost,omitempty"`
+	// Solo marks the empty seat of a solo race (the day's deal): nobody.
+	Solo      bool `json:"solo,omitempty"`
 	Connected bool `json:"connected"`
 }
 

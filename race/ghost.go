@@ -1,6 +1,7 @@
 package race
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -177,4 +178,43 @@ func (r *Race) ghostMove(s int) {
 	if r.state == Running {
 		r.scheduleGhostLocked(s)
 	}
+}
+
+// sealedLocked reports whether the deal is still sealed (Options.SealedUntil).
+func (r *Race) sealedLocked() bool {
+	return !r.opts.SealedUntil.IsZero() && r.clock.Now().Before(r.opts.SealedUntil)
+}
+
+// resultOutLocked is the result as it may be shown now: while the deal is
+// sealed, without the deal, its salt or the game texts.
+func (r *Race) resultOutLocked() *Result {
+	if r.result == nil || !r.sealedLocked() {
+		return r.result
+	}
+	res := *r.result
+	res.Deal, res.Salt, res.Games = "", "", [2]string{}
+	return &res
+}
+
+// refereeLocked decides the race from both games: the referee, or in a
+// solo race the player's game alone.
+func (r *Race) refereeLocked() (winner int, reason Reason, done bool) {
+	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	if !r.opts.Solo {
+		return decide(&games)
+	}
+	switch g := &games[1]; {
+	case g.Status() == engine.Won:
+		return 1, ReasonWonDeal, true
+	case out(g):
+		return -1, ReasonOut, true
+	}
+	return 0, "", false
+}
+
+// Log is the race's event log, every move with its offset, for the
+// server's own use (the day's board keeps its leader's recording): unlike
+// Info it is not held back while the deal is sealed.
+func (r *Race) Log(ctx context.Context) ([]MoveRecord, error) {
+	return r.store.Moves(ctx, r.id)
 }

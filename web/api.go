@@ -219,6 +219,10 @@ func writeRaceError(w http.ResponseWriter, err error) {
 		status = http.StatusNotFound
 	case lobby.CodeGhostExpired:
 		status = http.StatusGone
+	case lobby.CodeNotRevealed:
+		status = http.StatusForbidden
+	case lobby.CodeNoDaily:
+		status = http.StatusNotFound
 	case race.CodeBadOptions:
 		status = http.StatusBadRequest
 	case race.CodeDraining, race.CodeUnavailable:

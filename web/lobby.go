@@ -64,7 +64,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 	switch m.Type {
 	case "hello", "rename", "lobby", "queue", "unqueue", "play-computer",
 		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge",
-		"ghost", "race-ghost":
+		"ghost", "race-ghost", "play-daily", "race-daily-leader":
 	default:
 		return false
 	}
@@ -137,6 +137,10 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		}
 	case "race-ghost":
 		err = s.RaceGhost(m.Ghost)
+	case "play-daily":
+		err = s.PlayDaily(m.Variant)
+	case "race-daily-leader":
+		err = s.RaceDailyLeader(m.Variant)
 	}
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
@@ -234,5 +238,36 @@ func handleGhost(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
 			return
 		}
 		writeJSON(w, http.StatusOK, g)
+	}
+}
+
+// handleDaily is today's deal (GET /api/daily) or a day's (GET
+// /api/daily/{variant}/{day}): the commitment, the board, the asking
+// player's entry (?player=ID), and, once the day is over, the deal.
+func handleDaily(log zerolog.Logger, l *lobby.Lobby, reveal bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		variant, day := r.PathValue("variant"), r.PathValue("day")
+		if variant == "" {
+			variant = r.URL.Query().Get("variant")
+		}
+		var in lobby.DailyInfo
+		var err error
+		if reveal {
+			in, err = l.DailyReveal(r.Context(), variant, day)
+		} else {
+			in, err = l.Daily(r.Context(), variant, day, r.URL.Query().Get("player"), listLen(r, 20))
+		}
+		if err != nil {
+			if race.ErrorCode(err) == race.CodeInternal {
+				log.Error().Err(err).Msg("daily")
+			}
+			writeRaceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, in)
 	}
 }
