@@ -13,3 +13,10 @@ func TestMemoryGhosts(t *testing.T) {
 		return [2]lobby.Ghosts{g, g}
 	})
 }
+
+func TestMemoryDailies(t *testing.T) {
+	lobbytest.DailiesSuite(t, func(*testing.T) [2]lobby.Dailies {
+		d := lobby.NewMemoryDailies()
+		return [2]lobby.Dailies{d, d}
+	})
+}

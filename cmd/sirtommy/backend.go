@@ -102,6 +102,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
 			Ghosts:     redislobby.NewGhosts(rdb, lobbyKeys),
+			Dailies:    redislobby.NewDailies(rdb, lobbyKeys),
 			Courier:    courier,
 			Races:      presence,
 		},
