@@ -30,7 +30,7 @@ func (s *liveServer) dialLive(t *testing.T) *client {
 // beside her board and the result; her game becomes a challenge of its
 // own, and ann, online, hears how it went.
 func TestBrowserGhostRace(t *testing.T) {
-	srv := startLiveServerWith(t, liveOptions{limits: &playLimits})
+	srv := startLiveServerWith(t, liveOptions{limits: &playLimits, daily: true})
 	d := ghostDeal(t)
 	ann, bob := srv.dialLive(t), srv.dialLive(t)
 	ann.hello("ann")
@@ -55,6 +55,8 @@ func TestBrowserGhostRace(t *testing.T) {
 	cat.do(chromedp.Navigate(made.Link))
 	cat.waitLobby()
 	cat.waitJS(`document.querySelector("[data-testid=ghost-about]").textContent.includes("cards on the foundations")`)
+	// The front page shows the day's deal too, not played yet.
+	cat.waitJS(`document.querySelector("[data-testid=daily-commitment]").textContent.length > 8 && document.querySelector("[data-testid=daily-you]").textContent.includes("not yet")`)
 	cat.click(`[data-action=race-ghost]`)
 	cat.waitRaceState("running")
 	cat.waitJS(`document.querySelector("[data-ghost]") && document.querySelector("[data-ghost]").textContent.includes("(recording)")`)

@@ -71,6 +71,8 @@ type liveOptions struct {
 	// limits, when set, replace the default message limits (scripted
 	// clients that move as fast as they can).
 	limits *web.Limits
+	// daily gives the lobby a day's deal.
+	daily bool
 }
 
 // tamperRecorder holds a reply's body back so that liveOptions.tamper can
@@ -159,6 +161,7 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	}, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
 		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
+		DailySecret: dailySecret(o.daily),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
 	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget}
@@ -569,4 +572,12 @@ func (p *page) playStep(n, piles int) bool {
 	p.clickMove(mv[0], mv[1])
 	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state !== "running" || (!document.querySelector('.me [data-src=%q][data-card=%q]') && !document.querySelector(".me .card.pending"))`, mv[2], mv[0]))
 	return true
+}
+
+// dailySecret is the live server's day's deal secret, if it has one.
+func dailySecret(on bool) []byte {
+	if !on {
+		return nil
+	}
+	return []byte(browserSecret)
 }

@@ -347,6 +347,7 @@ class RacePage {
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
     const opp = m.players[1 - this.seat];
     this.els.oppName.textContent = opp.taken ? names[1 - this.seat] + (opp.computer && opp.level ? ` (${opp.level})` : "") + (opp.ghost ? " (recording)" : "") : "Waiting for an opponent";
+    if (opp.solo) this.els.oppName.textContent = "nobody: a solo race";
     if (opp.ghost) this.els.oppName.dataset.ghost = "";
     const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : `${names[this.seat] || "You"} waits for an opponent`;
     this.els.title.textContent = title;

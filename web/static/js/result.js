@@ -14,6 +14,7 @@ const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
 export function headline(result, names, seat) {
   if (result.outcome === "aborted") return "Race aborted";
   if (result.outcome === "draw") return "Draw";
+  if (result.outcome === "solo") return `${cards((result.scores || [0, 0])[1])} on the foundations`;
   if (seat === 0 || seat === 1) return result.winner === seat ? "You won" : `${names[result.winner]} won`;
   return `${names[result.winner]} won`;
 }
@@ -43,6 +44,7 @@ export function why(result, names, seat) {
     case "no-first-move": return "a player made no move in the first 30 seconds";
     case "left": return "a player left before the start";
     case "expired": return "nobody came to play within the hour";
+    case "out": return `${who(1)} ${was(1)} out of moves`;
     case "shutdown": return "the server shut down";
   }
   return reasonText(r.reason);
@@ -275,6 +277,7 @@ function fairness(info) {
     el.dataset.ok = String(ok);
   };
   if (r.outcome === "aborted" && !r.deal) { say(out, null, "The race was aborted before its deal mattered."); return sec; }
+  if (!r.deal) { say(out, null, "The day's deal is sealed until midnight UTC, when the deal and salt are published (GET /api/daily/{variant}/{day}/reveal): check them then against the commitment above."); return sec; }
   verify(info.race, info.variant, r).then((v) => {
     const kept = v.start && v.start.commitment;
     if (!v.kept) {
