@@ -153,6 +153,12 @@ func (s *Session) MakeGhost(raceID string, seat int) (GhostInfo, error) {
 	if seat < 0 || seat > 1 {
 		return GhostInfo{}, race.Errorf(race.CodeBadOptions, "seat must be 0 or 1, not %d", seat)
 	}
+	if in.Players[seat].Solo {
+		return GhostInfo{}, race.Errorf(race.CodeBadOptions, "seat %d of race %s is nobody: there is no game there", seat, raceID)
+	}
+	if in.Result.Deal == "" {
+		return GhostInfo{}, race.Errorf(CodeNotRevealed, "race %s is on the day's deal, sealed until the day ends: its games can be raced again after that", raceID)
+	}
 	rec, err := race.GhostOf(in, seat)
 	if err != nil {
 		return GhostInfo{}, err

@@ -93,6 +93,8 @@ func TestDailyDeal(t *testing.T) {
 	if cards := racetest.CardsIn(v); len(cards) != 0 || !strings.Contains(string(ws.raw), `"??"`) {
 		t.Fatalf("a spectator of the day's race sees %v: %s", cards, ws.raw)
 	}
+	// Nor is a day's game a ghost challenge before midnight.
+	ann.expectError(map[string]any{"type": "ghost", "race": annRace, "seat": 1}, lobby.CodeNotRevealed)
 	m := ann.expectError(map[string]any{"type": "play-daily", "variant": "classic"}, lobby.CodeDailyPlayed)
 	if !strings.Contains(string(m.raw), "2026-01-02T00:00:00Z") {
 		t.Fatalf("the refusal does not say when the next opens: %s", m.raw)
