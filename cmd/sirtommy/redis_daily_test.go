@@ -79,3 +79,52 @@ func TestRedisDailyAcrossInstances(t *testing.T) {
 		t.Fatalf("a second attempt through B: %v", r)
 	}
 }
+
+// TestRedisGhostAcrossInstances: ann and bob race on A; ann's game becomes
+// a ghost challenge there; cat, on B, races it (the race made on B from
+// the challenge A stored) and cannot race it twice; ann, on A, hears how
+// it went, and her profile on B lists the run.
+func TestRedisGhostAcrossInstances(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	defer func() {
+		if t.Failed() {
+			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
+		}
+	}()
+	ann, bob, cat := hello(t, a, "ann"), hello(t, a, "bob"), hello(t, b, "cat")
+	inv := ann.request(map[string]any{"type": "invite"}, "invited")
+	bob.accept(map[string]any{"type": "accept-invite", "code": inv.str("code")})
+	ann.takeSeat("invite")
+	bob.takeSeat("invite")
+	ann.playBlind()
+	bob.playBlind()
+	ann.result()
+	g := ann.request(map[string]any{"type": "ghost", "race": ann.race, "seat": ann.seat}, "ghost-made")
+	id, _ := g["ghost"].(map[string]any)["id"].(string)
+	cat.accept(map[string]any{"type": "race-ghost", "ghost": id})
+	m := cat.takeSeat("ghost")
+	if op, _ := m["opponent"].(map[string]any); op["ghost"] != true || op["name"] != "ann" {
+		t.Fatalf("cat's opponent %v", m["opponent"])
+	}
+	cat.playBlind()
+	cat.result()
+	run := ann.next("ghost-raced", ofType("ghost-raced"))
+	if r, _ := run["run"].(map[string]any); r["player"] != cat.id || r["race"] != cat.race {
+		t.Fatalf("ghost-raced %v", run)
+	}
+	if r := cat.request(map[string]any{"type": "race-ghost", "ghost": id}, "error"); r.str("code") != string(lobby.CodeDealSeen) {
+		t.Fatalf("the same ghost twice: %v", r)
+	}
+	res, err := http.Get(b + "/api/players/" + ann.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var p lobby.Profile
+	if err := json.NewDecoder(res.Body).Decode(&p); err != nil || p.Ghosts == nil || len(p.Ghosts.Against) != 1 {
+		t.Fatalf("ann's profile on B: %+v %v", p.Ghosts, err)
+	}
+}
