@@ -32,7 +32,16 @@ const DefaultGhostTTL = 7 * 24 * time.Hour
 // Kinds of ghost challenges.
 const (
 	GhostGame = "game" // "beat my game": one game of a finished race
+	GhostBest = "best" // "my best game on this deal"
 )
+
+// BestGame is a player's best game on a deal so far: the most cards on
+// the foundations (the first such game on a tie).
+type BestGame struct {
+	Race  string `json:"race"`
+	Seat  int    `json:"seat"`
+	Score int    `json:"score"`
+}
 
 // GhostInfo is a ghost challenge as its author and challengers see it:
 // who made it, whose game it is and how it went in counts, never the deal
@@ -129,16 +138,43 @@ type Ghosts interface {
 	// Runs are the last n runs against player's ghosts and player's own
 	// last n runs, newest first, and player's record.
 	Runs(ctx context.Context, player string, n int) (against, raced []GhostRun, tally GhostTally, err error)
+	// KeepBest records b as player's best game on the deal if it has more
+	// cards than the best so far.
+	KeepBest(ctx context.Context, variant string, deal uint64, player string, b BestGame) error
+	// Best is player's best game on the deal.
+	Best(ctx context.Context, variant string, deal uint64, player string) (BestGame, bool, error)
 }
 
 // MakeGhost turns seat's game of finished race raceID into a ghost
 // challenge made by this session's player: anyone who has not seen the
 // deal may race it from its link until it expires.
-func (s *Session) MakeGhost(raceID string, seat int) (GhostInfo, error) {
+//
+// With best, the challenge is the player's best game on that race's deal
+// ("my best game on this deal"), whichever race it was.
+func (s *Session) MakeGhost(raceID string, seat int, best bool) (GhostInfo, error) {
 	l := s.l
 	who := s.Player()
 	ctx, cancel := opCtx()
 	defer cancel()
+	kind := GhostGame
+	if best {
+		in, err := l.finishedInfo(ctx, raceID)
+		if err != nil {
+			return GhostInfo{}, err
+		}
+		deal, err := strconv.ParseUint(in.Result.Deal, 10, 64)
+		if err != nil || in.Result.Deal == "" {
+			return GhostInfo{}, race.Errorf(CodeNotRevealed, "race %s's deal is sealed until the day ends", raceID)
+		}
+		b, ok, err := l.ghosts.Best(ctx, in.Variant, deal, who.ID)
+		if err != nil {
+			return GhostInfo{}, unavailable(err)
+		}
+		if !ok {
+			return GhostInfo{}, race.Errorf(CodeNoGame, "you have no finished game on the deal of race %s", raceID)
+		}
+		raceID, seat, kind = b.Race, b.Seat, GhostBest
+	}
 	h, err := l.deps.Races.Open(ctx, raceID)
 	if err != nil {
 		return GhostInfo{}, err
@@ -169,7 +205,7 @@ func (s *Session) MakeGhost(raceID string, seat int) (GhostInfo, error) {
 	}
 	now := l.deps.Clock.Now()
 	g := GhostRecord{
-		GhostInfo: GhostInfo{ID: newGhostID(), Kind: GhostGame, Author: who.ID, AuthorName: who.Name,
+		GhostInfo: GhostInfo{ID: newGhostID(), Kind: kind, Author: who.ID, AuthorName: who.Name,
 			Name: in.Players[seat].Name, Variant: in.Variant, TimeLimitMs: in.TimeLimit,
 			Score: in.Result.Scores[seat], Status: in.Result.Statuses[seat], Made: now, Expires: now.Add(l.ghostTTL())},
 		Deal: deal, Recording: rec, Source: raceID,
@@ -347,20 +383,42 @@ func errGhostStore(what string, err error) error {
 	return fmt.Errorf("lobby: ghosts: %s: %w", what, err)
 }
 
-// seeDeal marks the deal (decimal) of a finished race seen by its players:
-// they may not race a ghost of it.
-func (l *Lobby) seeDeal(variant, deal string, players []string) {
-	d, err := strconv.ParseUint(deal, 10, 64)
+// seeDeal marks the deal of a finished race seen by its players (they
+// may not race a ghost of it) and keeps each one's best game on it.
+func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]PlayerRef) {
+	d, err := strconv.ParseUint(res.Deal, 10, 64)
 	if err != nil {
 		return
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
-	for _, p := range players {
-		if _, err := l.ghosts.See(ctx, variant, d, p); err != nil {
-			l.log.Warn().Err(err).Str("player", p).Msg("deal not marked seen")
+	for s, p := range players {
+		if p.ID == "" || p.Computer || p.Ghost || p.Solo {
+			continue
+		}
+		if _, err := l.ghosts.See(ctx, variant, d, p.ID); err != nil {
+			l.log.Warn().Err(err).Str("player", p.ID).Msg("deal not marked seen")
+		}
+		if err := l.ghosts.KeepBest(ctx, variant, d, p.ID, BestGame{Race: raceID, Seat: s, Score: res.Scores[s]}); err != nil {
+			l.log.Warn().Err(err).Str("player", p.ID).Msg("best game not kept")
 		}
 	}
+}
+
+// finishedInfo is a race's public record.
+func (l *Lobby) finishedInfo(ctx context.Context, raceID string) (race.Info, error) {
+	h, err := l.deps.Races.Open(ctx, raceID)
+	if err != nil {
+		return race.Info{}, err
+	}
+	in, err := h.Info(ctx)
+	if err != nil {
+		return race.Info{}, err
+	}
+	if in.State != race.Finished || in.Result == nil {
+		return race.Info{}, race.Errorf(CodeNoGame, "race %s is %s: only a finished race's games can be raced again", raceID, in.State)
+	}
+	return in, nil
 }
 
 func formatDeal(d uint64) string { return strconv.FormatUint(d, 10) }

@@ -1316,7 +1316,7 @@ func (l *Lobby) ended(e race.Ended) {
 		if res.Outcome == race.OutcomeAborted {
 			return
 		}
-		l.seeDeal(variant, res.Deal, ids)
+		l.seeDeal(raceID, variant, res, players)
 		if err := l.record(raceID, variant, players, res, at); err != nil {
 			l.log.Error().Err(err).Str("race", raceID).Msg("race not recorded")
 		}

@@ -18,6 +18,7 @@ type MemoryGhosts struct {
 	raced   map[string][]GhostRun
 	tally   map[string]GhostTally
 	runs    map[string]bool // races recorded
+	best    map[string]BestGame
 }
 
 type memGhost struct {
@@ -34,7 +35,7 @@ const maxGhostRuns = 100
 func NewMemoryGhosts() *MemoryGhosts {
 	return &MemoryGhosts{ghosts: make(map[string]memGhost), seen: make(map[string]bool),
 		against: make(map[string][]GhostRun), raced: make(map[string][]GhostRun),
-		tally: make(map[string]GhostTally), runs: make(map[string]bool)}
+		tally: make(map[string]GhostTally), runs: make(map[string]bool), best: make(map[string]BestGame)}
 }
 
 // Put stores g until keep has passed (after its Made time).
@@ -137,4 +138,23 @@ func (t *GhostTally) add(outcome string) {
 	default:
 		t.Draws++
 	}
+}
+
+// KeepBest keeps b if it has more cards than the best so far.
+func (m *MemoryGhosts) KeepBest(_ context.Context, variant string, deal uint64, player string, b BestGame) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := seenKey(variant, deal, player)
+	if cur, ok := m.best[k]; !ok || b.Score > cur.Score {
+		m.best[k] = b
+	}
+	return nil
+}
+
+// Best is player's best game on the deal.
+func (m *MemoryGhosts) Best(_ context.Context, variant string, deal uint64, player string) (BestGame, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.best[seenKey(variant, deal, player)]
+	return b, ok, nil
 }

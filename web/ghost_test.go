@@ -146,6 +146,11 @@ func TestGhostRaces(t *testing.T) {
 	if strings.Contains(string(ann.all[len(ann.all)-1].raw), `"deal"`) {
 		t.Fatalf("a ghost challenge names its deal: %s", ann.all[len(ann.all)-1].raw)
 	}
+	// "My best game on this deal": ann's own game, whichever seat is named.
+	ann.send(map[string]any{"type": "ghost", "race": orig, "seat": bobSeat, "best": true, "id": "gb"})
+	if best := decode[ghostMade](t, ann.untilType("ghost-made")); best.Ghost.Kind != lobby.GhostBest || best.Ghost.Name != "ann" || best.Ghost.Score != annGhost.Ghost.Score {
+		t.Fatalf("best ghost: %+v", best.Ghost)
+	}
 	// Bad input: nobody races their own ghost or a deal they played; an
 	// unknown (forged) id is no ghost.
 	ann.expectError(map[string]any{"type": "race-ghost", "ghost": annGhost.Ghost.ID}, lobby.CodeOwnChallenge)
@@ -287,7 +292,7 @@ func TestGhostRaces(t *testing.T) {
 	}
 	var prof lobby.Profile
 	e.get("/api/players/"+wa.Player, &prof)
-	if prof.Ghosts == nil || len(prof.Ghosts.Against) != 2 || len(prof.Ghosts.Open) != 1 {
+	if prof.Ghosts == nil || len(prof.Ghosts.Against) != 2 || len(prof.Ghosts.Open) != 2 { // her game, and her best on the deal
 		t.Fatalf("author's profile %+v", prof.Ghosts)
 	}
 	_ = wb

@@ -131,7 +131,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 			seat = *m.Seat
 		}
 		var g lobby.GhostInfo
-		if g, err = s.MakeGhost(m.Race, seat); err == nil {
+		if g, err = s.MakeGhost(m.Race, seat, m.Best); err == nil {
 			link := fmt.Sprintf("%s/?ghost=%s", c.site, g.ID)
 			c.enqueue(&ghostMadeMsg{V: ProtocolVersion, Type: "ghost-made", ID: m.ID, Ghost: g, Link: link})
 		}

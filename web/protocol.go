@@ -45,6 +45,7 @@ type clientMsg struct {
 	// whose game of Race becomes one (ghost).
 	Ghost string `json:"ghost,omitempty"`
 	Seat  *int   `json:"seat,omitempty"`
+	Best  bool   `json:"best,omitempty"`
 	// Absent (nil) takes the default; a present value must be in range
 	// (race.Choice), 0 included.
 	TimeLimitSeconds *int   `json:"timeLimitSeconds,omitempty"`

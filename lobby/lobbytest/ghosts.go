@@ -75,6 +75,20 @@ func GhostsSuite(t *testing.T, newStores func(t *testing.T) [2]lobby.Ghosts) {
 			t.Fatal("seen in another variant")
 		}
 	})
+	t.Run("best game", func(t *testing.T) {
+		s := newStores(t)
+		for i, b := range []lobby.BestGame{{Race: "R1", Seat: 0, Score: 10}, {Race: "R2", Seat: 1, Score: 30}, {Race: "R3", Seat: 0, Score: 30}, {Race: "R4", Score: 5}} {
+			if err := s[i%2].KeepBest(ctx, "classic", 9, "ann", b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b, ok, err := s[0].Best(ctx, "classic", 9, "ann"); err != nil || !ok || b.Race != "R2" || b.Seat != 1 {
+			t.Fatalf("best: %+v %v %v", b, ok, err)
+		}
+		if _, ok, _ := s[1].Best(ctx, "classic", 10, "ann"); ok {
+			t.Fatal("a best game on another deal")
+		}
+	})
 	t.Run("runs once", func(t *testing.T) {
 		s := newStores(t)
 		run := lobby.GhostRun{Ghost: "g1", Author: "ann", Race: "R1", Player: "cat", Outcome: "won", Scores: [2]int{20, 12}, At: at}

@@ -207,3 +207,48 @@ func (g *Ghosts) Runs(ctx context.Context, player string, n int) (against, raced
 	tally = lobby.GhostTally{Races: num("races"), Wins: num("wins"), Losses: num("losses"), Draws: num("draws")}
 	return against, raced, tally, nil
 }
+
+// BestGames is the hash of players' best games on deal in variant:
+// player -> lobby.BestGame JSON.
+func (k Keys) BestGames(variant string, deal uint64) string {
+	return k.ghostsStem() + ":best:" + variant + ":" + strconv.FormatUint(deal, 10)
+}
+
+// keepBestScript sets a player's best game unless the stored one has as
+// many cards. KEYS: best. ARGV: player, JSON, score.
+var keepBestScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur and cjson.decode(cur).score >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`)
+
+// KeepBest keeps b if it has more cards than the best so far (a script:
+// one compare and set).
+func (g *Ghosts) KeepBest(ctx context.Context, variant string, deal uint64, player string, b lobby.BestGame) error {
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return fmt.Errorf("redislobby: best game: %w", err)
+	}
+	if err := keepBestScript.Run(ctx, g.rdb, []string{g.keys.BestGames(variant, deal)}, player, raw, b.Score, SeenTTL.Milliseconds()).Err(); err != nil {
+		return fmt.Errorf("redislobby: keep best game: %w", err)
+	}
+	return nil
+}
+
+// Best is player's best game on the deal.
+func (g *Ghosts) Best(ctx context.Context, variant string, deal uint64, player string) (lobby.BestGame, bool, error) {
+	raw, err := g.rdb.HGet(ctx, g.keys.BestGames(variant, deal), player).Result()
+	if errors.Is(err, redis.Nil) {
+		return lobby.BestGame{}, false, nil
+	}
+	if err != nil {
+		return lobby.BestGame{}, false, fmt.Errorf("redislobby: best game: %w", err)
+	}
+	var b lobby.BestGame
+	if err := json.Unmarshal([]byte(raw), &b); err != nil {
+		return lobby.BestGame{}, false, fmt.Errorf("redislobby: best game: %w", err)
+	}
+	return b, true, nil
+}
