@@ -93,6 +93,9 @@ func TestDailyDeal(t *testing.T) {
 	if cards := racetest.CardsIn(v); len(cards) != 0 || !strings.Contains(string(ws.raw), `"??"`) {
 		t.Fatalf("a spectator of the day's race sees %v: %s", cards, ws.raw)
 	}
+	if st := e.get("/api/races/"+annRace+"/solution", nil); st != 403 {
+		t.Fatalf("the solver on a sealed deal: %d", st)
+	}
 	// Nor is a day's game a ghost challenge before midnight.
 	ann.expectError(map[string]any{"type": "ghost", "race": annRace, "seat": 1}, lobby.CodeNotRevealed)
 	m := ann.expectError(map[string]any{"type": "play-daily", "variant": "classic"}, lobby.CodeDailyPlayed)
