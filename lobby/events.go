@@ -18,12 +18,13 @@ type MatchedEvent struct {
 	Race      string    `json:"race"`
 	Seat      int       `json:"seat"`
 	Variant   string    `json:"variant"`
-	Via       string    `json:"via"` // "quick", "computer", "invite" or "challenge"
+	Via       string    `json:"via"` // "quick", "computer", "invite", "challenge" or "ghost"
 	Rated     bool      `json:"rated"`
 	Opponent  PlayerRef `json:"opponent"`
 	Rating    *float64  `json:"opponentRating,omitempty"`
 	Invite    string    `json:"invite,omitempty"`    // the invite code, for invites
 	Challenge string    `json:"challenge,omitempty"` // the challenge id, for challenges
+	Ghost     string    `json:"ghost,omitempty"`     // the ghost challenge's id, for ghost races
 	At        time.Time `json:"at"`
 }
 
@@ -93,6 +94,9 @@ type LobbyEvent struct {
 	Presence   Presence        `json:"presence"`
 	Challenges []ChallengeInfo `json:"challenges"`
 	Races      []RaceSummary   `json:"races"`
+	// Daily is today's deal in every variant: its commitment, public from
+	// 00:00 UTC (absent without a day's deal).
+	Daily []DailyBrief `json:"daily,omitempty"`
 	// encoded is the event's JSON, made once for every connection it goes
 	// to; set before the event is delivered and never changed after.
 	encoded []byte

@@ -79,6 +79,9 @@ type Config struct {
 	// (zero: race's defaults; public races delay spectators).
 	SpectatorDelay time.Duration
 	Grace          time.Duration
+	// GhostTTL is how long a ghost challenge can be raced (default
+	// DefaultGhostTTL).
+	GhostTTL time.Duration
 }
 
 func (c *Config) fill() {
@@ -126,6 +129,9 @@ type Deps struct {
 	// Shared is where the queue, challenges, invites, seats and race list
 	// live; zero fields are this instance's own, in memory.
 	Shared Shared
+	// DailySecret derives the day's deals (the server's --secret: every
+	// instance with the same one deals the same); nil: no day's deal.
+	DailySecret []byte
 }
 
 // PresenceShare shares presence counts between instances.
@@ -199,6 +205,11 @@ type Lobby struct {
 	cfg  Config
 	log  zerolog.Logger
 	sh   Shared
+	// ghosts is sh.Ghosts, dailies sh.Dailies; dailyKey derives the
+	// day's deals (nil: none).
+	ghosts   Ghosts
+	dailies  Dailies
+	dailyKey []byte
 
 	mu         sync.Mutex
 	closed     bool
@@ -235,6 +246,12 @@ func New(cfg Config, deps Deps) *Lobby {
 	if sh.Invites == nil {
 		sh.Invites = mem.Invites
 	}
+	if sh.Ghosts == nil {
+		sh.Ghosts = NewMemoryGhosts()
+	}
+	if sh.Dailies == nil {
+		sh.Dailies = NewMemoryDailies()
+	}
 	l := &Lobby{
 		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
 		sessions:   make(map[*Session]struct{}),
@@ -243,6 +260,9 @@ func New(cfg Config, deps Deps) *Lobby {
 		challenges: make(map[string]*Session),
 		listening:  make(map[string]bool),
 		listed:     []RaceSummary{},
+		ghosts:     sh.Ghosts,
+		dailies:    sh.Dailies,
+		dailyKey:   dailyKeyOf(deps.DailySecret),
 	}
 	if sh.Courier != nil {
 		sh.Courier.Start(func(n Notice) { l.receive(n, false) }, l.Publish)
@@ -655,7 +675,8 @@ type pairing struct {
 	dests   [2]dest
 	ratings [2]float64
 	bot     race.Computer
-	claimed bool // the players are claimed in Seats already
+	ghost   *race.Ghost // the recording a Ghost player plays
+	claimed bool        // the players are claimed in Seats already
 }
 
 // humans are the ids of the pairing's players who are not the computer.
@@ -774,6 +795,19 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			}
 			continue
 		}
+		if p.players[s].Solo {
+			continue // the race's empty seat
+		}
+		if p.players[s].Ghost {
+			if _, err := rc.SeatGhost(p.players[s].Name, *p.ghost); err != nil {
+				rc.Abort(race.ReasonLeft)
+				if race.IsRefusal(err) {
+					return err // a recording that does not replay: bad-ghost
+				}
+				return fmt.Errorf("lobby: seat ghost: %w", err)
+			}
+			continue
+		}
 		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
 			rc.Abort(race.ReasonLeft)
 			return fmt.Errorf("lobby: reserve seat: %w", err)
@@ -787,7 +821,7 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	now := l.deps.Clock.Now()
 	rated := !p.opts.Unrated && !p.players[0].Computer && !p.players[1].Computer
 	for s := range 2 {
-		if p.players[s].Computer {
+		if p.players[s].Computer || p.players[s].Ghost || p.players[s].Solo {
 			continue
 		}
 		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: p.via, Rated: rated,
@@ -796,8 +830,10 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			ev.Invite = p.code
 		} else if p.via == "challenge" {
 			ev.Challenge = p.code
+		} else if p.via == "ghost" {
+			ev.Ghost = p.code
 		}
-		if !p.players[1-s].Computer && p.ratings[1-s] != 0 {
+		if !p.players[1-s].Computer && !p.players[1-s].Ghost && p.ratings[1-s] != 0 {
 			r := p.ratings[1-s]
 			ev.Rating = &r
 		}
@@ -837,6 +873,15 @@ func (l *Lobby) tell(n Notice) {
 // (alone: no courier) and the one that queued is not (it queued again in
 // the moment its pairing was made), all their sessions get it.
 func (l *Lobby) receive(n Notice, alone bool) bool {
+	if n.Ghost != nil {
+		l.mu.Lock()
+		subs := l.subsOfLocked(n.Player)
+		l.mu.Unlock()
+		for _, sub := range subs {
+			sub.Deliver(n.Ghost)
+		}
+		return len(subs) > 0
+	}
 	if n.Matched == nil {
 		return false
 	}
@@ -1238,7 +1283,7 @@ func (l *Lobby) ended(e race.Ended) {
 	var players [2]PlayerRef
 	lobbyRace := false
 	for s, p := range e.Players {
-		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer}
+		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost, Solo: p.Solo}
 		lobbyRace = lobbyRace || p.Player != ""
 	}
 	if !lobbyRace {
@@ -1262,17 +1307,32 @@ func (l *Lobby) ended(e race.Ended) {
 		l.wg.Add(1)
 	}
 	l.mu.Unlock()
-	if closed || res.Outcome == race.OutcomeAborted {
-		if !closed {
-			l.wg.Done()
-		}
+	if closed {
 		return
 	}
 	at := l.deps.Clock.Now()
 	go func() {
 		defer l.wg.Done()
+		if res.Outcome == race.OutcomeAborted {
+			return
+		}
+		l.seeDeal(raceID, variant, res, players)
 		if err := l.record(raceID, variant, players, res, at); err != nil {
 			l.log.Error().Err(err).Str("race", raceID).Msg("race not recorded")
+		}
+		if strings.HasPrefix(e.Tag, dailyTag) {
+			ctx, cancel := opCtx()
+			defer cancel()
+			if err := l.dailyEnded(ctx, e, at); err != nil {
+				l.log.Error().Err(err).Str("race", raceID).Msg("day's game not recorded")
+			}
+		}
+		if e.Ghosts != [2]string{} {
+			ctx, cancel := opCtx()
+			defer cancel()
+			if err := l.ghostEnded(ctx, e, at); err != nil {
+				l.log.Error().Err(err).Str("race", raceID).Msg("ghost race not recorded")
+			}
 		}
 	}()
 }
@@ -1303,7 +1363,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
 	var st [2]Standing
 	for s := range 2 {
-		if players[s].Computer {
+		if players[s].Computer || players[s].Ghost || players[s].Solo {
 			st[s] = NewStanding("", players[s].Name, variant)
 			continue
 		}
@@ -1314,7 +1374,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 		cur.Name = players[s].Name
 		st[s] = cur
 	}
-	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer
+	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer && !players[0].Ghost && !players[1].Ghost && !players[0].Solo
 	var after []Standing
 	for s := range 2 {
 		g.Before[s], g.After[s] = st[s].Rating, st[s].Rating
@@ -1365,6 +1425,7 @@ func (l *Lobby) snapshot() *LobbyEvent {
 	ev.Presence.add(l.others)
 	ev.Races = l.listed // replaced, never changed in place
 	l.mu.Unlock()
+	ev.Daily = l.dailyBriefs()
 	sort.Slice(ev.Challenges, func(i, j int) bool {
 		a, b := ev.Challenges[i], ev.Challenges[j]
 		if !a.Since.Equal(b.Since) {
@@ -1532,6 +1593,11 @@ type Profile struct {
 	Player    string       `json:"player"`
 	Standings []Standing   `json:"standings"`
 	History   []GameRecord `json:"history"`
+	// Ghosts are the player's ghost challenges and races against ghosts;
+	// absent when they have none.
+	Ghosts *GhostProfile `json:"ghosts,omitempty"`
+	// Daily is the player's days at the day's deal; absent when none.
+	Daily *DailyStats `json:"daily,omitempty"`
 }
 
 // Profile returns a player's standings and last n races.
@@ -1544,8 +1610,16 @@ func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, err
 	if err != nil {
 		return Profile{}, storeFailed("the player's history", fmt.Errorf("lobby: history of %s: %w", player, err))
 	}
-	if len(st) == 0 && len(h) == 0 {
+	gp, err := l.ghostProfile(ctx, player, n)
+	if err != nil {
+		return Profile{}, storeFailed("the player's ghost races", errGhostStore("profile of "+player, err))
+	}
+	ds, err := l.dailyStats(ctx, player, n)
+	if err != nil {
+		return Profile{}, storeFailed("the player's days", err)
+	}
+	if len(st) == 0 && len(h) == 0 && gp == nil && ds == nil {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)
 	}
-	return Profile{Player: player, Standings: st, History: h}, nil
+	return Profile{Player: player, Standings: st, History: h, Ghosts: gp, Daily: ds}, nil
 }

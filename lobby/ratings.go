@@ -14,6 +14,10 @@ type PlayerRef struct {
 	ID       string `json:"player,omitempty"` // empty for the computer
 	Name     string `json:"name"`
 	Computer bool   `json:"computer,omitempty"`
+	// Ghost marks a recorded game raced again (a ghost race's other seat).
+	Ghost bool `json:"ghost,omitempty"`
+	// Solo marks the empty seat of a solo race (the day's deal).
+	Solo bool `json:"solo,omitempty"`
 }
 
 // Standing is a player's rating and record in one variant; the counts are

@@ -91,8 +91,9 @@ type Notice struct {
 	// queued), ToChallenger (the one that opened challenge Ref) or ToAll.
 	To  string `json:"to"`
 	Ref string `json:"ref,omitempty"`
-	// Matched is the event.
-	Matched *MatchedEvent `json:"matched"`
+	// Matched is the event; or Ghost, a ghost race's run for its author.
+	Matched *MatchedEvent    `json:"matched,omitempty"`
+	Ghost   *GhostRacedEvent `json:"ghost,omitempty"`
 }
 
 // Notice recipients.
@@ -149,4 +150,8 @@ type Shared struct {
 	// Courier and Races are nil in memory mode: every connection is here.
 	Courier Courier
 	Races   RaceListShare
+	// Ghosts keeps ghost challenges and their runs, Dailies the day's
+	// boards; nil: in memory.
+	Ghosts  Ghosts
+	Dailies Dailies
 }

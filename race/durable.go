@@ -47,10 +47,13 @@ type SeatState struct {
 	Rating float64 `json:"rating,omitempty"`
 	// Computer seats keep the level, seed and pace that make their player
 	// again on another instance.
-	Computer  bool      `json:"computer,omitempty"`
-	Level     string    `json:"level,omitempty"`
-	Seed      uint64    `json:"seed,omitempty,string"`
-	PaceMs    int64     `json:"paceMs,omitempty"`
+	Computer bool   `json:"computer,omitempty"`
+	Level    string `json:"level,omitempty"`
+	Seed     uint64 `json:"seed,omitempty,string"`
+	PaceMs   int64  `json:"paceMs,omitempty"`
+	// Ghost is a recorded game's seat: its recording, played on from
+	// where the event log has it on another instance.
+	Ghost     *Ghost    `json:"ghost,omitempty"`
 	Connected bool      `json:"connected"`
 	GraceEnd  time.Time `json:"graceEnd"`
 }
@@ -123,7 +126,7 @@ func (r *Race) recordLocked() *Record {
 	for s := range 2 {
 		st := &r.seats[s]
 		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player, Rating: st.rating,
-			Computer: st.computer != nil, Level: st.level, Seed: st.seed, PaceMs: st.pace.Milliseconds(),
+			Computer: st.computer != nil, Level: st.level, Seed: st.seed, PaceMs: st.pace.Milliseconds(), Ghost: st.ghost,
 			Connected: st.connected, GraceEnd: st.graceEnd}
 	}
 	return rec
@@ -205,6 +208,11 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		st, sr := &r.seats[s], rec.Seats[s]
 		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
 		st.game = engine.New(rules, r.deal)
+		st.ghost = sr.Ghost
+		st.solo = opts.Solo && s == 0
+		if st.solo {
+			st.connected = true
+		}
 		if sr.Computer && sr.Level != "" && d.Computers != nil {
 			p, err := d.Computers(sr.Level, sr.Seed)
 			if err != nil {
@@ -229,6 +237,9 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		}
 		st := &r.seats[m.Seat]
 		st.last = m
+		if st.ghost != nil {
+			st.ghostNext++ // the log has this entry of the recording
+		}
 		if m.Move == "resign" {
 			st.game.Resign()
 		} else {
@@ -269,7 +280,7 @@ func (r *Race) rearmLocked(rec *Record) {
 	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }
 	for s := range 2 {
 		st := &r.seats[s]
-		if st.computer != nil {
+		if st.computer != nil || st.ghost != nil || st.solo {
 			// Made again by Restore: it plays on from here.
 			st.connected = true
 			continue
@@ -308,9 +319,11 @@ func (r *Race) rearmLocked(rec *Record) {
 			if r.seats[s].computer != nil && !r.seats[s].game.Status().Over() {
 				r.scheduleBotLocked(s)
 			}
+			if r.seats[s].ghost != nil {
+				r.scheduleGhostLocked(s)
+			}
 		}
-		games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
-		if w, reason, done := decide(&games); done {
+		if w, reason, done := r.refereeLocked(); done {
 			r.finishLocked(w, reason)
 			return
 		}

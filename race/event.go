@@ -36,8 +36,13 @@ type PlayerInfo struct {
 	Computer bool    `json:"computer,omitempty"`
 	// Level is a computer player's level ("easy", "medium", "hard"), so
 	// that a result can say which computer won; empty for people.
-	Level     string `json:"level,omitempty"`
-	Connected bool   `json:"connected"`
+	Level string `json:"level,omitempty"`
+	// Ghost marks a recorded game raced again (Race.SeatGhost): its
+	// moves come from a recording, at their recorded times.
+	Ghost bool `json:"ghost,omitempty"`
+	// Solo marks the empty seat of a solo race (the day's deal): nobody.
+	Solo      bool `json:"solo,omitempty"`
+	Connected bool `json:"connected"`
 }
 
 // Result is how a race ended.

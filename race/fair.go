@@ -87,6 +87,9 @@ const verEpochShift = 32
 // turned them. Over races show everything.
 func (r *Race) revealLimitLocked() int {
 	f := &r.feed
+	if r.sealedLocked() {
+		return 0
+	}
 	if f.state.State.Over() {
 		return r.sight.n
 	}
@@ -118,7 +121,7 @@ func (r *Race) spectatorViewLocked(i int) engine.View {
 	case st == Waiting || st == Countdown:
 		v.Turned = []engine.Card{}
 		return v
-	case st.Over():
+	case st.Over() && !r.sealedLocked():
 		return v
 	}
 	limit := r.revealLimitLocked()
@@ -151,7 +154,7 @@ func (r *Race) spectatorMoveLocked(move string) string {
 		return move // "R", "resign"
 	}
 	c, err := engine.ParseCard(move[:2])
-	if err != nil || r.feed.state.State.Over() || !r.hiddenLocked(c, r.revealLimitLocked()) {
+	if err != nil || (r.feed.state.State.Over() && !r.sealedLocked()) || !r.hiddenLocked(c, r.revealLimitLocked()) {
 		return move
 	}
 	return "??" + move[2:]

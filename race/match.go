@@ -66,6 +66,10 @@ func (r *Race) Rematch(s int) (string, error) {
 		r.unlock()
 		return id, nil
 	}
+	if r.seats[0].ghost != nil || r.seats[1].ghost != nil {
+		r.unlock()
+		return "", Errorf(CodeBadOptions, "a recording does not race again: make a ghost challenge of your game instead")
+	}
 	if r.matchOngoingLocked() {
 		r.unlock()
 		return "", Errorf(CodeNotOver, "the match goes on: the next round is made for you")

@@ -8,6 +8,7 @@ const (
 	OutcomeWin     Outcome = "win"     // a seat won (Result.Winner)
 	OutcomeDraw    Outcome = "draw"    // decided, nobody won
 	OutcomeAborted Outcome = "aborted" // ended without a rated result
+	OutcomeSolo    Outcome = "solo"    // a solo race ended without the deal won: Scores tell
 )
 
 // Reason is why a race ended, as Result.Reason carries it.
@@ -25,4 +26,5 @@ const (
 	ReasonLeft        Reason = "left"          // aborted: a player left before the start
 	ReasonExpired     Reason = "expired"       // aborted: nobody came to play in time
 	ReasonShutdown    Reason = "shutdown"      // aborted: the server shut down
+	ReasonOut         Reason = "out"           // a solo race: the player is stuck or resigned
 )

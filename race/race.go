@@ -99,6 +99,25 @@ type Options struct {
 	// with a Commitment published at the start.
 	Deal      uint64
 	DealNamed bool
+	// DealFixed races on Deal too, but keeps it secret behind a fresh
+	// salt and commitment, as a random deal (a recorded game raced
+	// again, the day's deal).
+	DealFixed bool
+	// Salt, with DealFixed, is the commitment's salt (the day's deal's,
+	// derived by the lobby); "" draws a fresh one.
+	Salt string
+	// SealedUntil, when set, keeps the deal secret until then even once
+	// the race is over (the day's deal): the result carries no deal, salt
+	// or game texts, the public record no moves, and spectators see every
+	// card face down, until SealedUntil.
+	SealedUntil time.Time
+	// Solo races have one player: seat 0 is nobody (PlayerInfo.Solo) and
+	// the race ends when the player's game does (OutcomeSolo, or a win if
+	// they win the deal) or on time.
+	Solo bool
+	// Tag is the caller's label for the race (the lobby's "daily:…"),
+	// handed back in Ended.
+	Tag string
 	// Public races (listed, matchmade) delay the spectators' feed by
 	// SpectatorDelay.
 	Public         bool
@@ -191,6 +210,11 @@ type Ended struct {
 	Variant string
 	Players [2]PlayerInfo
 	Result  Result
+	// Ghosts are the Refs of the recordings seated (SeatGhost), by seat;
+	// "" for a seat that is not one.
+	Ghosts [2]string
+	// Tag is Options.Tag.
+	Tag string
 }
 
 // Player is a computer player: given what it may know of its game (the
@@ -228,6 +252,14 @@ type seat struct {
 	seed     uint64
 	pace     time.Duration
 	botT     Timer
+
+	// ghost is a recorded game this seat plays (ghost.go); ghostNext is
+	// its next entry, ghostT the timer that plays it.
+	ghost     *Ghost
+	ghostNext int
+	ghostT    Timer
+	// solo marks the empty seat of a solo race.
+	solo bool
 }
 
 type delayed struct {
@@ -318,12 +350,22 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		done:  make(chan struct{}),
 		state: Waiting,
 	}
-	if opts.DealNamed {
+	switch {
+	case opts.DealNamed:
 		r.deal = opts.Deal
-	} else {
+	case opts.DealFixed:
+		_, r.salt = randomDeal()
+		r.deal = opts.Deal
+		if opts.Salt != "" {
+			r.salt = opts.Salt
+		}
+	default:
 		r.deal, r.salt = randomDeal()
 	}
 	r.createdAt = r.clock.Now()
+	if opts.Solo {
+		r.seats[0].taken, r.seats[0].connected, r.seats[0].solo = true, true, true
+	}
 	r.waitT = r.clock.AfterFunc(opts.WaitTimeout, r.waitOver)
 	for s := range 2 {
 		r.seats[s].game = engine.New(rules, r.deal)
@@ -728,8 +770,7 @@ func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
 	r.bus.Publish(SeatTopic(r.id, 1-s), &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
 	// The spectators' board is made when the feed reaches the move.
 	r.feedLocked(feedItem{ev: &BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at}, game: st.game})
-	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
-	if w, reason, done := decide(&games); done {
+	if w, reason, done := r.refereeLocked(); done {
 		r.finishLocked(w, reason)
 		return
 	}
@@ -811,6 +852,9 @@ func (r *Race) start() {
 		if r.seats[s].computer != nil {
 			r.scheduleBotLocked(s)
 		}
+		if r.seats[s].ghost != nil {
+			r.scheduleGhostLocked(s)
+		}
 	}
 }
 
@@ -823,6 +867,10 @@ func (r *Race) timeUp() {
 }
 
 func (r *Race) timeUpLocked() {
+	if r.opts.Solo {
+		r.finishLocked(-1, ReasonTime)
+		return
+	}
 	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
 	w, reason := decideOnTime(&games)
 	r.finishLocked(w, reason)
@@ -835,7 +883,7 @@ func (r *Race) firstMoveCheck() {
 		return
 	}
 	for s := range 2 {
-		if r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
+		if r.seats[s].ghost == nil && !r.seats[s].solo && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
 			r.log.Info().Int("seat", s).Msg("no first move in time")
 			r.abortLocked(ReasonNoFirstMove)
 			return
@@ -914,7 +962,7 @@ func (r *Race) stopLocked() {
 // stopTimersLocked stops every timer of the race.
 func (r *Race) stopTimersLocked() {
 	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
-		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT} {
+		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT, r.seats[0].ghostT, r.seats[1].ghostT} {
 		if t != nil {
 			t.Stop()
 		}
@@ -940,6 +988,9 @@ func (r *Race) finishLocked(winner int, reason Reason) {
 	if winner >= 0 {
 		w := winner
 		res.Outcome, res.Winner = OutcomeWin, &w
+	}
+	if r.opts.Solo && (winner < 0 || r.seats[winner].solo) {
+		res.Outcome, res.Winner, res.Rated = OutcomeSolo, nil, false
 	}
 	r.endLocked(res, Finished)
 }
@@ -983,9 +1034,12 @@ func (r *Race) endLocked(res *Result, state State) {
 		})
 	}
 	if r.onEnd != nil {
-		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res}
+		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res, Tag: r.opts.Tag}
 		for i := range 2 {
 			e.Players[i] = r.playerInfoLocked(i)
+			if g := r.seats[i].ghost; g != nil {
+				e.Ghosts[i] = g.Ref
+			}
 		}
 		r.later = append(r.later, func() { r.onEnd(e) })
 	}
@@ -1058,7 +1112,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		Commitment:  r.Commitment(),
 		TimeLimitMs: r.opts.TimeLimit.Milliseconds(),
 		Now:         r.clock.Now(),
-		Result:      r.result,
+		Result:      r.resultOutLocked(),
 		Spectators:  r.spectators,
 	}
 	if r.match.BestOf > 1 || r.match.Prev != "" {
@@ -1124,7 +1178,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 	in := Info{
 		Race: r.id, State: r.state, Variant: r.rules.Name, Public: r.opts.Public,
 		Commitment: r.Commitment(), CreatedAt: r.createdAt, TimeLimit: r.opts.TimeLimit.Milliseconds(),
-		Result: r.result, Spectators: r.spectators,
+		Result: r.resultOutLocked(), Spectators: r.spectators,
 	}
 	if r.opts.DealNamed {
 		in.Deal = strconv.FormatUint(r.deal, 10)
@@ -1137,7 +1191,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 		t := r.startAt
 		in.StartAt = &t
 	}
-	over := r.state.Over()
+	over := r.state.Over() && !r.sealedLocked()
 	r.unlock()
 	if !over {
 		return in, nil
@@ -1153,7 +1207,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Connected: st.connected}
+	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Ghost: st.ghost != nil, Solo: st.solo, Connected: st.connected}
 }
 
 func clip(name string) string {

@@ -215,7 +215,13 @@ func writeRaceError(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	code := race.ErrorCode(err)
 	switch code {
-	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer:
+	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer, lobby.CodeNoSuchGhost:
+		status = http.StatusNotFound
+	case lobby.CodeGhostExpired:
+		status = http.StatusGone
+	case lobby.CodeNotRevealed:
+		status = http.StatusForbidden
+	case lobby.CodeNoDaily:
 		status = http.StatusNotFound
 	case race.CodeBadOptions:
 		status = http.StatusBadRequest

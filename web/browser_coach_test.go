@@ -18,7 +18,7 @@ import (
 // the replay on ann's last winnable position, where stepping through the
 // solver's line with real clicks ends with every card on the foundations.
 func TestBrowserWhereYouLostIt(t *testing.T) {
-	srv := startLiveServerWith(t, liveOptions{limits: playLimits}) // the bot's moves come fast
+	srv := startLiveServerWith(t, liveOptions{limits: &playLimits}) // the bot's moves come fast
 	b := newBrowser(t)
 	id := srv.createRace(t, `{"deal":"3"}`)
 	var players [2]*client

@@ -71,8 +71,11 @@ type liveOptions struct {
 	// tamper, when set, rewrites the body of every GET /api/races/{id}
 	// reply: a server that lies in its after-race record.
 	tamper func(body []byte) []byte
-	// limits, when set, are the connections' limits (else the defaults).
-	limits web.Limits
+	// limits, when set, replace the default message limits (scripted
+	// clients that move as fast as they can).
+	limits *web.Limits
+	// daily gives the lobby a day's deal.
+	daily bool
 }
 
 // tamperRecorder holds a reply's body back so that liveOptions.tamper can
@@ -161,9 +164,14 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	}, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
 		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
+		DailySecret: dailySecret(o.daily),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
-	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget, Limits: o.limits})
+	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget}
+	if o.limits != nil {
+		deps.Limits = *o.limits
+	}
+	srv := web.NewServer(deps)
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.tamper != nil && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/races/") && strings.Count(r.URL.Path, "/") == 3 {
@@ -552,4 +560,12 @@ func (p *page) playStep(n, piles int) bool {
 	p.clickMove(mv[0], mv[1])
 	p.waitJS(fmt.Sprintf(`document.querySelector(".race-page").dataset.state !== "running" || (!document.querySelector('.me [data-src=%q][data-card=%q]') && !document.querySelector(".me .card.pending"))`, mv[2], mv[0]))
 	return true
+}
+
+// dailySecret is the live server's day's deal secret, if it has one.
+func dailySecret(on bool) []byte {
+	if !on {
+		return nil
+	}
+	return []byte(browserSecret)
 }

@@ -49,12 +49,22 @@ type challengedMsg struct {
 	Challenge *lobby.ChallengeInfo `json:"challenge,omitempty"`
 }
 
+// ghostMadeMsg answers ghost: the challenge and its link.
+type ghostMadeMsg struct {
+	V     int             `json:"v"`
+	Type  string          `json:"type"` // "ghost-made"
+	ID    string          `json:"id,omitempty"`
+	Ghost lobby.GhostInfo `json:"ghost"`
+	Link  string          `json:"link"`
+}
+
 // handleLobby answers the lobby's messages; it reports false for a type it
 // does not know.
 func (c *conn) handleLobby(m clientMsg) bool {
 	switch m.Type {
 	case "hello", "rename", "lobby", "queue", "unqueue", "play-computer",
-		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge":
+		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge",
+		"ghost", "race-ghost", "play-daily", "race-daily-leader":
 	default:
 		return false
 	}
@@ -115,6 +125,22 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		}
 	case "accept-challenge":
 		err = s.AcceptChallenge(m.Challenge)
+	case "ghost":
+		seat := -1
+		if m.Seat != nil {
+			seat = *m.Seat
+		}
+		var g lobby.GhostInfo
+		if g, err = s.MakeGhost(m.Race, seat, m.Best); err == nil {
+			link := fmt.Sprintf("%s/?ghost=%s", c.site, g.ID)
+			c.enqueue(&ghostMadeMsg{V: ProtocolVersion, Type: "ghost-made", ID: m.ID, Ghost: g, Link: link})
+		}
+	case "race-ghost":
+		err = s.RaceGhost(m.Ghost)
+	case "play-daily":
+		err = s.PlayDaily(m.Variant)
+	case "race-daily-leader":
+		err = s.RaceDailyLeader(m.Variant)
 	}
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
@@ -193,5 +219,55 @@ func handlePlayer(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
 			return
 		}
 		writeJSON(w, http.StatusOK, p)
+	}
+}
+
+// handleGhost is a ghost challenge as its link shows it (counts only).
+func handleGhost(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		g, err := l.Ghost(r.Context(), r.PathValue("id"))
+		if err != nil {
+			if race.ErrorCode(err) == race.CodeInternal {
+				log.Error().Err(err).Msg("ghost")
+			}
+			writeRaceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, g)
+	}
+}
+
+// handleDaily is today's deal (GET /api/daily) or a day's (GET
+// /api/daily/{variant}/{day}): the commitment, the board, the asking
+// player's entry (?player=ID), and, once the day is over, the deal.
+func handleDaily(log zerolog.Logger, l *lobby.Lobby, reveal bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		variant, day := r.PathValue("variant"), r.PathValue("day")
+		if variant == "" {
+			variant = r.URL.Query().Get("variant")
+		}
+		var in lobby.DailyInfo
+		var err error
+		if reveal {
+			in, err = l.DailyReveal(r.Context(), variant, day)
+		} else {
+			in, err = l.Daily(r.Context(), variant, day, r.URL.Query().Get("player"), listLen(r, 20))
+		}
+		if err != nil {
+			if race.ErrorCode(err) == race.CodeInternal {
+				log.Error().Err(err).Msg("daily")
+			}
+			writeRaceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, in)
 	}
 }

@@ -37,6 +37,7 @@ func newLobbyEnv(t *testing.T, cfg lobby.Config) *lobbyEnv {
 		l = lobby.New(cfg, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
 			Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(d.Computer),
+			DailySecret: []byte(testSecret),
 		})
 		d.Lobby = l
 	})

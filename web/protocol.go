@@ -41,6 +41,11 @@ type clientMsg struct {
 	Variant   string `json:"variant,omitempty"`
 	Code      string `json:"code,omitempty"`
 	Challenge string `json:"challenge,omitempty"`
+	// Ghost races: the ghost challenge's id (race-ghost), and the seat
+	// whose game of Race becomes one (ghost).
+	Ghost string `json:"ghost,omitempty"`
+	Seat  *int   `json:"seat,omitempty"`
+	Best  bool   `json:"best,omitempty"`
 	// Absent (nil) takes the default; a present value must be in range
 	// (race.Choice), 0 included.
 	TimeLimitSeconds *int   `json:"timeLimitSeconds,omitempty"`

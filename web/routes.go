@@ -14,6 +14,10 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("GET /api/lobby", handleLobby(s.deps.Lobby))
 	mux.HandleFunc("GET /api/leaderboard/{variant}", handleLeaderboard(s.log, s.deps.Lobby))
 	mux.HandleFunc("GET /api/players/{id}", handlePlayer(s.log, s.deps.Lobby))
+	mux.HandleFunc("GET /api/ghosts/{id}", handleGhost(s.log, s.deps.Lobby))
+	mux.HandleFunc("GET /api/daily", handleDaily(s.log, s.deps.Lobby, false))
+	mux.HandleFunc("GET /api/daily/{variant}/{day}", handleDaily(s.log, s.deps.Lobby, false))
+	mux.HandleFunc("GET /api/daily/{variant}/{day}/reveal", handleDaily(s.log, s.deps.Lobby, true))
 	mux.HandleFunc("GET /ws", s.handleWebsocket)
 	mux.Handle("GET /", handleStatic())
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/engine"
+	"sirtommy/lobby"
 	"sirtommy/race"
 )
 
@@ -146,6 +147,12 @@ func handleSolution(log zerolog.Logger, races *race.Service, cache *solutions) h
 		if err != nil {
 			log.Error().Err(err).Str("race", info.Race).Msg("solution: variant")
 			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the race's variant is unknown")
+			return
+		}
+		if info.Result.Deal == "" {
+			// The day's deal, sealed until the day ends: the solver's line
+			// would show the cards to those who have not played it.
+			writeError(w, http.StatusForbidden, lobby.CodeNotRevealed, "the race's deal is sealed until the day ends; ask again then")
 			return
 		}
 		deal, err := strconv.ParseUint(info.Result.Deal, 10, 64)

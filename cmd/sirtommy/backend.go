@@ -107,6 +107,8 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
+			Ghosts:     redislobby.NewGhosts(rdb, lobbyKeys),
+			Dailies:    redislobby.NewDailies(rdb, lobbyKeys),
 			Courier:    courier,
 			Races:      presence,
 		},

@@ -223,6 +223,7 @@ func runServe(ctx context.Context, e env) error {
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
 		Ratings: be.ratings, Presence: be.presence, Shared: be.shared, Computer: computer,
+		DailySecret: secret,
 	})
 	defer lob.Close()
 	var origins []string

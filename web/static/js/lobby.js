@@ -10,7 +10,7 @@
 import { h, fill, copyText, fmtClock } from "./ui.js";
 import { renderProfile, playerLink, recordText } from "./profile.js";
 import {
-  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink,
+  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink, getGhost, getDaily,
 } from "./proto.js";
 
 const RECONNECT_MAX_MS = 5000;
@@ -98,6 +98,7 @@ class LobbyPage {
   constructor(root, params) {
     this.root = root;
     this.invite = params.get("invite") || "";
+    this.ghost = params.get("ghost") || "";
     this.sock = null;
     this.me = null; // welcome
     this.lobby = null; // last lobby message
@@ -118,8 +119,9 @@ class LobbyPage {
         h("p", { class: "lead" }, "Race another player at Sir Tommy patience: the same shuffled deck for both, first to finish the deal wins."),
         e.status),
       this.invitePanel(),
+      this.ghostPanel(),
       h("div", { class: "lobby-top" }, this.quickPanel(), this.livePanel()),
-      h("div", { class: "lobby-second" }, this.createPanel(), this.computerPanel()),
+      h("div", { class: "lobby-second" }, this.createPanel(), this.computerPanel(), this.dailyPanel()),
       h("div", { class: "panels lobby-more" },
         this.challengePanel(), this.leaderboardPanel(), this.profilePanel(), this.namePanel(), this.joinPanel())));
     this.queueTimer = setInterval(() => { if (this.queued) this.renderQueue(); }, 1000);
@@ -140,6 +142,7 @@ class LobbyPage {
     sock.on("lobby", (m) => this.onLobby(m));
     sock.on("matched", (m) => this.onMatched(m));
     sock.on("computer-offer", (m) => this.onOffer(m));
+    sock.on("ghost-raced", (m) => this.onGhostRaced(m));
     sock.on("error", (m) => this.showError(this.els.status, m));
     sock.on("close", (ev) => {
       if (this.leaving || ev.byUs) return;
@@ -177,6 +180,7 @@ class LobbyPage {
     this.els.heroName.textContent = w.name;
     this.els.playerId.textContent = w.player;
     this.loadProfile();
+    this.dailyDay = null; // read again, with this player's entry
     if (this.lobby) this.onLobby(this.lobby);
   }
 
@@ -191,6 +195,13 @@ class LobbyPage {
     this.renderPresence(m.presence || {});
     this.renderChallenges(m.challenges || []);
     this.renderLive(m.races || []);
+    // The day's deal, when the server has one: read again when the day changes.
+    const daily = (m.daily || []).find((d) => d.variant === "classic");
+    this.els.dailyPanel.hidden = !daily;
+    if (daily && daily.day !== this.dailyDay && this.me) {
+      this.dailyDay = daily.day;
+      this.loadDaily();
+    }
   }
 
   // ----- invite (/?invite=CODE) -----
@@ -209,6 +220,89 @@ class LobbyPage {
         },
       }, "Accept and race"),
       err);
+  }
+
+  // ----- ghost races (/?ghost=ID) -----
+
+  ghostPanel() {
+    if (!this.ghost) return null;
+    const err = h("p", { class: "error", role: "alert", "data-testid": "ghost-error" });
+    const about = h("p", { "data-testid": "ghost-about" }, "Loading the recorded game…");
+    getGhost(this.ghost).then((g) => {
+      const minutes = Math.round(g.timeLimitMs / 60000);
+      fill(about, `${g.authorName} challenges you to beat ${g.name === g.authorName ? "their" : `${g.name}'s`} game: `,
+        h("strong", {}, `${g.score} cards on the foundations`), ` (${g.status}), ${g.variant}, ${minutes} minutes. `,
+        "You race the recording on the same deal, kept secret until the end; it is not rated.");
+    }).catch((ex) => { about.textContent = ""; err.textContent = ex.message || String(ex); });
+    return h("section", { class: "panel invited", "data-panel": "ghost" },
+      h("h2", {}, "Beat this game"),
+      about,
+      h("button", {
+        class: "primary", "data-action": "race-ghost",
+        onclick: async () => {
+          err.textContent = "";
+          try { await this.sock.raceGhost(this.ghost); } catch (ex) { err.textContent = ex.message || String(ex); }
+        },
+      }, "Race the ghost"),
+      err);
+  }
+
+  // ----- the day's deal -----
+
+  dailyPanel() {
+    const e = this.els;
+    e.dailyAbout = h("p", { "data-testid": "daily-about" }, "Everyone gets the same deal today: one attempt each.");
+    e.dailyYou = h("p", { "data-testid": "daily-you", class: "muted" });
+    e.dailyErr = h("p", { class: "error", role: "alert" });
+    e.dailyPlay = h("button", {
+      class: "primary", "data-action": "play-daily",
+      onclick: async () => {
+        e.dailyErr.textContent = "";
+        try { await this.sock.playDaily("classic"); } catch (ex) { e.dailyErr.textContent = ex.message || String(ex); }
+      },
+    }, "Play today's deal");
+    e.dailyGhost = h("button", {
+      "data-action": "race-daily-leader", hidden: true,
+      onclick: async () => {
+        e.dailyErr.textContent = "";
+        try { await this.sock.raceDailyLeader("classic"); } catch (ex) { e.dailyErr.textContent = ex.message || String(ex); }
+      },
+    }, "Race the day's leader's ghost");
+    e.dailyCommit = h("code", { class: "commitment", "data-testid": "daily-commitment" });
+    return e.dailyPanel = h("section", { class: "panel", "data-panel": "daily", hidden: true },
+      h("h2", {}, "Today's deal"), e.dailyAbout, e.dailyYou,
+      h("div", { class: "actions" }, e.dailyPlay, e.dailyGhost), e.dailyErr,
+      h("p", { class: "muted" }, "Its commitment, opened at midnight UTC: ", e.dailyCommit));
+  }
+
+  async loadDaily() {
+    const e = this.els;
+    try {
+      const d = await getDaily("classic", this.me ? this.me.player : "");
+      e.dailyCommit.textContent = d.commitment.slice(0, 16) + "…";
+      e.dailyCommit.title = d.commitment;
+      const others = `${d.players} ${d.players === 1 ? "player has" : "players have"} played it`;
+      if (d.you) {
+        e.dailyYou.textContent = `You played it: ${d.you.won ? `won in ${Math.round(d.you.timeMs / 1000)} s` : `${d.you.score} cards`}, rank ${d.you.rank} of ${d.players}. The next opens at midnight UTC.`;
+      } else if (d.played) {
+        e.dailyYou.textContent = "You are playing it now.";
+      } else {
+        e.dailyYou.textContent = `${others}; you have not yet.`;
+      }
+      e.dailyPlay.hidden = d.played;
+      e.dailyGhost.hidden = !d.you || !d.board.length || d.board[0].player === this.me.player;
+    } catch (ex) {
+      e.dailyAbout.textContent = ex.code === "no-daily" ? "This server has no day's deal." : ex.message;
+      e.dailyPlay.hidden = true;
+    }
+  }
+
+  onGhostRaced(m) {
+    const r = m.run;
+    const words = { won: "beat", lost: "lost to", draw: "drew with" }[r.outcome] || r.outcome;
+    this.els.status.textContent = `${r.name} ${words} your ghost of ${r.ghostName}'s game, ${r.scores[0]}–${r.scores[1]}.`;
+    this.els.status.classList.remove("error");
+    this.loadProfile();
   }
 
   // ----- name -----

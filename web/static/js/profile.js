@@ -35,7 +35,25 @@ export function renderProfile(el, p) {
         h("span", {}, ` · ${r.scores[me]}–${r.scores[1 - me]} · ${r.variant}`),
         delta === null ? null : h("span", { class: "muted" }, ` (${delta >= 0 ? "+" : ""}${delta})`),
         " ", h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result"));
-    })));
+    })),
+    p.ghosts ? ghostSection(p.ghosts) : null);
+}
+
+/** ghostSection draws a profile's ghost races: open challenges, who raced them, the record. */
+function ghostSection(g) {
+  const t = g.record;
+  const words = { won: "beat", lost: "lost to", draw: "drew with" };
+  return h("div", { class: "ghosts", "data-testid": "ghosts" },
+    h("h3", {}, "Ghost races"),
+    h("p", { class: "muted", "data-ghost-record": "" }, `Against ghosts: ${t.races} ${t.races === 1 ? "race" : "races"}, ${t.wins} won · ${t.losses} lost · ${t.draws} drawn (not rated).`),
+    g.open.length ? h("p", {}, "Open challenges:") : null,
+    g.open.length ? h("ul", { class: "list" }, g.open.map((o) => h("li", { "data-ghost": o.id },
+      h("a", { href: `/?ghost=${encodeURIComponent(o.id)}` }, `beat ${o.name}'s ${o.score} cards`),
+      h("span", { class: "muted" }, ` · ${o.variant} · until ${new Date(o.expiresAt).toLocaleDateString()}`)))) : null,
+    g.against.length ? h("p", {}, "Who raced them:") : null,
+    g.against.length ? h("ul", { class: "list" }, g.against.map((r) => h("li", { "data-run": r.race, "data-outcome": r.outcome },
+      `${r.name} ${words[r.outcome] || r.outcome} ${r.ghostName}'s ghost · ${r.scores[0]}–${r.scores[1]} `,
+      h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result")))) : null);
 }
 
 /** playerLink is the address of a player's page. */

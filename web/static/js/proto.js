@@ -134,6 +134,16 @@ export function getPlayer(id, n = 10) {
   return api("GET", `/api/players/${encodeURIComponent(id)}?n=${n}`);
 }
 
+/** getGhost reads a ghost challenge (GET /api/ghosts/{id}): counts only. */
+export function getGhost(id) {
+  return api("GET", `/api/ghosts/${encodeURIComponent(id)}`);
+}
+
+/** getDaily reads today's deal in variant, with player's entry (GET /api/daily). */
+export function getDaily(variant, player = "") {
+  return api("GET", `/api/daily?variant=${encodeURIComponent(variant)}${player ? `&player=${encodeURIComponent(player)}` : ""}`);
+}
+
 /** inviteCodeLink is the link that accepts a lobby invite code. */
 export function inviteCodeLink(code) {
   return `${location.origin}/?invite=${encodeURIComponent(code)}`;
@@ -285,6 +295,11 @@ export class Socket {
   challenge(opts = {}) { return this.request("challenge", opts); }
   cancelChallenge() { return this.request("cancel-challenge"); }
   acceptChallenge(challenge) { return this.requestMatched("accept-challenge", { challenge }); }
+  /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
+  makeGhost(race, seat) { return this.request("ghost", { race, seat }); }
+  raceGhost(ghost) { return this.requestMatched("race-ghost", { ghost }); }
+  playDaily(variant) { return this.requestMatched("play-daily", { variant }); }
+  raceDailyLeader(variant) { return this.requestMatched("race-daily-leader", { variant }); }
   /** lobby asks for a fresh "lobby" message (it has no reply id). */
   lobby() { this.send("lobby"); }
 

@@ -346,7 +346,9 @@ class RacePage {
     showWatchers(this.els.watchers, m.spectators);
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
     const opp = m.players[1 - this.seat];
-    this.els.oppName.textContent = opp.taken ? names[1 - this.seat] + (opp.computer && opp.level ? ` (${opp.level})` : "") : "Waiting for an opponent";
+    this.els.oppName.textContent = opp.taken ? names[1 - this.seat] + (opp.computer && opp.level ? ` (${opp.level})` : "") + (opp.ghost ? " (recording)" : "") : "Waiting for an opponent";
+    if (opp.solo) this.els.oppName.textContent = "nobody: a solo race";
+    if (opp.ghost) this.els.oppName.dataset.ghost = "";
     const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : `${names[this.seat] || "You"} waits for an opponent`;
     this.els.title.textContent = title;
     document.title = `${title} · Sir Tommy`;
@@ -573,8 +575,14 @@ class RacePage {
     try {
       const info = await getRace(this.id);
       if (info.result && info.result.outcome !== "aborted") identity.finished(this.id);
-      const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated;
-      renderResult(el, info, { seat: this.seat, onRematch: canRematch ? () => this.sock.send("rematch") : null });
+      const ghostRace = info.players.some((p) => p.ghost);
+      const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated && !ghostRace;
+      const canGhost = info.result && info.result.outcome !== "aborted" && this.seated && identity.get();
+      renderResult(el, info, {
+        seat: this.seat,
+        onRematch: canRematch ? () => this.sock.send("rematch") : null,
+        onGhost: canGhost ? () => this.sock.makeGhost(this.id, this.seat) : null,
+      });
     } catch (err) {
       fill(el, h("p", {}, `The race is over, but its record could not be read: ${err.message}`));
     }

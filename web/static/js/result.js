@@ -15,6 +15,7 @@ const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
 export function headline(result, names, seat) {
   if (result.outcome === "aborted") return "Race aborted";
   if (result.outcome === "draw") return "Draw";
+  if (result.outcome === "solo") return `${cards((result.scores || [0, 0])[1])} on the foundations`;
   if (seat === 0 || seat === 1) return result.winner === seat ? "You won" : `${names[result.winner]} won`;
   return `${names[result.winner]} won`;
 }
@@ -44,6 +45,7 @@ export function why(result, names, seat) {
     case "no-first-move": return "a player made no move in the first 30 seconds";
     case "left": return "a player left before the start";
     case "expired": return "nobody came to play within the hour";
+    case "out": return `${who(1)} ${was(1)} out of moves`;
     case "shutdown": return "the server shut down";
   }
   return reasonText(r.reason);
@@ -77,6 +79,24 @@ export function renderResult(el, info, opts = {}) {
   const rematchBtn = opts.onRematch
     ? h("button", { class: "primary", "data-action": "rematch", onclick: (e) => { e.target.disabled = true; e.target.textContent = "Rematch asked…"; opts.onRematch(); } }, "Rematch")
     : null;
+  // "Beat my game": the player's game becomes a ghost challenge, a link.
+  const ghostNote = h("p", { class: "ghost-link", role: "status", "data-testid": "ghost-link" });
+  const ghostBtn = opts.onGhost
+    ? h("button", {
+      "data-action": "make-ghost",
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          const g = await opts.onGhost();
+          fill(ghostNote, "Send this link to someone who has not played the deal: ",
+            h("input", { readonly: true, class: "wide", value: g.link, "aria-label": "Ghost challenge link", "data-testid": "ghost-link-input" }));
+        } catch (ex) {
+          e.target.disabled = false;
+          ghostNote.textContent = ex.message || String(ex);
+        }
+      },
+    }, "Challenge others to beat your game")
+    : null;
   const deltas = [0, 1].map((i) => h("span", { class: "delta", "data-delta": i }));
   // Only lobby races change ratings (races made over the API rate nobody).
   const rated = r.rated && info.players.some((p) => p.player);
@@ -94,9 +114,11 @@ export function renderResult(el, info, opts = {}) {
         rated ? h("td", {}, deltas[i]) : null)))),
     h("div", { class: "actions" },
       rematchBtn,
+      ghostBtn,
       h("a", { class: "button", href: `/?replay=${encodeURIComponent(info.race)}` }, "Watch the replay"),
       h("a", { class: "button", href: "/" }, "Back to the lobby")),
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
+    ghostNote,
     fairness(info),
     chartSection(info, names, true),
     solverSection(info.race),
@@ -286,6 +308,7 @@ function fairness(info) {
     el.dataset.ok = String(ok);
   };
   if (r.outcome === "aborted" && !r.deal) { say(out, null, "The race was aborted before its deal mattered."); return sec; }
+  if (!r.deal) { say(out, null, "The day's deal is sealed until midnight UTC, when the deal and salt are published (GET /api/daily/{variant}/{day}/reveal): check them then against the commitment above."); return sec; }
   verify(info.race, info.variant, r).then((v) => {
     const kept = v.start && v.start.commitment;
     if (!v.kept) {

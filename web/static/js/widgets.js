@@ -59,6 +59,7 @@ export function playerLabel(p, i) {
   if (!p) return `Player ${i + 1}`;
   const name = p.name || (p.taken ? `Player ${i + 1}` : "…");
   if (p.computer) return p.level ? `${name} (${p.level})` : name;
+  if (p.ghost) return `${name} (recording)`;
   return p.rating ? `${name} (${Math.round(p.rating)})` : name;
 }
 

@@ -1,0 +1,160 @@
+package lobby
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// MemoryGhosts is the in-memory Ghosts, for one instance. It keeps
+// challenges until they pass their keep time, the deals seen and the
+// last maxGhostRuns runs of each player.
+type MemoryGhosts struct {
+	mu      sync.Mutex
+	ghosts  map[string]memGhost
+	seen    map[string]bool // variant/deal/player
+	against map[string][]GhostRun
+	raced   map[string][]GhostRun
+	tally   map[string]GhostTally
+	runs    map[string]bool // races recorded
+	best    map[string]BestGame
+}
+
+type memGhost struct {
+	g    GhostRecord
+	keep time.Time
+}
+
+var _ Ghosts = (*MemoryGhosts)(nil)
+
+// maxGhostRuns bounds the runs kept per player and list.
+const maxGhostRuns = 100
+
+// NewMemoryGhosts makes an empty store.
+func NewMemoryGhosts() *MemoryGhosts {
+	return &MemoryGhosts{ghosts: make(map[string]memGhost), seen: make(map[string]bool),
+		against: make(map[string][]GhostRun), raced: make(map[string][]GhostRun),
+		tally: make(map[string]GhostTally), runs: make(map[string]bool), best: make(map[string]BestGame)}
+}
+
+// Put stores g until keep has passed (after its Made time).
+func (m *MemoryGhosts) Put(_ context.Context, g GhostRecord, keep time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ghosts[g.ID] = memGhost{g: g, keep: g.Made.Add(keep)}
+	for id, x := range m.ghosts { // drop those past their keep
+		if x.keep.Before(g.Made) {
+			delete(m.ghosts, id)
+		}
+	}
+	return nil
+}
+
+// Get finds challenge id.
+func (m *MemoryGhosts) Get(_ context.Context, id string) (GhostRecord, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	x, ok := m.ghosts[id]
+	return x.g, ok, nil
+}
+
+// Mine lists player's challenges, newest first.
+func (m *MemoryGhosts) Mine(_ context.Context, player string) ([]GhostInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []GhostInfo
+	for _, x := range m.ghosts {
+		if x.g.Author == player {
+			out = append(out, x.g.GhostInfo)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Made.Equal(out[j].Made) {
+			return out[i].Made.After(out[j].Made)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+func seenKey(variant string, deal uint64, player string) string {
+	return variant + "/" + formatDeal(deal) + "/" + player
+}
+
+// See marks the deal seen by player.
+func (m *MemoryGhosts) See(_ context.Context, variant string, deal uint64, player string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := seenKey(variant, deal, player)
+	already := m.seen[k]
+	m.seen[k] = true
+	return already, nil
+}
+
+// Seen reports whether player has seen the deal.
+func (m *MemoryGhosts) Seen(_ context.Context, variant string, deal uint64, player string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.seen[seenKey(variant, deal, player)], nil
+}
+
+// AddRun records r once per race.
+func (m *MemoryGhosts) AddRun(_ context.Context, r GhostRun) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.runs[r.Race] {
+		return nil
+	}
+	m.runs[r.Race] = true
+	push := func(l []GhostRun) []GhostRun {
+		l = append([]GhostRun{r}, l...)
+		return l[:min(len(l), maxGhostRuns)]
+	}
+	m.against[r.Author] = push(m.against[r.Author])
+	m.raced[r.Player] = push(m.raced[r.Player])
+	t := m.tally[r.Player]
+	t.add(r.Outcome)
+	m.tally[r.Player] = t
+	return nil
+}
+
+// Runs are player's last n runs each way and their record.
+func (m *MemoryGhosts) Runs(_ context.Context, player string, n int) (against, raced []GhostRun, tally GhostTally, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, r := m.against[player], m.raced[player]
+	return append([]GhostRun(nil), a[:min(n, len(a))]...), append([]GhostRun(nil), r[:min(n, len(r))]...), m.tally[player], nil
+}
+
+// add counts one run's outcome.
+func (t *GhostTally) add(outcome string) {
+	t.Races++
+	switch outcome {
+	case "won":
+		t.Wins++
+	case "lost":
+		t.Losses++
+	default:
+		t.Draws++
+	}
+}
+
+// KeepBest keeps b if it has more cards than the best so far.
+func (m *MemoryGhosts) KeepBest(_ context.Context, variant string, deal uint64, player string, b BestGame) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := seenKey(variant, deal, player)
+	if cur, ok := m.best[k]; !ok || b.Score > cur.Score {
+		m.best[k] = b
+	}
+	return nil
+}
+
+// Best is player's best game on the deal.
+func (m *MemoryGhosts) Best(_ context.Context, variant string, deal uint64, player string) (BestGame, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.best[seenKey(variant, deal, player)]
+	return b, ok, nil
+}

@@ -1,0 +1,16 @@
+package race
+
+// RecordForTest is r's record now.
+func RecordForTest(r *Race) *Record {
+	r.mu.Lock()
+	defer r.unlock()
+	return r.recordLocked()
+}
+
+// RearmForTest starts a restored race's timers, as the Service that adopts
+// it does.
+func RearmForTest(r *Race, rec *Record) {
+	r.mu.Lock()
+	defer r.unlock()
+	r.rearmLocked(rec)
+}
