@@ -360,36 +360,62 @@ type proxy struct {
 	seat     int
 	player   bool
 	watched  bool
-	// unsubOwner ends the spectator's subscription to the race's
+	// unsubOwner ends the connection's subscription to the race's
 	// OwnerTopic.
 	unsubOwner func()
 }
 
-// ownerSub is a spectator's proxy listening for a new owner of its race.
+// ownerSub is a connection's proxy listening for a new owner of its race.
 type ownerSub struct{ p *proxy }
 
-// Deliver watches the race again where it runs now, on its own goroutine:
-// Deliver must not block, and the proxy's lock may be held by a request.
+// Deliver attaches the connection again where the race runs now, on its
+// own goroutine: Deliver must not block, and the proxy's lock may be held
+// by a request.
 func (o ownerSub) Deliver(ev Event) {
 	if _, ok := ev.(*OwnerEvent); ok {
-		go o.p.rewatch()
+		go o.p.reattach()
 	}
 }
 
-// rewatch watches the race again after it was taken over: the spectator
-// gets a fresh state from the new owner, one epoch on.
-func (p *proxy) rewatch() {
+// followOwner subscribes the proxy to its race's OwnerTopic, once: every
+// connection, seated or watching, hears of a takeover without sending a
+// request. Called with p.mu held.
+func (p *proxy) followOwner() {
+	if p.unsubOwner == nil {
+		p.unsubOwner = p.svc.deps.Bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
+	}
+}
+
+// reattach attaches the connection again after the race was taken over
+// (its owner died, drained or lost its lease): a player resumes the seat
+// with its latest token, a spectator watches again. The new owner never
+// saw the connection; now it has it, the seat is connected there (its
+// grace period, armed by the takeover, stops) and the connection gets a
+// fresh joined and state, or a spectator's state one epoch on.
+func (p *proxy) reattach() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.watched || p.sub == nil {
+	if p.sub == nil || !p.player && !p.watched {
 		return
 	}
-	_, r, err := p.call(&Request{Op: "watch"})
-	if r != nil && p.cancelW == nil {
-		p.cancelW = r.Watch(p.sub)
+	var err error
+	if p.player {
+		var rep *Reply
+		rep, _, err = p.call(&Request{Op: "resume", Token: p.token.get(), Player: p.who})
+		if err == nil && rep != nil {
+			if err = rep.Err.err(); err == nil {
+				p.token.set(rep.Token)
+			}
+		}
+	} else {
+		var r *Race
+		_, r, err = p.call(&Request{Op: "watch"})
+		if r != nil && p.cancelW == nil {
+			p.cancelW = r.Watch(p.sub)
+		}
 	}
 	if err != nil {
-		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch again after a takeover")
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Bool("player", p.player).Msg("attach again after a takeover")
 	}
 }
 
@@ -566,6 +592,7 @@ func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	}
 	p.player, p.seat = true, t.Seat
 	p.token.set(t.Token)
+	p.followOwner()
 	return t, nil
 }
 
@@ -588,6 +615,7 @@ func (p *proxy) Resume(token, who, id string, sub Subscriber) (Ticket, error) {
 	}
 	p.player, p.who, p.seat = true, who, t.Seat
 	p.token.set(t.Token)
+	p.followOwner()
 	return t, nil
 }
 
@@ -602,6 +630,10 @@ func (p *proxy) Leave(s int, sub Subscriber) {
 	if p.unsub != nil {
 		p.unsub()
 		p.unsub = nil
+	}
+	if p.unsubOwner != nil && !p.watched {
+		p.unsubOwner()
+		p.unsubOwner = nil
 	}
 }
 
@@ -618,16 +650,14 @@ func (p *proxy) Watch(sub Subscriber) (cancel func()) {
 		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
 	p.watched = true
-	if p.unsubOwner == nil {
-		p.unsubOwner = p.svc.deps.Bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
-	}
+	p.followOwner()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.watched = false
-			if p.unsubOwner != nil {
+			if p.unsubOwner != nil && !p.player {
 				p.unsubOwner()
 				p.unsubOwner = nil
 			}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"sirtommy/race/redisrace/redistest"
+)
+
+// fleetGrace is the grace period of the takeover tests: short, so that a
+// player who sends nothing for longer than it would have forfeited.
+const fleetGrace = time.Second
+
+// fleetRace is one race of the takeover tests, owned by the instance that
+// goes away, with its players and a spectator on the one that stays.
+type fleetRace struct {
+	what    string
+	id      string
+	p       [2]*player
+	onOwner [2]bool // the player's connection is on the instance that goes
+	watcher *client
+}
+
+// TestRedisOwnerGoneConnectedPlayersCarriedAlong kills (or drains) the
+// instance that owns several races: one in its countdown, one mid-race
+// whose players are both on the survivor and send nothing, one whose
+// players are on both instances (the one on the dying instance comes back
+// on the survivor and plays on, the other sends nothing). A spectator on
+// the survivor watches each. The survivor's connections must be told of
+// the new owner without asking (a fresh joined or state), no seat whose
+// connection is alive may be forfeited however long it sends nothing,
+// every acknowledged move must be in the final record, and every
+// connection must get the final state.
+func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
+	rds := redistest.Start(t, redistest.Options{})
+	bin := buildBinary(t)
+	rdb := rds.Client(t)
+	for _, how := range []string{"SIGKILL", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			prefix := "fleet-" + strings.ToLower(how) + ":"
+			args := []string{"--redis", rds.URL(), "--redis-prefix", prefix, "--secret", testSecret, "--grace", fleetGrace.String()}
+			a, proc := startProcess(t, bin, append(args, "--drain-timeout", "5s")...)
+			b, logB, _, _ := startServe(t, append(args, "--drain-timeout", "100ms")...)
+			defer func() {
+				if t.Failed() {
+					t.Logf("b:\n%s", logB)
+				}
+			}()
+			races := []*fleetRace{
+				{what: "mid-race, both players on the survivor"},
+				{what: "mid-race, one player on each instance", onOwner: [2]bool{true, false}},
+				{what: "in the countdown"},
+			}
+			for _, fr := range races {
+				fr.id = createRace(t, a) // a owns them
+				fr.watcher = dial(t, b)
+				fr.watcher.send(map[string]any{"type": "watch", "race": fr.id})
+				fr.watcher.next("watching", ofType("watching"))
+				for s := range 2 {
+					base := b
+					if fr.onOwner[s] {
+						base = a
+					}
+					fr.p[s] = join(t, base, fr.id, fmt.Sprint("p", s))
+				}
+				if fr.what == "in the countdown" {
+					for _, p := range fr.p {
+						p.c.next("countdown", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "countdown" })
+					}
+					continue
+				}
+				for _, p := range fr.p {
+					p.c.next("running", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+				}
+				for range 4 {
+					fr.p[0].move()
+					fr.p[1].move()
+				}
+			}
+			// The last race made is in its countdown (3 s) when a goes.
+			owners := make(map[string]string)
+			for _, fr := range races {
+				owners[fr.id] = rdb.Get(t.Context(), prefix+"{race:"+fr.id+"}:owner").Val()
+				for _, c := range fr.conns() {
+					c.drain()
+				}
+			}
+			sig := syscall.SIGKILL
+			if how == "SIGTERM" {
+				sig = syscall.SIGTERM
+			}
+			if err := proc.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			// The players on a come back on b at once.
+			for _, fr := range races {
+				for s, p := range fr.p {
+					if fr.onOwner[s] {
+						p.reconnect(t, b)
+						p.resume(t)
+					}
+				}
+			}
+			// The survivor takes every race over.
+			for _, fr := range races {
+				waitFor(t, "race "+fr.what+" taken over", func() bool {
+					o := rdb.Get(t.Context(), prefix+"{race:"+fr.id+"}:owner").Val()
+					return o != "" && o != owners[fr.id]
+				})
+			}
+			// Nobody sends anything for longer than the grace period.
+			time.Sleep(3 * fleetGrace)
+			for _, fr := range races {
+				if res, err := rdb.Get(t.Context(), prefix+"{race:"+fr.id+"}:result").Result(); err != redis.Nil {
+					t.Fatalf("race %s ended while its players were connected: %s (%v)", fr.what, res, err)
+				}
+			}
+			// Every connection on b heard of the new owner without asking.
+			for _, fr := range races {
+				for s, p := range fr.p {
+					if !fr.onOwner[s] {
+						j := p.c.next("a fresh joined after the takeover ("+fr.what+")", ofType("joined"))
+						p.token = j.str("token")
+					}
+					st := p.c.next("a fresh state after the takeover ("+fr.what+")", ofType("state"))
+					if st.str("state") != "running" {
+						p.c.next("running ("+fr.what+")", func(m msg) bool { return m.str("type") == "state" && m.str("state") == "running" })
+					}
+				}
+				fr.watcher.next("a fresh state for the spectator ("+fr.what+")", ofType("state"))
+			}
+			for _, fr := range races {
+				for fr.p[0].move() || fr.p[1].move() {
+				}
+			}
+			for _, fr := range races {
+				var first string
+				for _, c := range fr.conns() {
+					r := c.result()
+					if strings.Contains(r, "forfeit") {
+						t.Errorf("race %s: a connected player forfeited: %s", fr.what, r)
+					}
+					if first == "" {
+						first = r
+					} else if r != first {
+						t.Errorf("race %s: results differ:\n%s\n%s", fr.what, first, r)
+					}
+				}
+				n, err := rdb.XLen(t.Context(), prefix+"{race:"+fr.id+"}:log").Result()
+				if want := int64(fr.p[0].game.Plies() + fr.p[1].game.Plies()); err != nil || n != want {
+					t.Errorf("race %s: the log holds %d moves (%v), want the %d acknowledged", fr.what, n, err, want)
+				}
+			}
+		})
+	}
+}
+
+// conns are the race's connections: both players' and the spectator's.
+func (fr *fleetRace) conns() []*client { return []*client{fr.p[0].c, fr.p[1].c, fr.watcher} }
+
+// drain drops the messages received so far.
+func (c *client) drain() {
+	for {
+		select {
+		case <-c.in:
+		default:
+			return
+		}
+	}
+}
+
+// resume takes the player's seat back on its connection, trying again
+// while the race is being taken over.
+func (p *player) resume(t testing.TB) {
+	t.Helper()
+	for i := 0; ; i++ {
+		id := fmt.Sprint("back", i)
+		p.c.send(map[string]any{"type": "resume", "race": p.race, "token": p.token, "id": id})
+		r := p.c.next("resume answer", func(m msg) bool { return m.str("id") == id })
+		if r.str("type") == "joined" {
+			p.token = r.str("token") // a resume spends the token it was given
+			return
+		}
+		if r.str("code") != "unavailable" {
+			b, _ := json.Marshal(r)
+			t.Fatalf("resume: %s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitFor waits, with a generous bound, until ok.
+func waitFor(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * safetyTimeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
