@@ -273,6 +273,9 @@ type Race struct {
 	// stopped is set when another instance runs the race now: this copy
 	// refuses everything.
 	stopped bool
+	// halted is stopped, readable without the lock (a proxy's feed gate
+	// asks it from inside another race's delivery).
+	halted atomic.Bool
 	// The spectators' feed (fair.go): where each card lies in the deal,
 	// what the spectators have been sent, and this copy's epoch (one more
 	// for each instance that took the race over). In public races events
@@ -532,7 +535,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.spectators++
 	sub.Deliver(r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
-	unsub := r.bus.Subscribe(WatchTopic(r.id), sub)
+	unsub := r.subscribeLocked(WatchTopic(r.id), sub)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -774,7 +777,17 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 	}
 	st.sub, st.connected = sub, true
 	sub.Deliver(r.snapshotLocked(s))
-	st.unsub = r.bus.Subscribe(SeatTopic(r.id, s), sub)
+	st.unsub = r.subscribeLocked(SeatTopic(r.id, s), sub)
+}
+
+// subscribeLocked subscribes sub to the race's topic, unless it stands
+// for a connection on another instance, which follows the topic from
+// there (see Remote).
+func (r *Race) subscribeLocked(topic string, sub Subscriber) (cancel func()) {
+	if rs, ok := sub.(Remote); ok && rs.Remote() {
+		return func() {}
+	}
+	return r.bus.Subscribe(topic, sub)
 }
 
 func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
@@ -908,6 +921,7 @@ func (r *Race) Stop() {
 
 func (r *Race) stopLocked() {
 	r.stopped = true
+	r.halted.Store(true)
 	r.stopTimersLocked()
 }
 
