@@ -332,8 +332,6 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		r.seats[s].game = engine.New(rules, r.deal)
 	}
 	r.initFeedLocked([2]engine.Game{r.seats[0].game, r.seats[1].game}, [2]MoveRecord{}, 0)
-	r.log.Info().Str("variant", rules.Name).Bool("public", opts.Public).
-		Bool("dealNamed", opts.DealNamed).Dur("timeLimit", opts.TimeLimit).Msg("race created")
 	return r, nil
 }
 

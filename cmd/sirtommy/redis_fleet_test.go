@@ -206,3 +206,53 @@ func waitFor(t testing.TB, what string, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRedisClusterTwoInstancesOneRace plays a race across two servers on
+// a real three-node Redis Cluster (--redis with several seed nodes): a
+// player and a spectator on each side of the race's owner, then a
+// takeover when the owner stops.
+func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	args := []string{"--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms"}
+	a, logA, stopA, doneA := startServe(t, args...)
+	b, logB, _, _ := startServe(t, args...)
+	defer func() {
+		if t.Failed() {
+			t.Logf("a:\n%s\nb:\n%s", logA, logB)
+		}
+	}()
+	for _, base := range []string{a, b} {
+		if code := readyz(t, base); code != 200 {
+			t.Fatalf("%s/readyz on a cluster: %d", base, code)
+		}
+	}
+	id, p0, p1 := raceAcross(t, a, b)
+	watcher := dial(t, b)
+	watcher.send(map[string]any{"type": "watch", "race": id})
+	watcher.next("watching", ofType("watching"))
+	for range 4 {
+		p0.move()
+		p1.move()
+	}
+	watcher.next("a board from instance a", ofType("board"))
+	// a drains: b takes the race over; the player on b and the spectator
+	// are carried along, the player on a comes back on b.
+	stopA()
+	if err := <-doneA; err != nil {
+		t.Fatalf("a stopped with %v", err)
+	}
+	p1.c.next("a fresh joined on b", ofType("joined"))
+	p0.reconnect(t, b)
+	p0.resume(t)
+	for p0.move() || p1.move() {
+	}
+	r0, r1, rw := p0.c.result(), p1.c.result(), watcher.result()
+	if r0 != r1 || rw != r0 {
+		t.Errorf("results differ:\n%s\n%s\n%s", r0, r1, rw)
+	}
+	rdb := cl.Client(t)
+	n, err := rdb.XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
+	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
+		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
+	}
+}
