@@ -335,6 +335,17 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	return r, nil
 }
 
+// finalFor is the state event for seat s's player (player) or a
+// spectator, as the race stands: the final state of a finished race.
+func (r *Race) finalFor(s int, player bool) *StateEvent {
+	r.mu.Lock()
+	defer r.unlock()
+	if player {
+		return r.snapshotLocked(s)
+	}
+	return r.watchSnapshotLocked()
+}
+
 // ID is the race's id.
 func (r *Race) ID() string { return r.id }
 

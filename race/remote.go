@@ -424,7 +424,11 @@ func (p *proxy) reattach() {
 	var err error
 	if p.player {
 		var rep *Reply
-		rep, _, err = p.call(&Request{Op: "resume", Token: p.token.get(), Player: p.who})
+		var r *Race
+		rep, r, err = p.call(&Request{Op: "resume", Token: p.token.get(), Player: p.who})
+		if r != nil && r.State().Over() {
+			err = Errorf(CodeRaceOver, "the race is over") // here() could not resume it
+		}
 		if err == nil && rep != nil {
 			if err = rep.Err.err(); err == nil {
 				p.token.set(rep.Token)
@@ -437,9 +441,31 @@ func (p *proxy) reattach() {
 			p.cancelW = r.Watch(p.sub)
 		}
 	}
+	if ErrorCode(err) == CodeRaceOver {
+		// The race ended as its owner went (the result stored, the final
+		// state perhaps never published): the connection gets the final
+		// state from the stored record.
+		p.sendFinal()
+		return
+	}
 	if err != nil {
 		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Bool("player", p.player).Msg("attach again after a takeover")
 	}
+}
+
+// sendFinal delivers the finished race's final state to the connection,
+// as the race's record has it: a player's view of its seat, or a
+// spectator's. Called with p.mu held.
+func (p *proxy) sendFinal() {
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	h, err := p.svc.Open(ctx, p.id)
+	r, ok := h.(*Race)
+	if err != nil || !ok {
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("final state after a takeover not sent")
+		return
+	}
+	p.sub.Deliver(r.finalFor(p.seat, p.player))
 }
 
 // tokenBox is the seat's latest token, which the race that runs it sends

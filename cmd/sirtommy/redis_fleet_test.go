@@ -55,6 +55,7 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 			races := []*fleetRace{
 				{what: "mid-race, both players on the survivor"},
 				{what: "mid-race, one player on each instance", onOwner: [2]bool{true, false}},
+				{what: "ending as the owner goes"},
 				{what: "in the countdown"},
 			}
 			for _, fr := range races {
@@ -82,6 +83,9 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 					fr.p[0].move()
 					fr.p[1].move()
 				}
+				if fr.what == "ending as the owner goes" {
+					fr.p[0].resign() // the race ends when seat 1 resigns too
+				}
 			}
 			// The last race made is in its countdown (3 s) when a goes.
 			owners := make(map[string]string)
@@ -95,9 +99,13 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 			if how == "SIGTERM" {
 				sig = syscall.SIGTERM
 			}
+			// The last resignation of a race goes to a as a is signalled.
+			ending := races[2]
+			ending.p[1].c.send(map[string]any{"type": "resign", "id": "last"})
 			if err := proc.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
+			ending.p[1].resignAs("last")
 			// The players on a come back on b at once.
 			for _, fr := range races {
 				for s, p := range fr.p {
@@ -107,8 +115,12 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 					}
 				}
 			}
-			// The survivor takes every race over.
+			// The survivor takes every live race over (the one ending may
+			// have ended on a).
 			for _, fr := range races {
+				if fr == ending {
+					continue
+				}
 				waitFor(t, "race "+fr.what+" taken over", func() bool {
 					o := rdb.Get(t.Context(), prefix+"{race:"+fr.id+"}:owner").Val()
 					return o != "" && o != owners[fr.id]
@@ -117,12 +129,18 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 			// Nobody sends anything for longer than the grace period.
 			time.Sleep(3 * fleetGrace)
 			for _, fr := range races {
+				if fr == ending {
+					continue
+				}
 				if res, err := rdb.Get(t.Context(), prefix+"{race:"+fr.id+"}:result").Result(); err != redis.Nil {
 					t.Fatalf("race %s ended while its players were connected: %s (%v)", fr.what, res, err)
 				}
 			}
 			// Every connection on b heard of the new owner without asking.
 			for _, fr := range races {
+				if fr == ending {
+					continue // over: its connections get the final state below
+				}
 				for s, p := range fr.p {
 					if !fr.onOwner[s] {
 						j := p.c.next("a fresh joined after the takeover ("+fr.what+")", ofType("joined"))
@@ -136,7 +154,7 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 				fr.watcher.next("a fresh state for the spectator ("+fr.what+")", ofType("state"))
 			}
 			for _, fr := range races {
-				for fr.p[0].move() || fr.p[1].move() {
+				for fr != ending && (fr.p[0].move() || fr.p[1].move()) {
 				}
 			}
 			for _, fr := range races {
@@ -153,11 +171,44 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 					}
 				}
 				n, err := rdb.XLen(t.Context(), prefix+"{race:"+fr.id+"}:log").Result()
-				if want := int64(fr.p[0].game.Plies() + fr.p[1].game.Plies()); err != nil || n != want {
+				want := int64(fr.p[0].game.Plies() + fr.p[1].game.Plies())
+				if fr == ending {
+					want += 2 // the resignations
+				}
+				if err != nil || n != want {
 					t.Errorf("race %s: the log holds %d moves (%v), want the %d acknowledged", fr.what, n, err, want)
 				}
 			}
 		})
+	}
+}
+
+// resign resigns the player's game and waits for its acknowledgement.
+func (p *player) resign() {
+	p.c.t.Helper()
+	p.n++
+	id := fmt.Sprint("r", p.n)
+	p.c.send(map[string]any{"type": "resign", "id": id})
+	p.resignAs(id)
+}
+
+// resignAs waits for the answer to the resignation sent with id, sending
+// it again with the same id while the server answers unavailable; a
+// race-over answer means it ended meanwhile (the resignation stored, its
+// answer lost with its instance).
+func (p *player) resignAs(id string) {
+	p.c.t.Helper()
+	for {
+		r := p.c.next("answer to "+id, func(x msg) bool { return x.str("id") == id })
+		if r.str("type") == "moved" || r.str("code") == "race-over" {
+			p.game.Resign()
+			return
+		}
+		if r.str("code") != "unavailable" {
+			p.c.t.Fatalf("resign %s refused: %v", id, r)
+		}
+		time.Sleep(50 * time.Millisecond)
+		p.c.send(map[string]any{"type": "resign", "id": id})
 	}
 }
 
