@@ -43,6 +43,7 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 	rdb := rds.Client(t)
 	for _, how := range []string{"SIGKILL", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
+			t.Parallel() // apart by their key prefix
 			prefix := "fleet-" + strings.ToLower(how) + ":"
 			args := []string{"--redis", rds.URL(), "--redis-prefix", prefix, "--secret", testSecret, "--grace", fleetGrace.String()}
 			a, proc := startProcess(t, bin, append(args, "--drain-timeout", "5s")...)
