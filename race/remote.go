@@ -956,11 +956,6 @@ func (s *Service) renew(ctx context.Context) {
 		}
 		s.mu.Unlock()
 		r.Stop()
-		// The connections attached here to the stopped copy follow the
-		// race to its owner now (the new owner's own announcement may
-		// have come before this instance saw the loss). Other instances'
-		// connections attach again too: a fresh joined, nothing lost.
-		s.deps.Bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id})
 	}
 }
 

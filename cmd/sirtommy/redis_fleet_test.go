@@ -14,8 +14,10 @@ import (
 )
 
 // fleetGrace is the grace period of the takeover tests: short, so that a
-// player who sends nothing for longer than it would have forfeited.
-const fleetGrace = time.Second
+// player who sends nothing for longer than it would have forfeited, yet
+// longer than one forwarded request may take (callTimeout, 2 s), which a
+// player coming back from the instance that went needs to resume.
+const fleetGrace = 3 * time.Second
 
 // fleetRace is one race of the takeover tests, owned by the instance that
 // goes away, with its players and a spectator on the one that stays.
@@ -128,7 +130,7 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 				})
 			}
 			// Nobody sends anything for longer than the grace period.
-			time.Sleep(3 * fleetGrace)
+			time.Sleep(2 * fleetGrace)
 			for _, fr := range races {
 				if fr == ending {
 					continue
