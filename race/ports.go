@@ -71,6 +71,16 @@ type Subscriber interface {
 	Deliver(ev Event)
 }
 
+// Remote is implemented by a Subscriber that stands, on the race's owner,
+// for a connection on another instance (Redis mode). That instance
+// subscribes to the race's topics itself, once for all its connections,
+// so the race delivers to such a subscriber only what is meant for its
+// connection alone (its JoinedEvent, its snapshot, ReplacedEvent) and
+// never subscribes it to a topic: the owner publishes each event once.
+type Remote interface {
+	Remote() bool
+}
+
 // Bus fans events out to subscribers by topic. The in-memory one is
 // memrace.Bus; redisrace.Bus carries them between instances over Redis
 // pub/sub. Events published on

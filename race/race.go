@@ -305,6 +305,9 @@ type Race struct {
 	// stopped is set when another instance runs the race now: this copy
 	// refuses everything.
 	stopped bool
+	// halted is stopped, readable without the lock (a proxy's feed gate
+	// asks it from inside another race's delivery).
+	halted atomic.Bool
 	// The spectators' feed (fair.go): where each card lies in the deal,
 	// what the spectators have been sent, and this copy's epoch (one more
 	// for each instance that took the race over). In public races events
@@ -371,9 +374,18 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		r.seats[s].game = engine.New(rules, r.deal)
 	}
 	r.initFeedLocked([2]engine.Game{r.seats[0].game, r.seats[1].game}, [2]MoveRecord{}, 0)
-	r.log.Info().Str("variant", rules.Name).Bool("public", opts.Public).
-		Bool("dealNamed", opts.DealNamed).Dur("timeLimit", opts.TimeLimit).Msg("race created")
 	return r, nil
+}
+
+// finalFor is the state event for seat s's player (player) or a
+// spectator, as the race stands: the final state of a finished race.
+func (r *Race) finalFor(s int, player bool) *StateEvent {
+	r.mu.Lock()
+	defer r.unlock()
+	if player {
+		return r.snapshotLocked(s)
+	}
+	return r.watchSnapshotLocked()
 }
 
 // ID is the race's id.
@@ -574,7 +586,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.spectators++
 	sub.Deliver(r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
-	unsub := r.bus.Subscribe(WatchTopic(r.id), sub)
+	unsub := r.subscribeLocked(WatchTopic(r.id), sub)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -815,7 +827,17 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 	}
 	st.sub, st.connected = sub, true
 	sub.Deliver(r.snapshotLocked(s))
-	st.unsub = r.bus.Subscribe(SeatTopic(r.id, s), sub)
+	st.unsub = r.subscribeLocked(SeatTopic(r.id, s), sub)
+}
+
+// subscribeLocked subscribes sub to the race's topic, unless it stands
+// for a connection on another instance, which follows the topic from
+// there (see Remote).
+func (r *Race) subscribeLocked(topic string, sub Subscriber) (cancel func()) {
+	if rs, ok := sub.(Remote); ok && rs.Remote() {
+		return func() {}
+	}
+	return r.bus.Subscribe(topic, sub)
 }
 
 func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
@@ -956,6 +978,7 @@ func (r *Race) Stop() {
 
 func (r *Race) stopLocked() {
 	r.stopped = true
+	r.halted.Store(true)
 	r.stopTimersLocked()
 }
 

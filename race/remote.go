@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -119,6 +120,9 @@ type remoteSub struct {
 // Deliver publishes ev on the connection's topic.
 func (s *remoteSub) Deliver(ev Event) { s.bus.Publish(s.topic, ev) }
 
+// Remote is true: the connection's instance follows the race's topics.
+func (*remoteSub) Remote() bool { return true }
+
 // remoteConn is the owner's bookkeeping of one remote connection.
 type remoteConn struct {
 	sub     *remoteSub
@@ -141,7 +145,7 @@ func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
 	case s.deps.Cluster == nil || err == nil && r.State().Over():
 		return r, nil
 	case err == nil:
-		return &proxy{svc: s, id: id, topic: s.connTopic(id)}, nil
+		return s.newProxy(id), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()
@@ -155,7 +159,14 @@ func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
 	if rec.State.Over() {
 		return s.restoreOver(ctx, rec)
 	}
-	return &proxy{svc: s, id: id, topic: s.connTopic(id)}, nil
+	return s.newProxy(id), nil
+}
+
+// newProxy is a connection's Handle of live race id, not yet attached.
+func (s *Service) newProxy(id string) *proxy {
+	p := &proxy{svc: s, id: id, topic: s.connTopic(id)}
+	p.gate.init(s, id)
+	return p
 }
 
 func (s *Service) connTopic(raceID string) string {
@@ -350,47 +361,111 @@ type proxy struct {
 	id    string
 	topic string
 
-	mu       sync.Mutex
-	sub      Subscriber // the connection, through its tokenSpy once it plays
-	unsub    func()     // its topic's subscription, while the race is elsewhere
-	attached *Race      // the local race the connection is attached to
-	cancelW  func()     // attached's Watch cancel
-	token    tokenBox   // the seat's latest token
-	who      string     // the lobby's player id of the connection
+	mu  sync.Mutex
+	sub Subscriber // the connection, through its tokenSpy once it plays
+	// While the race runs elsewhere: the subscriptions of listen (the
+	// connection's topic, and the race's topics it follows through gate).
+	unsubs   []func()
+	onTopic  bool // the connection's own topic is subscribed
+	onSeats  bool // the seats' topics are
+	onWatch  bool // the spectators' topic is
+	gate     feedGate
+	attached *Race    // the local race the connection is attached to
+	cancelW  func()   // attached's Watch cancel
+	token    tokenBox // the seat's latest token
+	who      string   // the lobby's player id of the connection
 	seat     int
 	player   bool
 	watched  bool
-	// unsubOwner ends the spectator's subscription to the race's
+	// unsubOwner ends the connection's subscription to the race's
 	// OwnerTopic.
 	unsubOwner func()
 }
 
-// ownerSub is a spectator's proxy listening for a new owner of its race.
+// ownerSub is a connection's proxy listening for a new owner of its race.
 type ownerSub struct{ p *proxy }
 
-// Deliver watches the race again where it runs now, on its own goroutine:
-// Deliver must not block, and the proxy's lock may be held by a request.
+// Deliver attaches the connection again where the race runs now, on its
+// own goroutine: Deliver must not block, and the proxy's lock may be held
+// by a request.
+//
+// It closes the connection's feed gate first: what the new owner publishes
+// on the race's topics before it has sent the connection its fresh
+// snapshot is in that snapshot, and must not reach the connection twice.
 func (o ownerSub) Deliver(ev Event) {
 	if _, ok := ev.(*OwnerEvent); ok {
-		go o.p.rewatch()
+		o.p.gate.seat.Store(-1)
+		o.p.gate.watch.Store(false)
+		go o.p.reattach()
 	}
 }
 
-// rewatch watches the race again after it was taken over: the spectator
-// gets a fresh state from the new owner, one epoch on.
-func (p *proxy) rewatch() {
+// followOwner subscribes the proxy to its race's OwnerTopic, once: every
+// connection, seated or watching, hears of a takeover without sending a
+// request. Called with p.mu held.
+func (p *proxy) followOwner() {
+	if p.unsubOwner == nil {
+		p.unsubOwner = p.svc.deps.Bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
+	}
+}
+
+// reattach attaches the connection again after the race was taken over
+// (its owner died, drained or lost its lease): a player resumes the seat
+// with its latest token, a spectator watches again. The new owner never
+// saw the connection; now it has it, the seat is connected there (its
+// grace period, armed by the takeover, stops) and the connection gets a
+// fresh joined and state, or a spectator's state one epoch on.
+func (p *proxy) reattach() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.watched || p.sub == nil {
+	if p.sub == nil || !p.player && !p.watched {
 		return
 	}
-	_, r, err := p.call(&Request{Op: "watch"})
-	if r != nil && p.cancelW == nil {
-		p.cancelW = r.Watch(p.sub)
+	var err error
+	if p.player {
+		var rep *Reply
+		var r *Race
+		rep, r, err = p.call(&Request{Op: "resume", Token: p.token.get(), Player: p.who})
+		if r != nil && r.State().Over() {
+			err = Errorf(CodeRaceOver, "the race is over") // here() could not resume it
+		}
+		if err == nil && rep != nil {
+			if err = rep.Err.err(); err == nil {
+				p.token.set(rep.Token)
+			}
+		}
+	} else {
+		var r *Race
+		_, r, err = p.call(&Request{Op: "watch"})
+		if r != nil && p.cancelW == nil {
+			p.cancelW = r.Watch(p.sub)
+		}
+	}
+	if ErrorCode(err) == CodeRaceOver {
+		// The race ended as its owner went (the result stored, the final
+		// state perhaps never published): the connection gets the final
+		// state from the stored record.
+		p.sendFinal()
+		return
 	}
 	if err != nil {
-		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch again after a takeover")
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Bool("player", p.player).Msg("attach again after a takeover")
 	}
+}
+
+// sendFinal delivers the finished race's final state to the connection,
+// as the race's record has it: a player's view of its seat, or a
+// spectator's. Called with p.mu held.
+func (p *proxy) sendFinal() {
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	h, err := p.svc.Open(ctx, p.id)
+	r, ok := h.(*Race)
+	if err != nil || !ok {
+		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("final state after a takeover not sent")
+		return
+	}
+	p.sub.Deliver(r.finalFor(p.seat, p.player))
 }
 
 // tokenBox is the seat's latest token, which the race that runs it sends
@@ -454,10 +529,7 @@ func (p *proxy) here() *Race {
 	}
 	p.detach()
 	p.attached = r
-	if p.unsub != nil {
-		p.unsub()
-		p.unsub = nil
-	}
+	p.unlisten()
 	switch {
 	case p.player && p.sub != nil:
 		if _, err := r.Resume(p.token.get(), p.who, "", p.sub); err != nil {
@@ -481,17 +553,122 @@ func (p *proxy) detach() {
 	p.attached, p.cancelW = nil, nil
 }
 
-// listen subscribes the connection to its topic and waits until the
-// subscription is live, so that the owner's first event reaches it.
-func (p *proxy) listen() {
-	if p.unsub != nil || p.sub == nil {
+// listen subscribes the connection, while its race runs elsewhere, to its
+// own topic (what the owner sends this connection alone: its replies'
+// joined and snapshot, replaced) and to the race's topics it follows,
+// seats for a player, the spectators' topic for a spectator, and waits
+// until the subscriptions are live, so that the owner's first event
+// reaches it. The owner publishes each event once on the race's topic;
+// every instance with connections to the race subscribes to it once
+// (the Bus shares a channel's subscription) and delivers it to each of
+// them here: a remote connection costs the owner nothing per event.
+func (p *proxy) listen(seats, watch bool) {
+	if p.sub == nil {
 		return
 	}
-	p.unsub = p.svc.deps.Bus.Subscribe(p.topic, p.sub)
-	if sy, ok := p.svc.deps.Bus.(Syncer); ok {
+	bus := p.svc.deps.Bus
+	added := false
+	if !p.onTopic {
+		p.unsubs = append(p.unsubs, bus.Subscribe(p.topic, connTap{g: &p.gate, sub: p.sub}))
+		p.onTopic, added = true, true
+	}
+	if seats && !p.onSeats {
+		for s := range 2 {
+			p.unsubs = append(p.unsubs, bus.Subscribe(SeatTopic(p.id, s), gateTap{g: &p.gate, seat: int32(s), sub: p.sub}))
+		}
+		p.onSeats, added = true, true
+	}
+	if watch && !p.onWatch {
+		p.gate.spectator.Store(true)
+		p.unsubs = append(p.unsubs, bus.Subscribe(WatchTopic(p.id), gateTap{g: &p.gate, seat: watchGate, sub: p.sub}))
+		p.onWatch, added = true, true
+	}
+	if sy, ok := bus.(Syncer); ok && added {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		_ = sy.Sync(ctx)
+	}
+}
+
+// unlisten ends listen's subscriptions: the race runs here now (the
+// connection is attached to it), or the connection is done with it.
+func (p *proxy) unlisten() {
+	for _, f := range p.unsubs {
+		f()
+	}
+	p.unsubs, p.onTopic, p.onSeats, p.onWatch = nil, false, false, false
+}
+
+// watchGate is feedGate's number for the spectators' topic.
+const watchGate = 2
+
+// feedGate decides which of the race's topics reach a connection whose
+// race runs elsewhere: a seat's topic once the owner has sent the
+// connection its JoinedEvent for that seat (on the connection's own
+// topic, before the seat's snapshot), the spectators' topic once the
+// owner has sent a spectator its snapshot. An event published on the
+// race's topic before that is in the snapshot, and the owner publishes
+// both topics in one order, so nothing is missed and nothing shown twice;
+// the other seat's events, which carry that player's cards, never pass.
+//
+// Once the race runs on this instance (it took it over), the gate passes
+// nothing: the connection attaches to the race here and gets a snapshot.
+type feedGate struct {
+	svc       *Service
+	race      string
+	seat      atomic.Int32 // the seat whose topic passes; -1: none
+	watch     atomic.Bool  // the spectators' topic passes
+	spectator atomic.Bool  // the connection watches the race
+}
+
+func (g *feedGate) init(svc *Service, race string) {
+	g.svc, g.race = svc, race
+	g.seat.Store(-1)
+}
+
+// elsewhere reports whether the race runs on another instance. It takes
+// the Service's lock, a leaf: Deliver may be called under a race's lock.
+func (g *feedGate) elsewhere() bool {
+	r, err := g.svc.Get(g.race)
+	return err != nil || r.halted.Load()
+}
+
+// connTap receives the connection's own topic: it opens the gate and
+// passes everything on.
+type connTap struct {
+	g   *feedGate
+	sub Subscriber
+}
+
+// Deliver opens the gate on the owner's joined (a seat) or a spectator's
+// snapshot, then passes ev on.
+func (t connTap) Deliver(ev Event) {
+	switch e := ev.(type) {
+	case *JoinedEvent:
+		t.g.seat.Store(int32(e.Seat))
+	case *StateEvent:
+		if t.g.spectator.Load() {
+			t.g.watch.Store(true)
+		}
+	case *ReplacedEvent:
+		t.g.seat.Store(-1)
+	}
+	t.sub.Deliver(ev)
+}
+
+// gateTap receives one of the race's topics for the connection, passing
+// what its gate lets through.
+type gateTap struct {
+	g    *feedGate
+	seat int32 // 0 or 1, or watchGate
+	sub  Subscriber
+}
+
+// Deliver passes ev on when the gate is open for the tap's topic.
+func (t gateTap) Deliver(ev Event) {
+	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
+	if open && t.g.elsewhere() {
+		t.sub.Deliver(ev)
 	}
 }
 
@@ -507,7 +684,7 @@ func (p *proxy) call(req *Request) (*Reply, *Race, error) {
 		if r := p.here(); r != nil {
 			return nil, r, nil
 		}
-		p.listen()
+		p.listen(p.player || req.Op == "join" || req.Op == "resume", p.watched || req.Op == "watch")
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		rep, _, err := p.svc.deps.Cluster.Call(ctx, req)
 		cancel()
@@ -566,6 +743,7 @@ func (p *proxy) Join(name, id string, sub Subscriber) (Ticket, error) {
 	}
 	p.player, p.seat = true, t.Seat
 	p.token.set(t.Token)
+	p.followOwner()
 	return t, nil
 }
 
@@ -588,6 +766,7 @@ func (p *proxy) Resume(token, who, id string, sub Subscriber) (Ticket, error) {
 	}
 	p.player, p.who, p.seat = true, who, t.Seat
 	p.token.set(t.Token)
+	p.followOwner()
 	return t, nil
 }
 
@@ -599,9 +778,11 @@ func (p *proxy) Leave(s int, sub Subscriber) {
 		r.Leave(s, p.sub) // the seat's subscriber is the connection's tokenSpy
 	}
 	p.player = false
-	if p.unsub != nil {
-		p.unsub()
-		p.unsub = nil
+	p.gate.seat.Store(-1)
+	p.unlisten()
+	if p.unsubOwner != nil && !p.watched {
+		p.unsubOwner()
+		p.unsubOwner = nil
 	}
 }
 
@@ -618,29 +799,26 @@ func (p *proxy) Watch(sub Subscriber) (cancel func()) {
 		p.svc.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
 	p.watched = true
-	if p.unsubOwner == nil {
-		p.unsubOwner = p.svc.deps.Bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
-	}
+	p.followOwner()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.watched = false
-			if p.unsubOwner != nil {
+			if p.unsubOwner != nil && !p.player {
 				p.unsubOwner()
 				p.unsubOwner = nil
 			}
 			if p.cancelW != nil {
 				p.cancelW()
 				p.cancelW = nil
-			} else if p.unsub != nil {
+			} else if p.onTopic {
 				_, _, _ = p.call(&Request{Op: "unwatch"})
 			}
-			if p.unsub != nil {
-				p.unsub()
-				p.unsub = nil
-			}
+			p.gate.watch.Store(false)
+			p.gate.spectator.Store(false)
+			p.unlisten()
 		})
 	}
 }

@@ -133,6 +133,7 @@ func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
 		}
 		if err != nil {
 			r.Stop()
+			r.log.Warn().Err(err).Msg("race not created: it could not be registered")
 			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
 		}
 	}
@@ -149,6 +150,8 @@ func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
 	}
 	s.races[r.ID()] = r
 	s.mu.Unlock()
+	r.log.Info().Str("variant", r.rules.Name).Bool("public", opts.Public).
+		Bool("dealNamed", opts.DealNamed).Dur("timeLimit", r.opts.TimeLimit).Msg("race created")
 	return r, nil
 }
 

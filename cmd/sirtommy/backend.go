@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -56,23 +57,16 @@ func memoryBackend(log zerolog.Logger) *backend {
 
 // redisBackend connects to the Redis at url, or fails saying why.
 func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*backend, error) {
-	opt, err := redis.ParseURL(cfg.redisURL)
+	rdb, leases, addr, err := redisClients(cfg.redisURL)
 	if err != nil {
-		return nil, usagef("--redis %q: %v", redactURL(cfg.redisURL), err)
+		return nil, err
 	}
-	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
-	rdb := redis.NewClient(opt)
 	pctx, cancel := context.WithTimeout(ctx, redisStartTimeout)
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
-		_ = rdb.Close()
-		return nil, fmt.Errorf("redis at %s is unreachable: %w", opt.Addr, err)
+		_ = errors.Join(leases.Close(), rdb.Close())
+		return nil, fmt.Errorf("redis at %s is unreachable: %w", addr, err)
 	}
-	// Lease renewals get a connection of their own (see
-	// redisrace.ClusterOptions.Leases).
-	lopt := *opt
-	lopt.PoolSize, lopt.MinIdleConns = 1, 0
-	leases := redis.NewClient(&lopt)
 	instance := race.NewToken()[:16]
 	keys := redisrace.Keys{Prefix: cfg.redisPrefix}
 	clock := race.SystemClock{}
@@ -82,7 +76,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	})
 	if err != nil {
 		_ = errors.Join(leases.Close(), rdb.Close())
-		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("redis at %s: %w", addr, err)
 	}
 	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
 	lobbyKeys := redislobby.Keys{Prefix: cfg.redisPrefix}
@@ -90,9 +84,9 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	courier, err := redislobby.NewCourier(pctx, rdb, lobbyKeys, instance, log.With().Str("component", "courier").Logger())
 	if err != nil {
 		_ = errors.Join(cluster.Close(), bus.Close(), leases.Close(), rdb.Close())
-		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("redis at %s: %w", addr, err)
 	}
-	log.Info().Str("redis", opt.Addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
+	log.Info().Str("redis", addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
 	return &backend{
 		deps: race.Deps{
 			Clock: clock, Log: log, Bus: bus, Cluster: cluster,
@@ -113,7 +107,13 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Races:      presence,
 		},
 		check: func(ctx context.Context) error {
-			if err := rdb.Ping(ctx).Err(); err != nil {
+			// On a Redis Cluster every master must answer: a race's keys
+			// may be on any of them.
+			err := rdb.Ping(ctx).Err()
+			if cc, ok := rdb.(*redis.ClusterClient); ok && err == nil {
+				err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
+			}
+			if err != nil {
 				return fmt.Errorf("redis: %w", err)
 			}
 			return nil
@@ -130,8 +130,39 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	}, nil
 }
 
+// redisClients makes the clients of --redis url: a single Redis
+// ("redis://[:password@]host:port/db"), or a Redis Cluster when the URL
+// names more seed nodes as addr parameters
+// ("redis://[:password@]host1:port1?addr=host2:port2&addr=host3:port3";
+// no database: a cluster has only 0). The lease renewals get a client of
+// their own with one connection per node (see
+// redisrace.ClusterOptions.Leases). addr names the Redis for logs.
+func redisClients(url string) (rdb, leases redis.UniversalClient, addr string, err error) {
+	if strings.Contains(url, "addr=") {
+		opt, err := redis.ParseClusterURL(url)
+		if err != nil {
+			return nil, nil, "", usagef("--redis %q: %v", redactURL(url), err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
+		lopt := *opt
+		lopt.PoolSize, lopt.MinIdleConns = 1, 0
+		return redis.NewClusterClient(opt), redis.NewClusterClient(&lopt), "cluster " + strings.Join(opt.Addrs, ","), nil
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, nil, "", usagef("--redis %q: %v", redactURL(url), err)
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = redisDialTimeout, redisIOTimeout, redisIOTimeout
+	lopt := *opt
+	lopt.PoolSize, lopt.MinIdleConns = 1, 0
+	return redis.NewClient(opt), redis.NewClient(&lopt), opt.Addr, nil
+}
+
 // redactURL hides a password in a Redis URL.
 func redactURL(s string) string {
+	if copt, err := redis.ParseClusterURL(s); strings.Contains(s, "addr=") && err == nil && copt.Password != "" {
+		return "redis://…@" + strings.Join(copt.Addrs, ",")
+	}
 	opt, err := redis.ParseURL(s)
 	if err != nil || opt.Password == "" {
 		return s

@@ -189,7 +189,7 @@ func (b *Bus) subscribeLoop() {
 
 func (b *Bus) publishLoop() {
 	defer b.wg.Done()
-	publishBatches(b.ctx, b.rdb, b.out, func(n int, err error) {
+	publishBatches(b.ctx, b.rdb, b.keys.prefix()+"bus", b.out, func(n int, err error) {
 		b.Stats.PublishErrs.Add(1)
 		b.log.Warn().Err(err).Int("events", n).Msg("events not published")
 	})

@@ -29,15 +29,16 @@ const (
 	RenewEvery = LeaseTTL / 3
 )
 
+// The lease scripts touch one key, the race's lease: the live set (in
+// another Redis Cluster slot) is written beside them, never in them.
+
 // claimScript takes race KEYS[1]'s lease for ARGV[1] when it is free, is
 // ARGV[1]'s already, or is held by ARGV[3] (an instance found gone). ARGV[2]
-// is the lease in ms, ARGV[4] the race id, ARGV[5] now in ms; KEYS[2] is
-// the live set. It returns 1 when ARGV[1] owns the race.
+// is the lease in ms. It returns 1 when ARGV[1] owns the race.
 var claimScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] and cur ~= ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[5]) + tonumber(ARGV[2]), ARGV[4])
 return 1
 `)
 
@@ -46,14 +47,12 @@ return 1
 var renewScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[4]) + tonumber(ARGV[2]), ARGV[3])
 return 1
 `)
 
-// releaseScript drops ARGV[1]'s lease and the race from the live set.
+// releaseScript drops ARGV[1]'s lease.
 var releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 `)
 
@@ -66,11 +65,10 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return 1
 `)
 
-// handoverScript drops ARGV[1]'s lease KEYS[1] and scores race ARGV[2]
-// 0 in the live set, so that the next instance to look adopts it.
+// handoverScript drops ARGV[1]'s lease KEYS[1] (Handover then scores the
+// race 0 in the live set, so that the next instance to look adopts it).
 var handoverScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-redis.call('ZADD', KEYS[2], 0, ARGV[2])
 return 1
 `)
 
@@ -128,6 +126,10 @@ type Cluster struct {
 	log  zerolog.Logger
 	ps   *redis.PubSub
 	next atomic.Uint64
+
+	// owners is the owner last seen of each race a request was forwarded
+	// for (race id to instance); Forget drops a race's.
+	owners sync.Map
 
 	mu      sync.Mutex
 	pending map[uint64]chan *race.Reply
@@ -258,16 +260,26 @@ func (c *Cluster) Claim(ctx context.Context, id, gone string) (bool, error) {
 	if gone == "" {
 		gone = "\x00" // matches no instance
 	}
-	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()},
-		c.o.Instance, LeaseTTL.Milliseconds(), gone, id, c.nowMs()).Int()
+	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id)},
+		c.o.Instance, LeaseTTL.Milliseconds(), gone).Int()
 	if err != nil {
 		return false, fmt.Errorf("race %s: claim: %w", id, classify(err))
 	}
-	return n == 1, nil
+	if n != 1 {
+		return false, nil
+	}
+	// Listed live until the lease's end; renewals move it on. Should
+	// this fail, Claim fails (the caller runs nothing) and the lease runs
+	// out.
+	if err := c.rdb.ZAdd(ctx, c.o.Keys.Live(), redis.Z{Score: float64(c.nowMs() + LeaseTTL.Milliseconds()), Member: id}).Err(); err != nil {
+		return false, fmt.Errorf("race %s: list as live: %w", id, classify(err))
+	}
+	return true, nil
 }
 
 // Renew extends the leases of races ids in one pipeline.
 func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
+	c.forgetOwners()
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -277,11 +289,16 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	if rdb == nil {
 		rdb = c.rdb
 	}
+	until := make([]redis.Z, len(ids))
 	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
 			// EVAL, not EVALSHA: a pipeline cannot load a missing script.
-			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, LeaseTTL.Milliseconds(), id, now)
+			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id)}, c.o.Instance, LeaseTTL.Milliseconds())
+			until[i] = redis.Z{Score: float64(now + LeaseTTL.Milliseconds()), Member: id}
 		}
+		// One ZADD for all: the live set is one key. XX: a race
+		// released meanwhile (over) is not listed again.
+		p.ZAddXX(ctx, c.o.Keys.Live(), until...)
 		return nil
 	})
 	if err != nil {
@@ -307,31 +324,87 @@ func (c *Cluster) Orphans(ctx context.Context) ([]string, error) {
 
 // Release gives up a finished race's lease.
 func (c *Cluster) Release(ctx context.Context, id string) error {
-	if err := releaseScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, id).Err(); err != nil {
+	if err := releaseScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id)}, c.o.Instance).Err(); err != nil {
 		return fmt.Errorf("race %s: release: %w", id, classify(err))
+	}
+	if err := c.rdb.ZRem(ctx, c.o.Keys.Live(), id).Err(); err != nil {
+		return fmt.Errorf("race %s: unlist: %w", id, classify(err))
 	}
 	return nil
 }
 
 // Handover gives up a live race's lease and marks it orphaned at once.
 func (c *Cluster) Handover(ctx context.Context, id string) error {
-	if err := handoverScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Live()}, c.o.Instance, id).Err(); err != nil {
+	if err := handoverScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id)}, c.o.Instance).Err(); err != nil {
 		return fmt.Errorf("race %s: hand over: %w", id, classify(err))
+	}
+	if err := c.rdb.ZAdd(ctx, c.o.Keys.Live(), redis.Z{Score: 0, Member: id}).Err(); err != nil {
+		return fmt.Errorf("race %s: list as orphaned: %w", id, classify(err))
 	}
 	return nil
 }
 
 // Call forwards req to the race's owner and waits for the reply.
 func (c *Cluster) Call(ctx context.Context, req *race.Request) (*race.Reply, string, error) {
-	owner, err := c.rdb.Get(ctx, c.o.Keys.Owner(req.Race)).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, "", fmt.Errorf("race %s: %w", req.Race, race.ErrNoOwner)
+	rep, owner, err := c.call(ctx, req)
+	if err != nil || rep.Err != nil && rep.Err.Code == notOwner {
+		c.owners.Delete(req.Race) // look the owner up again next time
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("race %s: owner: %w", req.Race, classify(err))
+	return rep, owner, err
+}
+
+// ownerMemory is how long Call trusts the owner it last saw of a race
+// before it reads the lease again: a request to an instance that no longer
+// owns the race is answered not-owner (or nobody hears it) and forgets it
+// at once, so this only bounds the memory of races no longer forwarded
+// for, which Renew sweeps.
+const ownerMemory = 10 * time.Second
+
+// seenOwner is an owner Call saw, and until when it trusts it.
+type seenOwner struct {
+	owner string
+	until time.Time
+}
+
+// forgetOwners drops the owners seen longer ago than ownerMemory.
+func (c *Cluster) forgetOwners() {
+	now := c.o.Clock.Now()
+	c.owners.Range(func(k, v any) bool {
+		if !now.Before(v.(seenOwner).until) {
+			c.owners.Delete(k)
+		}
+		return true
+	})
+}
+
+// notOwner is the code of a reply from an instance that does not run the
+// race (race.codeNotOwner).
+const notOwner race.Code = "not-owner"
+
+// call forwards req to the race's owner as last seen (Call forgets it
+// when it does not answer as the owner), looked up in Redis when not
+// known: a forwarded request costs one PUBLISH each way.
+func (c *Cluster) call(ctx context.Context, req *race.Request) (*race.Reply, string, error) {
+	var owner string
+	now := c.o.Clock.Now()
+	o, ok := c.owners.Load(req.Race)
+	if ok = ok && now.Before(o.(seenOwner).until); ok {
+		owner = o.(seenOwner).owner
+	} else {
+		var err error
+		owner, err = c.rdb.Get(ctx, c.o.Keys.Owner(req.Race)).Result()
+		if errors.Is(err, redis.Nil) {
+			return nil, "", fmt.Errorf("race %s: %w", req.Race, race.ErrNoOwner)
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("race %s: owner: %w", req.Race, classify(err))
+		}
 	}
 	if owner == c.o.Instance {
 		return nil, owner, fmt.Errorf("race %s: %w", req.Race, race.ErrOwnerIsMe)
+	}
+	if !ok {
+		c.owners.Store(req.Race, seenOwner{owner, now.Add(ownerMemory)})
 	}
 	n := c.next.Add(1)
 	ch := make(chan *race.Reply, 1)
@@ -347,7 +420,15 @@ func (c *Cluster) Call(ctx context.Context, req *race.Request) (*race.Reply, str
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
 	}
-	receivers, err := c.rdb.Publish(ctx, c.o.Keys.Inbox(owner), b).Result()
+	// On a Redis Cluster PUBLISH counts the receivers of the node it is
+	// sent to only: it goes to the node the owner subscribed its inbox
+	// on (go-redis subscribes on the master of the channel's slot).
+	inbox := c.o.Keys.Inbox(owner)
+	node, err := publisher(ctx, c.rdb, inbox)
+	if err != nil {
+		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
+	}
+	receivers, err := node.Publish(ctx, inbox, b).Result()
 	if err != nil {
 		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, classify(err))
 	}
@@ -424,7 +505,7 @@ func (c *Cluster) serve(e *envelope) {
 	c.mu.Lock()
 	h := c.handler
 	c.mu.Unlock()
-	rep := &race.Reply{Err: &race.WireError{Code: "not-owner", Message: "no races here"}}
+	rep := &race.Reply{Err: &race.WireError{Code: notOwner, Message: "no races here"}}
 	if h != nil {
 		rep = h(e.Request)
 	}
@@ -442,7 +523,7 @@ func (c *Cluster) serve(e *envelope) {
 // replyLoop publishes the queued replies.
 func (c *Cluster) replyLoop() {
 	defer c.wg.Done()
-	publishBatches(c.ctx, c.rdb, c.replies, func(n int, err error) {
+	publishBatches(c.ctx, c.rdb, c.o.Keys.prefix()+"bus", c.replies, func(n int, err error) {
 		// The callers time out and answer unavailable; the requests
 		// themselves were handled (a move is stored).
 		c.log.Warn().Err(err).Int("replies", n).Msg("replies not sent")

@@ -20,7 +20,12 @@ type message struct {
 // busy instance pays one round trip for many messages and whoever queued
 // them never waits for Redis. failed hears of each pipeline that failed
 // while ctx was live, with the number of messages it held.
-func publishBatches(ctx context.Context, rdb redis.UniversalClient, in <-chan message, failed func(n int, err error)) {
+//
+// On a Redis Cluster every batch goes to one node, the master of the slot
+// of via: go-redis would send each PUBLISH (which names no key) to a node
+// of its own, and the nodes' broadcasts would reorder a race's events.
+// One node passes them on to the others in the order it got them.
+func publishBatches(ctx context.Context, rdb redis.UniversalClient, via string, in <-chan message, failed func(n int, err error)) {
 	batch := make([]message, 0, publishBatch)
 	for {
 		select {
@@ -38,7 +43,15 @@ func publishBatches(ctx context.Context, rdb redis.UniversalClient, in <-chan me
 				}
 			}
 			pctx, cancel := context.WithTimeout(ctx, opTimeout)
-			_, err := rdb.Pipelined(pctx, func(p redis.Pipeliner) error {
+			node, err := publisher(pctx, rdb, via)
+			if err != nil {
+				cancel()
+				if ctx.Err() == nil {
+					failed(len(batch), err)
+				}
+				continue
+			}
+			_, err = node.Pipelined(pctx, func(p redis.Pipeliner) error {
 				for _, m := range batch {
 					p.Publish(pctx, m.channel, m.payload)
 				}
@@ -50,4 +63,19 @@ func publishBatches(ctx context.Context, rdb redis.UniversalClient, in <-chan me
 			}
 		}
 	}
+}
+
+// publisher is the client to PUBLISH through: rdb itself, or on a Redis
+// Cluster the master of the slot of key (pub/sub messages reach the
+// subscribers of every node from there, in the order published).
+func publisher(ctx context.Context, rdb redis.UniversalClient, key string) (redis.Cmdable, error) {
+	cc, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return rdb, nil
+	}
+	node, err := cc.MasterForKey(ctx, key)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return node, nil
 }

@@ -38,10 +38,15 @@ const (
 )
 
 // Options change how the server runs.
+//
+// Cluster makes it a Redis Cluster node (StartCluster).
 type Options struct {
 	// AppendOnly turns on the append-only file (fsync always), so that
 	// Restart keeps the data.
 	AppendOnly bool
+	// Cluster starts the server with cluster mode on (a node of
+	// StartCluster's cluster).
+	Cluster bool
 }
 
 // Server is a running redis-server.
@@ -60,12 +65,7 @@ type Server struct {
 // redis-server is not installed.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatalf("redis-server is not on the PATH and %s=1: %v", RequireEnv, err)
-		}
-		t.Skipf("redis-server is not on the PATH: skipping a test that needs a real Redis (set %s=1 to fail instead)", RequireEnv)
-	}
+	need(t, "redis-server")
 	s := &Server{t: t, dir: t.TempDir(), opts: opts}
 	s.port = freePort(t)
 	s.start()
@@ -88,6 +88,9 @@ func (s *Server) start() {
 		"--save", "",
 		"--daemonize", "no",
 		"--loglevel", "warning",
+	}
+	if s.opts.Cluster {
+		args = append(args, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000")
 	}
 	if s.opts.AppendOnly {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
@@ -193,6 +196,102 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 		t.Fatal(err)
 	}
 	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// need skips t (or fails it, with SIRTOMMY_REQUIRE_REDIS=1) when the
+// program is not on the PATH.
+func need(t testing.TB, program string) {
+	t.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%s is not on the PATH and %s=1: %v", program, RequireEnv, err)
+		}
+		t.Skipf("%s is not on the PATH: skipping a test that needs a real Redis (set %s=1 to fail instead)", program, RequireEnv)
+	}
+}
+
+// clusterTimeout bounds the wait for a new cluster's slots to be served
+// by every node.
+const clusterTimeout = 30 * time.Second
+
+// Cluster is a running Redis Cluster of three masters without replicas,
+// each a redis-server on a free port.
+type Cluster struct {
+	Nodes []*Server
+}
+
+// StartCluster runs a three-node Redis Cluster (redis-server
+// --cluster-enabled yes, three times, joined by redis-cli --cluster
+// create) and stops it at cleanup. It skips, or fails with
+// SIRTOMMY_REQUIRE_REDIS=1, without redis-server and redis-cli.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	need(t, "redis-server")
+	need(t, "redis-cli")
+	c := &Cluster{}
+	for range 3 {
+		c.Nodes = append(c.Nodes, Start(t, Options{Cluster: true}))
+	}
+	args := []string{"--cluster", "create"}
+	for _, n := range c.Nodes {
+		args = append(args, n.Addr())
+	}
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "redis-cli", args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	// Wait until every node sees the whole cluster served.
+	for _, n := range c.Nodes {
+		rdb := redis.NewClient(&redis.Options{Addr: n.Addr()})
+		for {
+			info, err := rdb.ClusterInfo(ctx).Result()
+			if err == nil && strings.Contains(info, "cluster_state:ok") {
+				break
+			}
+			if ctx.Err() != nil {
+				_ = rdb.Close()
+				t.Fatalf("the cluster node %s is not ready: %v %s", n.Addr(), err, info)
+			}
+			time.Sleep(pollInterval)
+		}
+		_ = rdb.Close()
+	}
+	return c
+}
+
+// Addrs are the nodes' "127.0.0.1:PORT".
+func (c *Cluster) Addrs() []string {
+	out := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.Addr()
+	}
+	return out
+}
+
+// URL names the cluster as --redis takes it: the first node, and the
+// others as addr parameters ("redis://H1:P1?addr=H2:P2&addr=H3:P3").
+func (c *Cluster) URL() string {
+	a := c.Addrs()
+	u := "redis://" + a[0]
+	for i, x := range a[1:] {
+		sep := "&"
+		if i == 0 {
+			sep = "?"
+		}
+		u += sep + "addr=" + x
+	}
+	return u
+}
+
+// Client opens a go-redis cluster client on the cluster, closed at t's
+// cleanup.
+func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
+	t.Helper()
+	rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb
 }
