@@ -43,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +100,11 @@ type Options struct {
 	// with a Commitment published at the start.
 	Deal      uint64
 	DealNamed bool
+	// Grade, when not empty, draws the secret deal among the engine's
+	// graded deals of that grade ("easy", "medium" or "hard"; see
+	// engine.Graded), and the commitment covers it (GradedCommitment).
+	// It is ignored where DealNamed is set.
+	Grade string `json:",omitempty"`
 	// Public races (listed, matchmade) delay the spectators' feed by
 	// SpectatorDelay.
 	Public         bool
@@ -318,9 +324,18 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		done:  make(chan struct{}),
 		state: Waiting,
 	}
-	if opts.DealNamed {
-		r.deal = opts.Deal
-	} else {
+	switch {
+	case opts.DealNamed:
+		r.deal, r.opts.Grade = opts.Deal, ""
+	case opts.Grade != "":
+		deals, err := gradedDeals(rules.Name, opts.Grade)
+		if err != nil {
+			return nil, err
+		}
+		g, _ := engine.ParseGrade(opts.Grade) // checked by gradedDeals
+		r.opts.Grade = g.String()
+		r.deal, r.salt = randomGradedDeal(deals)
+	default:
 		r.deal, r.salt = randomDeal()
 	}
 	r.createdAt = r.clock.Now()
@@ -350,10 +365,34 @@ func (r *Race) State() State {
 // Commitment is the published hash of the secret deal, or "" when the deal
 // was named.
 func (r *Race) Commitment() string {
-	if r.opts.DealNamed {
+	switch {
+	case r.opts.DealNamed:
 		return ""
+	case r.opts.Grade != "":
+		return GradedCommitment(r.deal, r.opts.Grade, r.salt)
 	}
 	return Commitment(r.deal, r.salt)
+}
+
+// Grade is the grade the secret deal was drawn from, or "".
+func (r *Race) Grade() string { return r.opts.Grade }
+
+// gradedDeals are the variant's deals of the named grade
+// (CodeBadOptions for an unknown grade or a variant not graded).
+func gradedDeals(variant, grade string) ([]uint64, error) {
+	g, err := engine.ParseGrade(grade)
+	if err != nil {
+		return nil, badOption("grade %q is unknown: it must be one of easy, medium, hard", grade)
+	}
+	t, ok := engine.Graded(variant)
+	if !ok {
+		return nil, badOption("grade: the deals of %s are not graded; only those of %s are", variant, strings.Join(engine.GradedVariants(), ", "))
+	}
+	deals := t.Deals(g)
+	if len(deals) == 0 {
+		return nil, badOption("grade: no deal of %s is %s", variant, g)
+	}
+	return deals, nil
 }
 
 // Join takes the first free seat for a player called name and subscribes
@@ -952,7 +991,7 @@ func (r *Race) endLocked(res *Result, state State) {
 	}
 	res.Deal = strconv.FormatUint(r.deal, 10)
 	if !r.opts.DealNamed {
-		res.Salt, res.Commitment = r.salt, Commitment(r.deal, r.salt)
+		res.Salt, res.Commitment, res.Grade = r.salt, r.Commitment(), r.opts.Grade
 	}
 	if res.Match == nil {
 		r.settleMatchLocked(res)
