@@ -918,15 +918,27 @@ func (r *Race) scheduleBotLocked(s int) {
 
 func (r *Race) botMove(s int) {
 	r.mu.Lock()
-	defer r.unlock()
 	st := &r.seats[s]
-	if r.state != Running || st.game.Status().Over() {
+	if r.state != Running || st.game.Status().Over() || r.stopped {
+		r.unlock()
 		return
 	}
 	var buf [64]engine.Move
 	legal := st.game.AppendMoves(buf[:0])
 	v := st.game.Memory()
-	m, ok := st.computer.Choose(&v, legal)
+	moves, computer := len(st.moves), st.computer
+	r.unlock()
+	// The computer thinks outside the lock: the expert level takes up to a
+	// few hundred milliseconds a move, which must not hold up the other
+	// player's moves. Only this timer moves the computer's seat, and the
+	// next is scheduled once this move is made, so the seat's game cannot
+	// change meanwhile; the race can end or move to another instance.
+	m, ok := computer.Choose(&v, legal)
+	r.mu.Lock()
+	defer r.unlock()
+	if r.state != Running || st.game.Status().Over() || r.stopped || len(st.moves) != moves {
+		return
+	}
 	if !ok {
 		_ = r.resignLocked(s, "")
 		return
