@@ -110,7 +110,7 @@ func testBot(l Level, seed uint64, quick bool) *Bot {
 
 // quickExpert is the expert's configuration in the slow tests: the same
 // code, a few draws and a small budget.
-var quickExpert = expertConfig{samples: 3, nodes: 300, maxCands: 8, margin: 1}
+var quickExpert = expertConfig{samples: 2, nodes: 60, maxCands: 8, margin: 1}
 
 // playChecked plays a whole game like PlayBot, checking each step: the
 // bot's move is one of the legal moves and the engine accepts it.
@@ -146,10 +146,10 @@ func playChecked(t *testing.T, rules *Rules, deal uint64, b *Bot) (Game, []Move)
 // near the move cap, and the same seed plays the same game.
 func TestBotPlaysEveryVariant(t *testing.T) {
 	deals, fullHard := 300, 20
-	expertDeals, fullExpert := 12, 1
+	expertDeals, fullExpert, expertReplays := 6, 1, uint64(1)
 	if testing.Short() || raceEnabled {
 		deals, fullHard = 40, 4
-		expertDeals, fullExpert = 2, 0
+		expertDeals, fullExpert, expertReplays = 1, 0, 0
 	}
 	for _, rules := range Variants() {
 		for _, l := range Levels() {
@@ -171,7 +171,10 @@ func TestBotPlaysEveryVariant(t *testing.T) {
 				// PlayBot plays the same game for the same seed, twice.
 				replays := uint64(5)
 				if l == Expert {
-					replays = 1
+					replays = expertReplays
+					if rules.Name == DefaultVariant {
+						replays = 1
+					}
 				}
 				for deal := range replays {
 					quick := l == Hard || l == Expert
@@ -308,8 +311,17 @@ func hideStock(g *Game, rng *rand.Rand) (Game, bool) {
 // player but differ in what the player cannot see, and counts how often the
 // choices differ, out of how many pairs.
 func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pairs int) {
+	return countPeeksEvery(t, deals, 1, choose)
+}
+
+// countPeeksEvery is countPeeks at every every-th position only.
+func countPeeksEvery(t *testing.T, deals, every int, choose func(g *Game) Move) (differ, pairs int) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	n := 0
 	positions(t, deals, func(g *Game) {
+		if n++; (n-1)%every != 0 {
+			return
+		}
 		h, ok := hideStock(g, rng)
 		if !ok {
 			return
@@ -333,12 +345,16 @@ func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pai
 func TestBotDoesNotPeek(t *testing.T) {
 	deals := scaled(3)
 	for _, l := range Levels() {
-		differ, pairs := countPeeks(t, deals, func(g *Game) Move {
+		every, min := 1, 100
+		if l == Expert {
+			every, min = 15, 100/15 // the expert is slower: one position in 15
+		}
+		differ, pairs := countPeeksEvery(t, deals, every, func(g *Game) Move {
 			v := g.Memory()
 			m, _ := testBot(l, 42, l == Expert).Choose(&v, g.Moves())
 			return m
 		})
-		if pairs < 100 || differ != 0 {
+		if pairs < min || differ != 0 {
 			t.Errorf("%v: %d of %d pairs of identical-looking positions got different moves", l, differ, pairs)
 		}
 	}
@@ -514,7 +530,7 @@ func TestBotDoesNotPeekBetweenTurns(t *testing.T) {
 	for _, l := range Levels() {
 		deals := uint64(scaled(40))
 		if l == Expert {
-			deals = uint64(scaled(8))
+			deals = uint64(scaled(4))
 		}
 		pairs, differ, cheats := 0, 0, 0
 		for deal := range deals {
@@ -554,7 +570,7 @@ func TestBotDoesNotPeekBetweenTurns(t *testing.T) {
 		}
 		minPairs := 20 // of 40 deals, or 10 under -short and -race
 		if l == Expert {
-			minPairs = 4 // of 8 deals, or 2
+			minPairs = 2 // of 4 deals, or 1
 		}
 		if pairs < minPairs || differ != 0 {
 			t.Errorf("%v: %d of %d pairs differing only in the next four got different moves", l, differ, pairs)

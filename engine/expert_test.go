@@ -12,14 +12,26 @@ import (
 func TestExpertChanceDoesNotPeek(t *testing.T) {
 	pairs, differ := 0, 0
 	rng := rand.New(rand.NewPCG(3, 4))
-	positionsOf(t, []string{"classic", "four-at-a-time", "strict"}, scaled(2), 6, func(g *Game) {
+	// The default configuration on a few positions, a quick one on more.
+	// (Under -short and -race, the quick one only.)
+	full, every, min := 8, 6, 10
+	if testing.Short() || raceEnabled {
+		full, every, min = 0, 12, 4
+	}
+	n := 0
+	positionsOf(t, []string{"classic", "four-at-a-time", "strict"}, scaled(2), every, func(g *Game) {
+		var c *expertConfig
+		if n++; n > full {
+			c = &quickExpert
+		}
+		chance := func(v *View, legal []Move) (float64, Move) { return expertChance(v, legal, c) }
 		h, ok := hideStock(g, rng)
 		if !ok {
 			return
 		}
 		vg, vh := g.Memory(), h.Memory()
-		pg, mg := ExpertChance(&vg, g.Moves())
-		ph, mh := ExpertChance(&vh, h.Moves())
+		pg, mg := chance(&vg, g.Moves())
+		ph, mh := chance(&vh, h.Moves())
 		if pg < 0 || pg > 1 {
 			t.Fatalf("chance %v", pg)
 		}
@@ -28,19 +40,19 @@ func TestExpertChanceDoesNotPeek(t *testing.T) {
 			differ++
 		}
 		// ExpertChance repeats itself.
-		if again, m := ExpertChance(&vg, g.Moves()); again != pg || m != mg {
+		if again, m := chance(&vg, g.Moves()); again != pg || m != mg {
 			t.Fatalf("ExpertChance gave %v %v, then %v %v", pg, mg, again, m)
 		}
 	})
-	if pairs < 10 || differ != 0 {
+	if pairs < min || differ != 0 {
 		t.Errorf("%d of %d pairs of identical-looking positions got different chances", differ, pairs)
 	}
-	cheats, cheatPairs := countPeeks(t, 1, func(g *Game) Move {
+	cheats, cheatPairs := countPeeksEvery(t, 1, 10, func(g *Game) Move {
 		// A cheat: the first legal move after which the true game is won.
-		s := newSolver(g.rules, 2000)
+		s := newSolver(g.rules, 200)
 		for _, m := range g.Moves() {
 			h := *g
-			if h.Apply(m) == nil && (h.status == Won || s.quickWin(&h, 2000)) {
+			if h.Apply(m) == nil && (h.status == Won || s.quickWin(&h, 200)) {
 				return m
 			}
 		}
