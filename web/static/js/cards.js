@@ -24,12 +24,6 @@ export const suitOf = (c) => c[1].toUpperCase();
 /** rankValue is 1 for an Ace up to 13 for a King. */
 export const rankValue = (r) => RANKS.indexOf(r.toUpperCase()) + 1;
 
-/**
- * HIDDEN is a card a spectator sees face down: one that a racer still
- * playing has not turned yet (PROTOCOL.md section 6).
- */
-export const HIDDEN = "??";
-
 /** cardName is what a screen reader says: "Queen of Hearts". */
 export function cardName(c) {
   if (c === HIDDEN) return "a face-down card";
