@@ -45,16 +45,23 @@ const (
 	// cannot see, playing each game out with the Medium policy, and keeps the
 	// move with the best average result.
 	Hard
+	// Expert solves: for each choice it draws orders of the cards it
+	// cannot see, consistent with all it has seen, settles each with the
+	// perfect-information solver under a small budget, and keeps the move
+	// that wins the most of them (perfect-information Monte Carlo), the
+	// hard level's move where they do not tell the moves apart. See
+	// expert.go.
+	Expert
 )
 
-var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard"}
+var levelNames = [...]string{Easy: "easy", Medium: "medium", Hard: "hard", Expert: "expert"}
 
 // Levels lists the levels, weakest first.
-func Levels() []Level { return []Level{Easy, Medium, Hard} }
+func Levels() []Level { return []Level{Easy, Medium, Hard, Expert} }
 
-// String is the level's name: "easy", "medium" or "hard".
+// String is the level's name: "easy", "medium", "hard" or "expert".
 func (l Level) String() string {
-	if l >= Easy && l <= Hard {
+	if l >= Easy && l <= Expert {
 		return levelNames[l]
 	}
 	return fmt.Sprintf("Level(%d)", uint8(l))
@@ -67,12 +74,12 @@ func ParseLevel(s string) (Level, error) {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("engine: unknown bot level %q (known: easy, medium, hard)", s)
+	return 0, fmt.Errorf("engine: unknown bot level %q (known: easy, medium, hard, expert)", s)
 }
 
 // MarshalText writes the level's name.
 func (l Level) MarshalText() ([]byte, error) {
-	if l < Easy || l > Hard {
+	if l < Easy || l > Expert {
 		return nil, fmt.Errorf("engine: cannot write unknown bot level %d", uint8(l))
 	}
 	return []byte(l.String()), nil
@@ -108,13 +115,16 @@ type Bot struct {
 
 	// Easy: the chance, in percent, of placing a card at random.
 	carelessness int
+
+	// Expert: see expert.go.
+	expert expertConfig
 }
 
 // NewBot makes a bot of the given level whose choices are drawn from its
 // own generator seeded with seed. It panics on a level that is not one of
 // Levels(): parse untrusted names with ParseLevel.
 func NewBot(level Level, seed uint64) *Bot {
-	if level < Easy || level > Hard {
+	if level < Easy || level > Expert {
 		panic(fmt.Sprintf("engine: NewBot: unknown level %d", uint8(level)))
 	}
 	return &Bot{
@@ -126,6 +136,7 @@ func NewBot(level Level, seed uint64) *Bot {
 		winBonus:     13,
 		margin:       2,
 		carelessness: 10,
+		expert:       defaultExpert,
 	}
 }
 
@@ -161,6 +172,10 @@ func (b *Bot) Choose(v *View, legal []Move) (Move, bool) {
 		m, ok = easyMove(&g, b.rng, b.carelessness)
 	case Hard:
 		m, ok = b.hardMove(&g, v, pool, legal)
+	case Expert:
+		var e expertChoice
+		e, ok = b.expertMove(&g, v, pool, legal, false)
+		m = e.move
 	default:
 		m, ok = mediumMove(&g)
 	}

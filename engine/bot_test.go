@@ -14,7 +14,7 @@ import (
 )
 
 func TestParseLevel(t *testing.T) {
-	if got := Levels(); !slices.Equal(got, []Level{Easy, Medium, Hard}) {
+	if got := Levels(); !slices.Equal(got, []Level{Easy, Medium, Hard, Expert}) {
 		t.Fatalf("Levels() = %v", got)
 	}
 	for _, l := range Levels() {
@@ -33,7 +33,7 @@ func TestParseLevel(t *testing.T) {
 			t.Errorf("JSON round trip of %v: %s -> %v, %v", l, b, back, err)
 		}
 	}
-	for _, s := range []string{"", "expert", "easy ", "0"} {
+	for _, s := range []string{"", "master", "easy ", "0"} {
 		if _, err := ParseLevel(s); err == nil {
 			t.Errorf("ParseLevel(%q) succeeded", s)
 		}
@@ -96,15 +96,21 @@ func TestChooseOnBadViews(t *testing.T) {
 }
 
 // testBot is a bot of the given level; with quick, a hard bot tries fewer
-// hypothetical stocks, which changes how well it plays but not which moves
-// it may pick from (the candidates come from the same code).
+// hypothetical stocks, and an expert fewer draws with a smaller solver
+// budget, which changes how well they play but not which moves they may
+// pick from (the candidates come from the same code).
 func testBot(l Level, seed uint64, quick bool) *Bot {
 	b := NewBot(l, seed)
 	if quick {
 		b.rounds = [2]int{1, 1}
+		b.expert = quickExpert
 	}
 	return b
 }
+
+// quickExpert is the expert's configuration in the slow tests: the same
+// code, a few draws and a small budget.
+var quickExpert = expertConfig{samples: 2, nodes: 60, maxCands: 8, margin: 1}
 
 // playChecked plays a whole game like PlayBot, checking each step: the
 // bot's move is one of the legal moves and the engine accepts it.
@@ -140,27 +146,41 @@ func playChecked(t *testing.T, rules *Rules, deal uint64, b *Bot) (Game, []Move)
 // near the move cap, and the same seed plays the same game.
 func TestBotPlaysEveryVariant(t *testing.T) {
 	deals, fullHard := 300, 20
+	expertDeals, fullExpert, expertReplays := 6, 1, uint64(1)
 	if testing.Short() || raceEnabled {
 		deals, fullHard = 40, 4
+		expertDeals, fullExpert, expertReplays = 1, 0, 0
 	}
 	for _, rules := range Variants() {
 		for _, l := range Levels() {
 			t.Run(rules.Name+"/"+l.String(), func(t *testing.T) {
 				longest := 0
 				seed := uint64(len(rules.Name))*31 + uint64(l)
-				b := testBot(l, seed, false)
-				for deal := range uint64(deals) {
-					if l == Hard && deal == uint64(fullHard) {
+				b := testBot(l, seed, l == Expert && fullExpert == 0)
+				n := deals
+				if l == Expert {
+					n = expertDeals
+				}
+				for deal := range uint64(n) {
+					if (l == Hard && deal == uint64(fullHard)) || (l == Expert && deal == uint64(fullExpert)) {
 						b = testBot(l, seed, true)
 					}
 					_, moves := playChecked(t, rules, deal, b)
 					longest = max(longest, len(moves))
 				}
 				// PlayBot plays the same game for the same seed, twice.
-				for deal := range uint64(5) {
-					g1, m1 := PlayBot(rules, deal, testBot(l, seed, l == Hard))
-					g2, m2 := PlayBot(rules, deal, testBot(l, seed, l == Hard))
-					_, m3 := playChecked(t, rules, deal, testBot(l, seed, l == Hard))
+				replays := uint64(5)
+				if l == Expert {
+					replays = expertReplays
+					if rules.Name == DefaultVariant {
+						replays = 1
+					}
+				}
+				for deal := range replays {
+					quick := l == Hard || l == Expert
+					g1, m1 := PlayBot(rules, deal, testBot(l, seed, quick))
+					g2, m2 := PlayBot(rules, deal, testBot(l, seed, quick))
+					_, m3 := playChecked(t, rules, deal, testBot(l, seed, quick))
 					if !slices.Equal(m1, m2) || !slices.Equal(m1, m3) || g1.Status() != g2.Status() {
 						t.Fatalf("deal %d: the same seed played different games", deal)
 					}
@@ -291,8 +311,17 @@ func hideStock(g *Game, rng *rand.Rand) (Game, bool) {
 // player but differ in what the player cannot see, and counts how often the
 // choices differ, out of how many pairs.
 func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pairs int) {
+	return countPeeksEvery(t, deals, 1, choose)
+}
+
+// countPeeksEvery is countPeeks at every every-th position only.
+func countPeeksEvery(t *testing.T, deals, every int, choose func(g *Game) Move) (differ, pairs int) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	n := 0
 	positions(t, deals, func(g *Game) {
+		if n++; (n-1)%every != 0 {
+			return
+		}
 		h, ok := hideStock(g, rng)
 		if !ok {
 			return
@@ -316,12 +345,16 @@ func countPeeks(t *testing.T, deals int, choose func(g *Game) Move) (differ, pai
 func TestBotDoesNotPeek(t *testing.T) {
 	deals := scaled(3)
 	for _, l := range Levels() {
-		differ, pairs := countPeeks(t, deals, func(g *Game) Move {
+		every, min := 1, 100
+		if l == Expert {
+			every, min = 15, 100/15 // the expert is slower: one position in 15
+		}
+		differ, pairs := countPeeksEvery(t, deals, every, func(g *Game) Move {
 			v := g.Memory()
-			m, _ := NewBot(l, 42).Choose(&v, g.Moves())
+			m, _ := testBot(l, 42, l == Expert).Choose(&v, g.Moves())
 			return m
 		})
-		if pairs < 100 || differ != 0 {
+		if pairs < min || differ != 0 {
 			t.Errorf("%v: %d of %d pairs of identical-looking positions got different moves", l, differ, pairs)
 		}
 	}
@@ -494,12 +527,15 @@ func TestBotDoesNotPeekBetweenTurns(t *testing.T) {
 		}
 		return g.Moves()[0]
 	}
-	deals := uint64(scaled(40))
 	for _, l := range Levels() {
+		deals := uint64(scaled(40))
+		if l == Expert {
+			deals = uint64(scaled(4))
+		}
 		pairs, differ, cheats := 0, 0, 0
 		for deal := range deals {
 			g := New(rules, deal)
-			b := NewBot(l, deal)
+			b := testBot(l, deal, l == Expert)
 			for g.Status() == Playing {
 				legal := g.Moves()
 				if g.handN == 0 && len(legal) > 1 {
@@ -532,7 +568,11 @@ func TestBotDoesNotPeekBetweenTurns(t *testing.T) {
 				}
 			}
 		}
-		if pairs < 20 || differ != 0 {
+		minPairs := 20 // of 40 deals, or 10 under -short and -race
+		if l == Expert {
+			minPairs = 2 // of 4 deals, or 1
+		}
+		if pairs < minPairs || differ != 0 {
 			t.Errorf("%v: %d of %d pairs differing only in the next four got different moves", l, differ, pairs)
 		}
 		if cheats == 0 {

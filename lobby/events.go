@@ -52,6 +52,7 @@ type ChallengeInfo struct {
 	TimeLimitSeconds int       `json:"timeLimitSeconds"`
 	BestOf           int       `json:"bestOf"`
 	Rated            bool      `json:"rated"`
+	Grade            string    `json:"grade,omitempty"` // the deal's grade asked for, if any
 	Since            time.Time `json:"since"`
 }
 

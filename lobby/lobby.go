@@ -154,6 +154,9 @@ type RaceOptions struct {
 	Deal string `json:"deal,omitempty"`
 	// Rated asks for a rated race (private races are unrated unless asked).
 	Rated bool `json:"rated,omitempty"`
+	// Grade draws the secret deal among deals of a grade ("easy",
+	// "medium", "hard"; race.Choice); empty is any deal.
+	Grade string `json:"grade,omitempty"`
 }
 
 // check validates the options (race.Choice: the one check of every
@@ -161,7 +164,7 @@ type RaceOptions struct {
 // the race options. allowDeal is false for public races (challenges),
 // which may not name their deal.
 func (o *RaceOptions) check(allowDeal bool) (race.Options, error) {
-	c := race.Choice{Variant: o.Variant, TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Deal: o.Deal, Public: !allowDeal}
+	c := race.Choice{Variant: o.Variant, TimeLimitSeconds: o.TimeLimitSeconds, BestOf: o.BestOf, Deal: o.Deal, Public: !allowDeal, Grade: o.Grade}
 	opts, err := c.Options()
 	if err != nil {
 		return race.Options{}, err
@@ -169,7 +172,7 @@ func (o *RaceOptions) check(allowDeal bool) (race.Options, error) {
 	opts.Public = false // the lobby decides who sees it
 	opts.Unrated = !o.Rated
 	limit, bestOf := int(opts.TimeLimit/time.Second), opts.BestOf
-	o.Variant, o.TimeLimitSeconds, o.BestOf = opts.Variant, &limit, &bestOf
+	o.Variant, o.TimeLimitSeconds, o.BestOf, o.Grade = opts.Variant, &limit, &bestOf, opts.Grade
 	return opts, nil
 }
 
@@ -195,6 +198,7 @@ const claimKeep = time.Minute
 type queued struct {
 	s       *Session
 	variant string
+	grade   string // the deal's grade asked for, or ""
 	since   time.Time
 	offered bool // offered the computer already
 }
@@ -582,11 +586,21 @@ func (l *Lobby) rating(variant, player string) float64 {
 // Queue puts the player in a variant's quick-play queue (empty: the
 // default variant) and pairs at once if it can. A player may wait in one
 // queue or with one challenge at a time (CodeAlreadyQueued).
-func (s *Session) Queue(variant string) (string, error) {
-	if err := (race.Choice{Variant: variant}).Validate(); err != nil {
+func (s *Session) Queue(variant string) (string, error) { return s.QueueGrade(variant, "") }
+
+// QueueGrade is Queue for races on a secret deal of a grade ("easy",
+// "medium", "hard"; "" is any deal, as Queue): players are paired only
+// with players who asked for the same variant and grade.
+func (s *Session) QueueGrade(variant, grade string) (string, error) {
+	if err := (race.Choice{Variant: variant, Grade: grade}).Validate(); err != nil {
 		return "", err
 	}
 	rules, _ := engine.Variant(variant) // validated
+	if grade != "" {
+		g, _ := engine.ParseGrade(grade) // validated
+		grade = g.String()
+	}
+	key := queueKey(rules.Name, grade)
 	l := s.l
 	who := s.Player()
 	rating := l.rating(rules.Name, who.ID)
@@ -599,7 +613,7 @@ func (s *Session) Queue(variant string) (string, error) {
 	// that a pairing made at once by another instance finds it. The shared
 	// queue does not have them (waiting checked): an entry left here is
 	// stale, and replaced.
-	q := &queued{s: s, variant: rules.Name, since: l.deps.Clock.Now()}
+	q := &queued{s: s, variant: rules.Name, grade: grade, since: l.deps.Clock.Now()}
 	l.mu.Lock()
 	prev := l.queuedBy[who.ID]
 	l.queuedBy[who.ID] = q
@@ -618,7 +632,7 @@ func (s *Session) Queue(variant string) (string, error) {
 		}
 		l.mu.Unlock()
 	}
-	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: rules.Name, Rating: rating}); err != nil {
+	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: key, Rating: rating}); err != nil {
 		undo()
 		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
@@ -699,8 +713,9 @@ func (l *Lobby) matchNow() {
 		l.log.Warn().Err(err).Msg("matchmaking pass failed")
 	}
 	for _, p := range pairs {
+		variant, grade := splitQueueKey(p.Variant)
 		err := l.start(pairing{
-			opts:    race.Options{Variant: p.Variant, Public: true},
+			opts:    race.Options{Variant: variant, Grade: grade, Public: true},
 			via:     "quick",
 			players: [2]PlayerRef{{ID: p.A.Player, Name: p.A.Name}, {ID: p.B.Player, Name: p.B.Name}},
 			dests:   [2]dest{{to: ToQueued}, {to: ToQueued}},
@@ -975,7 +990,7 @@ func (s *Session) PlayComputer() error {
 	}
 	l.mu.Unlock()
 	return l.start(pairing{
-		opts:    race.Options{Variant: q.variant, Unrated: true},
+		opts:    race.Options{Variant: q.variant, Grade: q.grade, Unrated: true},
 		via:     "computer",
 		players: [2]PlayerRef{{ID: who.ID, Name: who.Name}, {Name: "computer", Computer: true}},
 		dests:   [2]dest{{s: s}, {}},
@@ -1131,7 +1146,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 		return ChallengeInfo{}, err
 	}
 	c := ChallengeInfo{ID: newCode(), Player: who.ID, Name: who.Name, Rating: rating, Variant: o.Variant,
-		TimeLimitSeconds: *o.TimeLimitSeconds, BestOf: *o.BestOf, Rated: o.Rated, Since: l.deps.Clock.Now()}
+		TimeLimitSeconds: *o.TimeLimitSeconds, BestOf: *o.BestOf, Rated: o.Rated, Grade: o.Grade, Since: l.deps.Clock.Now()}
 	// Recorded here first, so that an acceptance on another instance at
 	// once finds the session to tell.
 	l.mu.Lock()
@@ -1228,7 +1243,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: %s is racing", id, c.Name)
 	}
 	l.dropWaiting(s)
-	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: &c.TimeLimitSeconds, BestOf: &c.BestOf, Rated: c.Rated}
+	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: &c.TimeLimitSeconds, BestOf: &c.BestOf, Rated: c.Rated, Grade: c.Grade}
 	opts, _ := o.check(false) // checked when opened
 	opts.Public = true
 	return l.start(pairing{
@@ -1622,4 +1637,20 @@ func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, err
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)
 	}
 	return Profile{Player: player, Standings: st, History: h, Ghosts: gp, Daily: ds}, nil
+}
+
+// queueKey is the quick-play queue of a variant and a deal's grade: the
+// variant's name, then "/" and the grade when there is one. Seekers are
+// paired within one queue, so only with the same variant and grade.
+func queueKey(variant, grade string) string {
+	if grade == "" {
+		return variant
+	}
+	return variant + "/" + grade
+}
+
+// splitQueueKey is queueKey's inverse.
+func splitQueueKey(key string) (variant, grade string) {
+	variant, grade, _ = strings.Cut(key, "/")
+	return variant, grade
 }

@@ -46,6 +46,10 @@ type Choice struct {
 	Deal string
 	// Public races are listed and may not name their deal.
 	Public bool
+	// Grade draws the secret deal among the engine's graded deals of that
+	// grade: "easy", "medium" or "hard"; "" is any deal. Only where the
+	// variant's deals are graded, and not with a named Deal.
+	Grade string
 	// ComputerPaceMs is a computer player's time per move (races made with
 	// one over the API), from MinComputerPace to MaxComputerPace in
 	// milliseconds; absent: DefaultComputerPace.
@@ -76,6 +80,15 @@ func (c Choice) Validate() error {
 			return err
 		}
 	}
+	if c.Grade != "" {
+		if c.Deal != "" {
+			return badOption("grade: a named deal has no grade to draw from; name a deal or ask for a grade, not both")
+		}
+		rules, _ := engine.Variant(c.Variant) // checked above
+		if _, err := gradedDeals(rules.Name, c.Grade); err != nil {
+			return err
+		}
+	}
 	if v := c.ComputerPaceMs; v != nil && (*v < int(MinComputerPace/time.Millisecond) || *v > int(MaxComputerPace/time.Millisecond)) {
 		return badOption("computer.paceMs must be from %d to %d, not %d", int(MinComputerPace/time.Millisecond), int(MaxComputerPace/time.Millisecond), *v)
 	}
@@ -99,7 +112,7 @@ func (c Choice) Options() (Options, error) {
 		return Options{}, err
 	}
 	rules, _ := engine.Variant(c.Variant) // validated
-	o := Options{Variant: rules.Name, Public: c.Public, TimeLimit: DefaultTimeLimit, BestOf: 1}
+	o := Options{Variant: rules.Name, Public: c.Public, TimeLimit: DefaultTimeLimit, BestOf: 1, Grade: strings.ToLower(c.Grade)}
 	if c.TimeLimitSeconds != nil {
 		o.TimeLimit = time.Duration(*c.TimeLimitSeconds) * time.Second
 	}

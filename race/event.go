@@ -65,6 +65,10 @@ type Result struct {
 	Deal       string `json:"deal"`
 	Salt       string `json:"salt,omitempty"`
 	Commitment string `json:"commitment,omitempty"`
+	// Grade is the grade the secret deal was drawn from ("easy",
+	// "medium", "hard"), in graded races: the commitment is then
+	// GradedCommitment's, and `sirtommy grade --deal N` re-checks it.
+	Grade string `json:"grade,omitempty"`
 	// Games are both games in notation (engine.Record), seat 0 first.
 	Games [2]string `json:"games"`
 	// Match is the match after this round, in best-of-N matches.

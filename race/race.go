@@ -43,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,6 +119,11 @@ type Options struct {
 	// Tag is the caller's label for the race (the lobby's "daily:…"),
 	// handed back in Ended.
 	Tag string
+	// Grade, when not empty, draws the secret deal among the engine's
+	// graded deals of that grade ("easy", "medium" or "hard"; see
+	// engine.Graded), and the commitment covers it (GradedCommitment).
+	// It is ignored where DealNamed is set.
+	Grade string `json:",omitempty"`
 	// Public races (listed, matchmade) delay the spectators' feed by
 	// SpectatorDelay.
 	Public         bool
@@ -355,13 +361,21 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	}
 	switch {
 	case opts.DealNamed:
-		r.deal = opts.Deal
+		r.deal, r.opts.Grade = opts.Deal, ""
 	case opts.DealFixed:
 		_, r.salt = randomDeal()
-		r.deal = opts.Deal
+		r.deal, r.opts.Grade = opts.Deal, ""
 		if opts.Salt != "" {
 			r.salt = opts.Salt
 		}
+	case opts.Grade != "":
+		deals, err := gradedDeals(rules.Name, opts.Grade)
+		if err != nil {
+			return nil, err
+		}
+		g, _ := engine.ParseGrade(opts.Grade) // checked by gradedDeals
+		r.opts.Grade = g.String()
+		r.deal, r.salt = randomGradedDeal(deals)
 	default:
 		r.deal, r.salt = randomDeal()
 	}
@@ -404,10 +418,34 @@ func (r *Race) State() State {
 // Commitment is the published hash of the secret deal, or "" when the deal
 // was named.
 func (r *Race) Commitment() string {
-	if r.opts.DealNamed {
+	switch {
+	case r.opts.DealNamed:
 		return ""
+	case r.opts.Grade != "":
+		return GradedCommitment(r.deal, r.opts.Grade, r.salt)
 	}
 	return Commitment(r.deal, r.salt)
+}
+
+// Grade is the grade the secret deal was drawn from, or "".
+func (r *Race) Grade() string { return r.opts.Grade }
+
+// gradedDeals are the variant's deals of the named grade
+// (CodeBadOptions for an unknown grade or a variant not graded).
+func gradedDeals(variant, grade string) ([]uint64, error) {
+	g, err := engine.ParseGrade(grade)
+	if err != nil {
+		return nil, badOption("grade %q is unknown: it must be one of easy, medium, hard", grade)
+	}
+	t, ok := engine.Graded(variant)
+	if !ok {
+		return nil, badOption("grade: the deals of %s are not graded; only those of %s are", variant, strings.Join(engine.GradedVariants(), ", "))
+	}
+	deals := t.Deals(g)
+	if len(deals) == 0 {
+		return nil, badOption("grade: no deal of %s is %s", variant, g)
+	}
+	return deals, nil
 }
 
 // Join takes the first free seat for a player called name and subscribes
@@ -949,15 +987,27 @@ func (r *Race) scheduleBotLocked(s int) {
 
 func (r *Race) botMove(s int) {
 	r.mu.Lock()
-	defer r.unlock()
 	st := &r.seats[s]
-	if r.state != Running || st.game.Status().Over() {
+	if r.state != Running || st.game.Status().Over() || r.stopped {
+		r.unlock()
 		return
 	}
 	var buf [64]engine.Move
 	legal := st.game.AppendMoves(buf[:0])
 	v := st.game.Memory()
-	m, ok := st.computer.Choose(&v, legal)
+	moves, computer := len(st.moves), st.computer
+	r.unlock()
+	// The computer thinks outside the lock: the expert level takes up to a
+	// few hundred milliseconds a move, which must not hold up the other
+	// player's moves. Only this timer moves the computer's seat, and the
+	// next is scheduled once this move is made, so the seat's game cannot
+	// change meanwhile; the race can end or move to another instance.
+	m, ok := computer.Choose(&v, legal)
+	r.mu.Lock()
+	defer r.unlock()
+	if r.state != Running || st.game.Status().Over() || r.stopped || len(st.moves) != moves {
+		return
+	}
 	if !ok {
 		_ = r.resignLocked(s, "")
 		return
@@ -1026,7 +1076,7 @@ func (r *Race) endLocked(res *Result, state State) {
 	}
 	res.Deal = strconv.FormatUint(r.deal, 10)
 	if !r.opts.DealNamed {
-		res.Salt, res.Commitment = r.salt, Commitment(r.deal, r.salt)
+		res.Salt, res.Commitment, res.Grade = r.salt, r.Commitment(), r.opts.Grade
 	}
 	if res.Match == nil {
 		r.settleMatchLocked(res)

@@ -1,6 +1,8 @@
 package race_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -206,6 +208,43 @@ func TestForfeitAfterGrace(t *testing.T) {
 	// The secret deal is revealed and matches the commitment.
 	if res.Commitment == "" || res.Commitment != race.Commitment(mustUint(t, res.Deal), res.Salt) {
 		t.Errorf("commitment %q does not open with deal %s salt %s", res.Commitment, res.Deal, res.Salt)
+	}
+}
+
+// A graded race draws its deal among the shipped deals of its grade, and
+// its commitment is the SHA-256 of "DEAL:GRADE:SALT", as PROTOCOL.md
+// section 6 documents; the result names the grade.
+func TestGradedRaceCommitment(t *testing.T) {
+	table, ok := engine.Graded("classic")
+	if !ok {
+		t.Fatal("classic deals are not graded")
+	}
+	for _, grade := range []string{"easy", "hard"} {
+		f := newRace(t, race.Options{Grace: time.Second, Grade: grade})
+		start := f.race.Commitment()
+		f.seatBoth(t)
+		f.race.Leave(1, f.subs[1])
+		f.clock.Advance(time.Second)
+		res := f.result(t)
+		deal := mustUint(t, res.Deal)
+		sum := sha256.Sum256([]byte(res.Deal + ":" + grade + ":" + res.Salt))
+		if res.Grade != grade || res.Commitment != start || start != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: grade %q, commitment %q at the start and %q at the end; sha256(%s:%s:%s) is %x",
+				grade, res.Grade, start, res.Commitment, res.Deal, grade, res.Salt, sum)
+		}
+		if g, ok := table.Grade(deal); !ok || g.String() != grade {
+			t.Errorf("%s race drew deal %d, graded %v (%v)", grade, deal, g, ok)
+		}
+	}
+	// An ungraded race keeps the commitment of deal and salt alone.
+	f := newRace(t, race.Options{Grace: time.Second})
+	f.seatBoth(t)
+	f.race.Leave(1, f.subs[1])
+	f.clock.Advance(time.Second)
+	res := f.result(t)
+	sum := sha256.Sum256([]byte(res.Deal + ":" + res.Salt))
+	if res.Grade != "" || res.Commitment != hex.EncodeToString(sum[:]) {
+		t.Errorf("ungraded: grade %q, commitment %q", res.Grade, res.Commitment)
 	}
 }
 

@@ -60,6 +60,8 @@ type createRaceRequest struct {
 	// (race.Choice), 0 included.
 	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
 	BestOf           *int `json:"bestOf,omitempty"`
+	// Grade asks for a secret deal of a grade: "easy", "medium", "hard".
+	Grade string `json:"grade,omitempty"`
 	// Computer takes the second seat for a computer player.
 	Computer *struct {
 		Level  string `json:"level"`
@@ -112,7 +114,7 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			return
 		}
 		choice := race.Choice{Variant: req.Variant, TimeLimitSeconds: req.TimeLimitSeconds, BestOf: req.BestOf,
-			Deal: string(req.Deal), Public: req.Public}
+			Deal: string(req.Deal), Public: req.Public, Grade: req.Grade}
 		if req.Computer != nil {
 			choice.ComputerPaceMs = req.Computer.PaceMs
 		}

@@ -82,7 +82,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		c.enqueue(newError(m.ID, lobby.CodeNotIdentified, "say hello first"))
 		return true
 	}
-	opts := lobby.RaceOptions{Variant: m.Variant, TimeLimitSeconds: m.TimeLimitSeconds, BestOf: m.BestOf, Deal: m.Deal, Rated: m.Rated}
+	opts := lobby.RaceOptions{Variant: m.Variant, TimeLimitSeconds: m.TimeLimitSeconds, BestOf: m.BestOf, Deal: m.Deal, Rated: m.Rated, Grade: m.Grade}
 	var err error
 	switch m.Type {
 	case "rename":
@@ -95,7 +95,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		s.Refresh()
 	case "queue":
 		var v string
-		if v, err = s.Queue(m.Variant); err == nil {
+		if v, err = s.QueueGrade(m.Variant, m.Grade); err == nil {
 			// "matched" may already be on its way: queued goes first only
 			// if nobody was waiting.
 			c.enqueue(&queuedMsg{V: ProtocolVersion, Type: "queued", ID: m.ID, Variant: v})

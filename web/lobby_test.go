@@ -450,3 +450,33 @@ func TestDisconnectLeavesQueueAtOnceAndComputerOffer(t *testing.T) {
 		t.Fatalf("queued %d after unqueue", got)
 	}
 }
+
+// Quick play with a grade pairs players who asked for the same grade, in
+// a race whose secret deal is of that grade (its commitment covers it);
+// a player asking for no grade waits in another queue.
+func TestQuickPlayGraded(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b, c := e.dial(), e.dial(), e.dial()
+	a.hello("ann")
+	b.hello("bob")
+	c.hello("cy")
+	c.send(map[string]any{"type": "queue", "variant": "classic", "id": "q"})
+	c.untilType("queued")
+	a.send(map[string]any{"type": "queue", "variant": "classic", "grade": "hard", "id": "q"})
+	a.untilType("queued")
+	b.send(map[string]any{"type": "queue", "variant": "classic", "grade": "HARD", "id": "q"})
+	ma, mb := a.takeSeat(), b.takeSeat()
+	if ma.Race != mb.Race || ma.Opponent.Name != "bob" {
+		t.Fatalf("matched %+v and %+v", ma, mb)
+	}
+	rc, err := e.races.Get(ma.Race)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Grade() != "hard" {
+		t.Errorf("the paired race's grade is %q", rc.Grade())
+	}
+	if n := len(e.races.Races()); n != 1 {
+		t.Errorf("%d races: the ungraded player was paired too", n)
+	}
+}

@@ -28,6 +28,9 @@ var badOptions = []struct {
 	{"deal not a number", map[string]any{"deal": "x12"}, "deal must be a decimal number from 0 to 18446744073709551615"},
 	{"deal too big", map[string]any{"deal": "18446744073709551616"}, "deal must be a decimal number"},
 	{"unknown variant", map[string]any{"variant": "klondike"}, `variant "klondike" is unknown`},
+	{"unknown grade", map[string]any{"grade": "brutal"}, `grade "brutal" is unknown: it must be one of easy, medium, hard`},
+	{"grade of an ungraded variant", map[string]any{"variant": "in-suit", "grade": "easy"}, "the deals of in-suit are not graded"},
+	{"grade and a deal", map[string]any{"grade": "hard", "deal": "7"}, "name a deal or ask for a grade, not both"},
 }
 
 // postRace posts body to /api/races and returns the status and the
@@ -76,6 +79,11 @@ func TestAPIRefusesBadOptions(t *testing.T) {
 	if n := len(e.races.Races()); n != 0 {
 		t.Errorf("%d races made by refused requests", n)
 	}
+	// A known grade is taken, and the race commits to it (section 6).
+	graded := e.create(`{"grade":"hard","computer":{"level":"expert"}}`)
+	if in := e.info(graded); len(in.Commitment) != 64 {
+		t.Errorf("graded race: commitment %q", in.Commitment)
+	}
 	id := e.create(`{"computer":{"level":"easy"}}`)
 	if in := e.info(id); in.TimeLimit != race.DefaultTimeLimit.Milliseconds() {
 		t.Errorf("absent time limit: %d ms", in.TimeLimit)
@@ -115,6 +123,10 @@ func TestLobbyRefusesBadOptions(t *testing.T) {
 	m = a.expectError(map[string]any{"type": "queue", "id": "q", "variant": "klondike"}, race.CodeBadOptions)
 	if !strings.Contains(string(m.raw), `variant \"klondike\" is unknown`) {
 		t.Errorf("queue with an unknown variant: %s", m.raw)
+	}
+	m = a.expectError(map[string]any{"type": "queue", "id": "q", "grade": "brutal"}, race.CodeBadOptions)
+	if !strings.Contains(string(m.raw), `grade \"brutal\" is unknown`) {
+		t.Errorf("queue with an unknown grade: %s", m.raw)
 	}
 	// play-computer takes no options: it plays the queue's variant, which
 	// queue checked. Without a queue it is refused as such.

@@ -52,6 +52,8 @@ type clientMsg struct {
 	BestOf           *int   `json:"bestOf,omitempty"`
 	Deal             string `json:"deal,omitempty"`
 	Rated            bool   `json:"rated,omitempty"`
+	// Grade asks for a secret deal of a grade (invite, challenge, queue).
+	Grade string `json:"grade,omitempty"`
 }
 
 // errorMsg is the reply to a refused request.

@@ -154,6 +154,10 @@ func TestBadCommandLines(t *testing.T) {
 		{"solve", "18446744073709551616"},
 		{"odds", "--deals", "0"},
 		{"odds", "--bot", "genius"},
+		{"grade"},
+		{"grade", "--deals", "5-1"},
+		{"grade", "--deal", "x"},
+		{"grade", "--deal", "1", "--deals", "1-2"},
 		{"nonsense"},
 	} {
 		_, err := runCLI(t, args...)
@@ -162,10 +166,37 @@ func TestBadCommandLines(t *testing.T) {
 			t.Errorf("%v: want a usage error (exit 2), got %v", args, err)
 		}
 	}
-	for _, cmd := range []string{"deal", "solve", "odds"} {
+	for _, cmd := range []string{"deal", "solve", "odds", "grade"} {
 		out, err := runCLI(t, cmd, "--help")
 		if err != nil || strings.Count(out, "usage: sirtommy "+cmd) != 1 {
 			t.Errorf("%s --help: want the usage once, got %v, %q", cmd, err, out)
 		}
+	}
+}
+
+// grade rebuilds the shipped grades: its file for deals 1-4 is the
+// shipped file's first grades, and --deal says the same as the file.
+func TestGradeRebuildsTheShippedGrades(t *testing.T) {
+	shipped, ok := engine.Graded("classic")
+	if !ok {
+		t.Fatal("classic is not graded")
+	}
+	out, err := runCLI(t, "grade", "--variant", "classic", "--deals", "1-4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.ParseGradeTable(out)
+	if err != nil {
+		t.Fatalf("%v in %q", err, out)
+	}
+	for i, g := range got.Grades {
+		if want, _ := shipped.Grade(uint64(i + 1)); g != want {
+			t.Errorf("deal %d: graded %v, shipped %v", i+1, g, want)
+		}
+	}
+	want, _ := shipped.Grade(3)
+	out, err = runCLI(t, "grade", "--deal", "3")
+	if err != nil || !strings.Contains(out, "classic deal 3: "+want.String()) || !strings.Contains(out, "shipped grade: "+want.String()) {
+		t.Errorf("grade --deal 3: %v, %q; want %v", err, out, want)
 	}
 }

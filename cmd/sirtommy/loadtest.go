@@ -93,7 +93,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	races := fs.Int("races", 10, "races kept running at once (two players each)")
 	spectators := fs.Int("spectators", 0, "spectator connections")
 	duration := fs.Duration("duration", 30*time.Second, "how long to run")
-	bot := fs.String("bot", "medium", "the players' bot level: easy, medium or hard")
+	bot := fs.String("bot", "medium", "the players' bot level: easy, medium, hard or expert")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	direct := fs.Bool("direct", false, "make races over the HTTP API of the --urls in turn and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only); the server needs --api-races-per-minute 0")

@@ -45,6 +45,7 @@ func subcommands() map[string]subcommand {
 		"deal":        {"print the order of a deal's cards", dealCommand},
 		"solve":       {"say whether deals can be won, with a winning game or the best score", solveCommand},
 		"odds":        {"win rates over many deals, by the solver or a bot", oddsCommand},
+		"grade":       {"grade deals easy, medium or hard by what the hard bot achieves on them", gradeCommand},
 		"serve":       {"run the race server (the default command)", runServe},
 		"loadtest":    {"drive a server with bot races and spectators over websockets; report latency", loadtestCommand},
 		"echo":        {"run a bare websocket echo server, the load test's baseline", echoCommand},

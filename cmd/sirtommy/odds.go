@@ -37,8 +37,14 @@ type oddsReport struct {
 	P99MS    float64 `json:"p99Ms"`
 	MaxMS    float64 `json:"maxMs"`
 	MeanMS   float64 `json:"meanMs"`
-	Workers  int     `json:"workers"`
-	Seconds  float64 `json:"seconds"` // wall time of the whole run
+	// A bot's time per decision, over the positions with two or more
+	// legal moves, in milliseconds.
+	Decisions        int     `json:"decisions,omitempty"`
+	DecisionMedianMS float64 `json:"decisionMedianMs,omitempty"`
+	DecisionP99MS    float64 `json:"decisionP99Ms,omitempty"`
+	DecisionMaxMS    float64 `json:"decisionMaxMs,omitempty"`
+	Workers          int     `json:"workers"`
+	Seconds          float64 `json:"seconds"` // wall time of the whole run
 }
 
 // dealResult is one deal's outcome in an odds run.
@@ -47,6 +53,7 @@ type dealResult struct {
 	score   int
 	sat     bool // settled by the SAT encoding
 	took    time.Duration
+	choices []float32 // a bot's decision times in ms, where it had a choice
 }
 
 func oddsCommand(ctx context.Context, e env) error {
@@ -54,7 +61,7 @@ func oddsCommand(ctx context.Context, e env) error {
 	variant := fs.String("variant", engine.DefaultVariant, "variant to play")
 	deals := fs.Int("deals", 1000, "how many consecutive deals")
 	start := fs.Uint64("start", 1, "first deal number")
-	bot := fs.String("bot", "", "play with the bot at this level (easy, medium, hard) instead of the solver")
+	bot := fs.String("bot", "", "play with the bot at this level (easy, medium, hard, expert) instead of the solver")
 	maxNodes := fs.Int64("max-nodes", engine.DefaultMaxNodes, "solver: positions searched per deal before the SAT encoding decides")
 	searchOnly := fs.Bool("search-only", false, "solver: answer unknown where the search runs out of positions, without the SAT encoding")
 	maxConflicts := fs.Int64("max-conflicts", engine.DefaultMaxConflicts, "solver: the SAT encoding's conflicts per deal before answering unknown")
@@ -140,12 +147,33 @@ func oddsPlayer(rules *engine.Rules, bot string, opt engine.SolveOptions) (func(
 		return nil, "", usageError{err}
 	}
 	return func(deal uint64) dealResult {
-		g, _ := engine.PlayBot(rules, deal, engine.NewBot(level, deal))
+		// engine.PlayBot, timing each decision.
+		b := engine.NewBot(level, deal)
+		g := engine.New(rules, deal)
+		var choices []float32
+		legal := make([]engine.Move, 0, 64)
+		for n := 0; g.Status() == engine.Playing; n++ {
+			if n >= engine.MaxBotMoves {
+				g.Resign()
+				break
+			}
+			legal = g.AppendMoves(legal[:0])
+			v := g.Memory()
+			t0 := time.Now()
+			m, ok := b.Choose(&v, legal)
+			if len(legal) > 1 {
+				choices = append(choices, float32(time.Since(t0))/float32(time.Millisecond))
+			}
+			if !ok || g.Apply(m) != nil {
+				g.Resign()
+				break
+			}
+		}
 		out := engine.Lost
 		if g.Status() == engine.Won {
 			out = engine.Winnable
 		}
-		return dealResult{outcome: out, score: g.Score()}
+		return dealResult{outcome: out, score: g.Score(), choices: choices}
 	}, "bot:" + level.String(), nil
 }
 
@@ -167,8 +195,12 @@ func newBar(w io.Writer, n int) *progressbar.ProgressBar {
 func summarise(results []dealResult, variant, player string, start uint64, workers int) oddsReport {
 	rep := oddsReport{Variant: variant, Player: player, Start: start, Deals: len(results), Workers: workers}
 	times := make([]float64, len(results))
+	var choices []float64
 	scores := 0
 	for i, r := range results {
+		for _, c := range r.choices {
+			choices = append(choices, float64(c))
+		}
 		switch r.outcome {
 		case engine.Winnable:
 			rep.Won++
@@ -194,6 +226,13 @@ func summarise(results []dealResult, variant, player string, start uint64, worke
 	rep.MaxMS = percentile(times, 1)
 	for _, t := range times {
 		rep.MeanMS += t / float64(n)
+	}
+	if len(choices) > 0 {
+		slices.Sort(choices)
+		rep.Decisions = len(choices)
+		rep.DecisionMedianMS = percentile(choices, 0.50)
+		rep.DecisionP99MS = percentile(choices, 0.99)
+		rep.DecisionMaxMS = percentile(choices, 1)
 	}
 	return rep
 }
@@ -228,4 +267,7 @@ func printReport(w io.Writer, r oddsReport) {
 	fmt.Fprintf(w, "win rate %.2f%% (Wilson 95%%: %.2f%% to %.2f%%)\n", 100*r.WinRate, 100*r.Lower95, 100*r.Upper95)
 	fmt.Fprintf(w, "average score %.2f\n", r.AvgScore)
 	fmt.Fprintf(w, "time per deal: median %.3f ms, p99 %.3f ms, max %.3f ms, mean %.3f ms\n", r.MedianMS, r.P99MS, r.MaxMS, r.MeanMS)
+	if r.Decisions > 0 {
+		fmt.Fprintf(w, "time per decision (%d with two or more legal moves): median %.3f ms, p99 %.3f ms, max %.3f ms\n", r.Decisions, r.DecisionMedianMS, r.DecisionP99MS, r.DecisionMaxMS)
+	}
 }

@@ -64,7 +64,8 @@ export async function verify(raceId, variant, result) {
   const rec = load(raceId);
   const out = { kept: !!rec && !!(rec.commitment || rec.deal), start: rec, shownCount: 0, shownOk: true, bad: null };
   if (result.commitment) {
-    out.got = await sha256Hex(`${result.deal}:${result.salt}`);
+    // A graded race's commitment covers its grade too (PROTOCOL.md section 6).
+    out.got = await sha256Hex(result.grade ? `${result.deal}:${result.grade}:${result.salt}` : `${result.deal}:${result.salt}`);
     out.recordAgrees = out.got === result.commitment;
     out.commitmentOk = out.kept ? out.got === rec.commitment : null;
   } else {

@@ -347,13 +347,14 @@ class LobbyPage {
     e.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": "Variant" });
     e.quickVariant.addEventListener("change", () => this.renderChips());
     e.quickErr = h("p", { class: "error", role: "alert" });
+    e.quickGrade = this.gradeSelect("quick-grade");
     e.quickWait = h("p", { class: "queue-status", role: "status", "data-testid": "queue-status" });
     e.queueBtn = h("button", {
       class: "primary big", "data-action": "queue",
       onclick: async () => {
         e.quickErr.textContent = "";
         try {
-          const q = await this.sock.queue(e.quickVariant.value);
+          const q = await this.sock.queue(e.quickVariant.value, e.quickGrade.value);
           this.queued = q.variant;
           this.queuedAt = Date.now();
           this.renderQueue();
@@ -375,6 +376,7 @@ class LobbyPage {
       h("p", { class: "terms" }, h("strong", {}, `${QUICK_MINUTES} min`), " · rated · paired with a player near your rating"),
       e.chips,
       h("div", { class: "row-form more-variants" }, h("label", { for: "quick-variant" }, "All variants"), e.quickVariant),
+      h("div", { class: "row-form more-variants" }, h("label", { for: "quick-grade" }, "Deal"), e.quickGrade),
       e.quickHint,
       h("div", { class: "row-form go" }, e.queueBtn, e.unqueueBtn),
       e.quickWait, e.offer,
@@ -436,12 +438,18 @@ class LobbyPage {
 
   // ----- challenges -----
 
+  /** gradeSelect chooses how hard the secret deal is (graded variants only). */
+  gradeSelect(id) {
+    return h("select", { id }, [["", "any deal"], ["easy", "easy"], ["medium", "medium"], ["hard", "hard"]].map(([v, t]) => h("option", { value: v }, t)));
+  }
+
   challengePanel() {
     const e = this.els;
     e.chVariant = variantSelect("ch-variant");
     e.chMinutes = h("select", { id: "ch-minutes" }, [3, 5, 10].map((m) => h("option", { value: m, selected: m === 5 }, `${m} minutes`)));
     e.chBestOf = h("select", { id: "ch-bestof" }, [1, 3, 5].map((n) => h("option", { value: n }, n === 1 ? "one race" : `best of ${n}`)));
     e.chRated = h("input", { id: "ch-rated", type: "checkbox", checked: true });
+    e.chGrade = this.gradeSelect("ch-grade");
     e.chErr = h("p", { class: "error", role: "alert" });
     e.chMine = h("div", { "data-testid": "my-challenge" });
     e.chList = h("ul", { class: "list", "data-testid": "challenges" });
@@ -454,7 +462,7 @@ class LobbyPage {
           ev.preventDefault();
           e.chErr.textContent = "";
           try {
-            const r = await this.sock.challenge({ variant: e.chVariant.value, timeLimitSeconds: Number(e.chMinutes.value) * 60, bestOf: Number(e.chBestOf.value), rated: e.chRated.checked });
+            const r = await this.sock.challenge({ variant: e.chVariant.value, timeLimitSeconds: Number(e.chMinutes.value) * 60, bestOf: Number(e.chBestOf.value), rated: e.chRated.checked, ...(e.chGrade.value ? { grade: e.chGrade.value } : {}) });
             this.myChallenge = r.challenge;
             if (this.lobby) this.renderChallenges(this.lobby.challenges || []);
           } catch (ex) { e.chErr.textContent = ex.message; }
@@ -463,6 +471,7 @@ class LobbyPage {
         h("label", { for: "ch-variant" }, "Variant"), e.chVariant,
         h("label", { for: "ch-minutes" }, "Time limit"), e.chMinutes,
         h("label", { for: "ch-bestof" }, "Match"), e.chBestOf,
+        h("label", { for: "ch-grade" }, "Deal"), e.chGrade,
         h("label", { for: "ch-rated" }, "Rated"), e.chRated,
         h("button", { type: "submit", "data-action": "challenge" }, "Post a challenge")),
       e.chMine, e.chErr);
@@ -587,11 +596,13 @@ class LobbyPage {
     const minutes = h("select", { id: "new-minutes" }, [3, 5, 10, 20].map((m) => h("option", { value: m, selected: m === 10 }, `${m} minutes`)));
     const bestOf = h("select", { id: "new-bestof" }, [1, 3, 5].map((n) => h("option", { value: n }, n === 1 ? "one race" : `best of ${n}`)));
     const deal = h("input", { id: "new-deal", inputmode: "numeric", pattern: "[0-9]*", placeholder: "secret (random)" });
+    const grade = this.gradeSelect("new-grade");
     const err = h("p", { class: "error", role: "alert" });
     const code = h("div", { "data-testid": "invite-code" });
     const opts = () => {
       const o = { variant: variant.value, timeLimitSeconds: Number(minutes.value) * 60, bestOf: Number(bestOf.value) };
       if (deal.value.trim()) o.deal = deal.value.trim();
+      else if (grade.value) o.grade = grade.value;
       return o;
     };
     return h("section", { class: "panel", "data-panel": "create" },
@@ -613,7 +624,8 @@ class LobbyPage {
           h("div", { class: "grid-form" },
             h("label", { for: "new-minutes" }, "Time limit"), minutes,
             h("label", { for: "new-bestof" }, "Match"), bestOf,
-            h("label", { for: "new-deal" }, "Deal number"), deal)),
+            h("label", { for: "new-deal" }, "Deal number"), deal,
+            h("label", { for: "new-grade" }, "Secret deal's grade"), grade)),
         h("button", { class: "primary-soft", type: "submit", "data-action": "create" }, "Create a private race"),
         h("button", {
           type: "button", "data-action": "invite",
@@ -656,7 +668,7 @@ class LobbyPage {
   }
 
   computerPanel() {
-    const level = h("select", { id: "cpu-level" }, ["easy", "medium", "hard"].map((l) => h("option", { value: l }, l)));
+    const level = h("select", { id: "cpu-level" }, ["easy", "medium", "hard", "expert"].map((l) => h("option", { value: l }, l)));
     const variant = variantSelect("cpu-variant");
     const err = h("p", { class: "error", role: "alert" });
     return h("section", { class: "panel", "data-panel": "computer" },
@@ -678,7 +690,7 @@ class LobbyPage {
         h("label", { for: "cpu-variant" }, "Variant"), variant,
         h("label", { for: "cpu-level" }, "Level"), level,
         h("button", { class: "primary-soft", type: "submit", "data-action": "computer" }, "Race the computer")),
-      h("p", { class: "muted" }, "Unrated, any time: the computer plays at a person's pace. Easy places what fits; hard plans ahead."),
+      h("p", { class: "muted" }, "Unrated, any time: the computer plays at a person's pace. Easy places what fits; hard plans ahead; expert, the strongest, weighs each move against many possible stocks."),
       err);
   }
 }

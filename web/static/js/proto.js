@@ -269,7 +269,7 @@ export class Socket {
     return w;
   }
 
-  queue(variant) { return this.request("queue", { variant }); }
+  queue(variant, grade = "") { return this.request("queue", grade ? { variant, grade } : { variant }); }
   unqueue() { return this.request("unqueue"); }
   /**
    * requestMatched sends a request whose success is a "matched" message

@@ -299,6 +299,8 @@ function fairness(info) {
   sec.append(
     h("dl", {},
       h("dt", {}, "Deal number"), h("dd", { "data-field": "deal" }, r.deal),
+      r.grade ? [h("dt", {}, "Grade"), h("dd", { "data-field": "grade" }, r.grade, " ",
+        h("span", { class: "muted" }, "(re-check: ", h("code", {}, `sirtommy grade --deal ${r.deal}`), ")"))] : null,
       r.commitment ? [h("dt", {}, "Salt"), h("dd", { "data-field": "salt" }, h("code", {}, r.salt)),
         h("dt", {}, "Commitment"), h("dd", { "data-field": "commitment" }, h("code", {}, r.commitment))] : null),
     out, shown);
@@ -316,7 +318,7 @@ function fairness(info) {
         ? (v.recordAgrees ? "This browser did not see the race begin, so it can only check the record against itself: SHA-256(deal:salt) matches the record's commitment." : "✘ The record's own commitment does not match its deal and salt.")
         : `Deal ${r.deal} was named when the race was made.`);
     } else if (r.commitment) {
-      if (v.commitmentOk) say(out, true, `✔ SHA-256(${r.deal}:salt) is ${short(v.got)}, the commitment this page was sent ${v.start.seenAt ? `at ${new Date(v.start.seenAt).toLocaleTimeString()}, ` : ""}before the deal was revealed: the deal was fixed before anyone played.`);
+      if (v.commitmentOk) say(out, true, `✔ SHA-256(${r.deal}${r.grade ? ":" + r.grade : ""}:salt) is ${short(v.got)}, the commitment this page was sent ${v.start.seenAt ? `at ${new Date(v.start.seenAt).toLocaleTimeString()}, ` : ""}before the deal was revealed: the deal was fixed before anyone played.`);
       else say(out, false, `✘ Mismatch: the revealed deal and salt hash to ${short(v.got)}, but before the reveal this page was sent the commitment ${short(kept)}: this record does not show the deal that was raced.`);
     } else {
       say(out, v.commitmentOk, v.commitmentOk ? `✔ Deal ${r.deal}, as named when the race was made.` : `✘ The record names deal ${r.deal}, not the deal named at the start (${v.start.deal}).`);
