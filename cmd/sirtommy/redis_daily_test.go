@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"sirtommy/lobby"
-	"sirtommy/race/redisrace/redistest"
 )
 
 // dailyOf reads base's day's deal over the API.
@@ -30,15 +29,7 @@ func dailyOf(t *testing.T, base, query string) lobby.DailyInfo {
 // plays it on A and bob on B, and both instances show the same board; ann
 // cannot play it again through B.
 func TestRedisDailyAcrossInstances(t *testing.T) {
-	noLeaks(t)
-	rds := redistest.Start(t, redistest.Options{})
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	defer func() {
-		if t.Failed() {
-			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
-		}
-	}()
+	a, b := twoInstances(t)
 	da, db := dailyOf(t, a, ""), dailyOf(t, b, "")
 	if da.Commitment == "" || da.Commitment != db.Commitment || da.Day != db.Day {
 		t.Fatalf("the instances publish different days' deals: %+v / %+v", da, db)
@@ -85,15 +76,7 @@ func TestRedisDailyAcrossInstances(t *testing.T) {
 // the challenge A stored) and cannot race it twice; ann, on A, hears how
 // it went, and her profile on B lists the run.
 func TestRedisGhostAcrossInstances(t *testing.T) {
-	noLeaks(t)
-	rds := redistest.Start(t, redistest.Options{})
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	defer func() {
-		if t.Failed() {
-			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
-		}
-	}()
+	a, b := twoInstances(t)
 	ann, bob, cat := hello(t, a, "ann"), hello(t, a, "bob"), hello(t, b, "cat")
 	inv := ann.request(map[string]any{"type": "invite"}, "invited")
 	bob.accept(map[string]any{"type": "accept-invite", "code": inv.str("code")})

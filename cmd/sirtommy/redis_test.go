@@ -198,16 +198,25 @@ func (c *client) result() string {
 	return string(b)
 }
 
-func TestRedisTwoInstancesOneRace(t *testing.T) {
+// twoInstances starts a real Redis and two servers on it with the same
+// secret, and returns their base URLs; their logs are printed if the test
+// fails. It checks for leaked goroutines at the end.
+func twoInstances(t *testing.T) (a, b string) {
+	t.Helper()
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
 	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
 	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	defer func() {
+	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
 		}
-	}()
+	})
+	return a, b
+}
+
+func TestRedisTwoInstancesOneRace(t *testing.T) {
+	a, b := twoInstances(t)
 	id := createRace(t, a)
 	p0 := join(t, a, id, "on-a")
 	p1 := join(t, b, id, "on-b")
