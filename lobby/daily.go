@@ -162,6 +162,14 @@ func dailyKeyOf(secret []byte) []byte {
 	return m.Sum(nil)
 }
 
+// today is the UTC day now and when it closes, which is when the next
+// day's deal opens and this one's is revealed.
+func (l *Lobby) today() (day string, closes time.Time) {
+	day = DayOf(l.deps.Clock.Now())
+	start, _ := dayStart(day)
+	return day, start.Add(24 * time.Hour)
+}
+
 func (l *Lobby) dailyCheck(variant string) (string, error) {
 	if l.dailyKey == nil {
 		return "", race.Errorf(CodeNoDaily, "this server has no day's deal")
@@ -250,13 +258,11 @@ func (l *Lobby) dailyBriefs() []DailyBrief {
 	if l.dailyKey == nil {
 		return nil
 	}
-	now := l.deps.Clock.Now()
-	day := DayOf(now)
-	start, _ := dayStart(day)
+	day, closes := l.today()
 	var out []DailyBrief
 	for _, v := range engine.VariantNames() {
 		deal, salt := DailyDeal(l.dailyKey, v, day)
-		out = append(out, DailyBrief{Variant: v, Day: day, Commitment: race.Commitment(deal, salt), ClosesAt: start.Add(24 * time.Hour)})
+		out = append(out, DailyBrief{Variant: v, Day: day, Commitment: race.Commitment(deal, salt), ClosesAt: closes})
 	}
 	return out
 }
@@ -272,10 +278,7 @@ func (s *Session) PlayDaily(variant string) error {
 		return err
 	}
 	who := s.Player()
-	now := l.deps.Clock.Now()
-	day := DayOf(now)
-	start, _ := dayStart(day)
-	next := start.Add(24 * time.Hour)
+	day, next := l.today()
 	ctx, cancel := opCtx()
 	defer cancel()
 	if err := l.checkRacing(ctx, who.ID); err != nil {
@@ -317,9 +320,7 @@ func (s *Session) RaceDailyLeader(variant string) error {
 		return err
 	}
 	who := s.Player()
-	now := l.deps.Clock.Now()
-	day := DayOf(now)
-	start, _ := dayStart(day)
+	day, closes := l.today()
 	ctx, cancel := opCtx()
 	defer cancel()
 	if _, ok, err := l.dailies.Entry(ctx, day, variant, who.ID); err != nil {
@@ -345,7 +346,7 @@ func (s *Session) RaceDailyLeader(variant string) error {
 	rec := *lead.Recording
 	return l.start(pairing{
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Unrated: true,
-			SealedUntil: start.Add(24 * time.Hour), Tag: "daily-ghost:" + day + ":" + variant},
+			SealedUntil: closes, Tag: "daily-ghost:" + day + ":" + variant},
 		via:     "daily-ghost",
 		players: [2]PlayerRef{{Name: lead.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},
