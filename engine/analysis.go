@@ -25,6 +25,24 @@ type AnalyzeOptions struct {
 	// Progress, when set, is told after each position solved how many
 	// were and about how many the whole analysis will take.
 	Progress func(done, total int)
+	// Chances, when set, adds the expert's win chance without peeking
+	// (ExpertChance) at the positions that tell the game's story: the
+	// start, the last position known winnable and the first known lost.
+	Chances bool
+}
+
+// Chance is how often the expert, seeing only what the player saw (their
+// Memory), wins from one position of a game: the share of its draws of
+// the unseen cards that the move it would play there wins.
+type Chance struct {
+	// Ply is the position: after the game's first Ply moves.
+	Ply int `json:"ply"`
+	// Percent is the share won, rounded to a whole percent.
+	Percent int `json:"percent"`
+	// Draws is how many orders of the unseen cards were tried.
+	Draws int `json:"draws"`
+	// Move is the move the expert would play there.
+	Move Move `json:"move"`
 }
 
 // UnmarshalText reads a name that MarshalText wrote.
@@ -72,6 +90,9 @@ type GameAnalysis struct {
 	Probes []Verdict `json:"probes"`
 	// Stopped is set when the Solver stopped the analysis.
 	Stopped bool `json:"stopped,omitempty"`
+	// Chances are the expert's chances without peeking (with
+	// AnalyzeOptions.Chances), in the order of their positions.
+	Chances []Chance `json:"chances,omitempty"`
 }
 
 // Complete reports whether every position's verdict is known.
@@ -93,16 +114,35 @@ func (a *GameAnalysis) Complete() bool {
 // position also settles the later positions whose moves follow it. A
 // solver's winning line is believed only if it replays to a win.
 func AnalyzeGame(start *Game, moves []Move, opt AnalyzeOptions) (GameAnalysis, error) {
+	pos, err := gamePositions(start, moves)
+	if err != nil {
+		return GameAnalysis{}, err
+	}
+	a := analyze(pos, moves, opt)
+	if opt.Chances && !a.Stopped {
+		a.Chances = chancesAt(pos, &a)
+	}
+	return a, nil
+}
+
+// gamePositions are the game's positions: start, then after each move.
+func gamePositions(start *Game, moves []Move) ([]Game, error) {
 	n := len(moves)
 	pos := make([]Game, n+1)
 	pos[0] = *start
 	for i, m := range moves {
 		g := pos[i]
 		if err := g.ApplyRecorded(m); err != nil {
-			return GameAnalysis{}, fmt.Errorf("engine: move %d (%s): %w", i+1, m, err)
+			return nil, fmt.Errorf("engine: move %d (%s): %w", i+1, m, err)
 		}
 		pos[i+1] = g
 	}
+	return pos, nil
+}
+
+// analyze is AnalyzeGame's search over the positions pos of the game moves.
+func analyze(pos []Game, moves []Move, opt AnalyzeOptions) GameAnalysis {
+	n := len(moves)
 	if opt.MaxProbes <= 0 {
 		opt.MaxProbes = DefaultMaxProbes
 	}
@@ -116,7 +156,7 @@ func AnalyzeGame(start *Game, moves []Move, opt AnalyzeOptions) (GameAnalysis, e
 	case Won:
 		a.LastWinnable = n
 		a.Probes = append(a.Probes, Verdict{Ply: n, Outcome: Winnable, By: "rules"})
-		return a, nil
+		return a
 	case Stuck:
 		a.FirstLost = n
 		a.Probes = append(a.Probes, Verdict{Ply: n, Outcome: Lost, By: "rules"})
@@ -164,7 +204,7 @@ func AnalyzeGame(start *Game, moves []Move, opt AnalyzeOptions) (GameAnalysis, e
 		return true
 	}
 	if hi > 0 && !probe(0) {
-		return a, nil
+		return a
 	}
 	for solved < opt.MaxProbes {
 		p, ok := nextProbe(tried, a.LastWinnable, hi)
@@ -173,7 +213,24 @@ func AnalyzeGame(start *Game, moves []Move, opt AnalyzeOptions) (GameAnalysis, e
 		}
 	}
 	a.Line = append([]Move(nil), a.Line...)
-	return a, nil
+	return a
+}
+
+// chancesAt is the expert's chance at the start of the game and at its
+// last position known winnable and first known lost, where the game was
+// still being played there (a won or stuck position has no choice).
+func chancesAt(pos []Game, a *GameAnalysis) []Chance {
+	var out []Chance
+	for _, p := range []int{0, a.LastWinnable, a.FirstLost} {
+		if p < 0 || p >= len(pos) || pos[p].status != Playing || (len(out) > 0 && out[len(out)-1].Ply >= p) {
+			continue
+		}
+		g := pos[p]
+		v := g.Memory()
+		share, move := ExpertChance(&v, g.Moves())
+		out = append(out, Chance{Ply: p, Percent: int(share*100 + 0.5), Draws: defaultExpert.samples, Move: move})
+	}
+	return out
 }
 
 // winsFrom reports whether line wins the game from g.

@@ -185,3 +185,60 @@ func TestAnalyzeStops(t *testing.T) {
 		t.Fatal("an illegal move was analysed")
 	}
 }
+
+// TestAnalyzeChances: with Chances, the analysis carries the expert's
+// chance without peeking at the start, the last position known winnable
+// and the first known lost (where the game was still being played), each
+// the same as ExpertChance from what the player had seen there; without
+// it, none.
+func TestAnalyzeChances(t *testing.T) {
+	r := mustVariant(t, "classic")
+	const deal = 2 // lost late by the medium bot
+	g := New(r, deal)
+	bot := NewBot(Medium, deal)
+	var moves []Move
+	for g.status == Playing {
+		v := g.Memory()
+		m, ok := bot.Choose(&v, g.Moves())
+		if !ok {
+			break
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+		moves = append(moves, m)
+	}
+	start := New(r, deal)
+	opt := AnalyzeOptions{Solve: SolveOptions{MaxNodes: 20_000, MaxConflicts: 1_000}}
+	plain, err := AnalyzeGame(&start, moves, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Chances != nil {
+		t.Fatalf("chances without asking: %+v", plain.Chances)
+	}
+	opt.Chances = true
+	a, err := AnalyzeGame(&start, moves, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := checkAnalysis(t, start, moves, a)
+	var want []int
+	for _, p := range []int{0, a.LastWinnable, a.FirstLost} {
+		if p >= 0 && pos[p].status == Playing && (len(want) == 0 || want[len(want)-1] < p) {
+			want = append(want, p)
+		}
+	}
+	if len(a.Chances) != len(want) || len(want) < 2 {
+		t.Fatalf("chances %+v, want them at %v (last winnable %d, first lost %d)", a.Chances, want, a.LastWinnable, a.FirstLost)
+	}
+	for i, c := range a.Chances {
+		g := pos[want[i]]
+		v := g.Memory()
+		share, move := ExpertChance(&v, g.Moves())
+		if c.Ply != want[i] || c.Percent != int(share*100+0.5) || c.Move != move || !contains(g.Moves(), c.Move) || c.Draws != defaultExpert.samples {
+			t.Errorf("chance %+v, want ply %d, %.2f with %s", c, want[i], share, move)
+		}
+		t.Logf("ply %d: an expert wins %d%% (%s)", c.Ply, c.Percent, c.Move)
+	}
+}

@@ -122,6 +122,7 @@ func checkGameAnalysis(t *testing.T, text string, a *coach.Game) {
 			t.Fatalf("position %d is %q, want %q (%+v)", p, l, want, a)
 		}
 	}
+	checkChances(t, rules, rec, a)
 	if a.LastWinnable < 0 {
 		return
 	}
@@ -144,6 +145,39 @@ func checkGameAnalysis(t *testing.T, text string, a *coach.Game) {
 	}
 	if a.Verdict == "lost-at" && (a.LosingMove != rec.Moves[a.LastWinnable].String() || a.WinningMove != a.Line[0].String() || a.LosingMove == a.WinningMove) {
 		t.Fatalf("losing move %s, winning move %s, played %s", a.LosingMove, a.WinningMove, rec.Moves[a.LastWinnable])
+	}
+}
+
+// checkChances checks the expert's chances of an analysis: one at the
+// start and at the last winnable and first lost positions where the game
+// was still being played there, each what engine.ExpertChance says from
+// the player's memory of that position.
+func checkChances(t *testing.T, rules *engine.Rules, rec engine.Record, a *coach.Game) {
+	t.Helper()
+	pos := []engine.Game{engine.New(rules, rec.Deal)}
+	for _, m := range rec.Moves {
+		g := pos[len(pos)-1]
+		if err := g.ApplyRecorded(m); err != nil {
+			t.Fatal(err)
+		}
+		pos = append(pos, g)
+	}
+	var want []int
+	for _, p := range []int{0, a.LastWinnable, a.FirstLost} {
+		if p >= 0 && pos[p].Status() == engine.Playing && (len(want) == 0 || want[len(want)-1] < p) {
+			want = append(want, p)
+		}
+	}
+	if len(a.Chances) != len(want) {
+		t.Fatalf("chances at %+v, want them at %v", a.Chances, want)
+	}
+	for i, c := range a.Chances {
+		g := pos[want[i]]
+		v := g.Memory()
+		share, move := engine.ExpertChance(&v, g.Moves())
+		if c.Ply != want[i] || c.Percent != int(share*100+0.5) || c.Move != move {
+			t.Fatalf("chance %+v, want %.2f with %s at %d", c, share, move, want[i])
+		}
 	}
 }
 

@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,6 +61,29 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 	if n := eval[int](p, `document.querySelectorAll(".chart-svg [data-mark=lost][data-seat='0'], .chart-svg [data-mark=winnable][data-seat='0']").length`); n != 2 {
 		t.Fatalf("%d marks on ann's line of the chart, want 2", n)
 	}
+	// Beside the verdict, the expert's chances without peeking: the
+	// server's figures, in words.
+	res, err := http.Get(srv.url + "/api/races/" + id + "/analysis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var analysis analysisBody
+	err = json.NewDecoder(res.Body).Decode(&analysis)
+	res.Body.Close()
+	if err != nil || len(analysis.Games) != 2 || len(analysis.Games[0].Chances) == 0 {
+		t.Fatalf("the analysis: %v %+v", err, analysis)
+	}
+	annGame := analysis.Games[0]
+	chanceSaid := p.text("[data-testid=coach-chance-0]")
+	for _, c := range annGame.Chances {
+		where := fmt.Sprintf("%d%% after move %d", c.Percent, c.Ply)
+		if c.Ply == 0 {
+			where = fmt.Sprintf("%d%% from the start", c.Percent)
+		}
+		if !strings.Contains(chanceSaid, "With what ann could see, an expert") || !strings.Contains(chanceSaid, where) {
+			t.Fatalf("ann's chances say %q, want %q", chanceSaid, where)
+		}
+	}
 
 	// The words for positions the solver could not settle say unknown,
 	// never lost.
@@ -84,6 +109,15 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 		t.Fatal("an empty line")
 	}
 	start := eval[string](p, `document.querySelector("[data-testid=line-pos]").dataset.score`)
+	for _, c := range annGame.Chances {
+		if c.Ply != annGame.LastWinnable {
+			continue
+		}
+		want := fmt.Sprintf("an expert wins %d%% from here", c.Percent)
+		if got := p.text(".last-move"); !strings.Contains(got, want) {
+			t.Fatalf("at the line's start the replay says %q, want %q", got, want)
+		}
+	}
 	for i := 1; i <= steps; i++ {
 		p.click(`[data-action=line-next]`)
 		p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=line-pos]").dataset.step === %q`, strconv.Itoa(i)))

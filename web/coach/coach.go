@@ -110,6 +110,7 @@ func New(deps Deps) *Coach {
 	if deps.Budget.MaxProbes <= 0 {
 		deps.Budget.MaxProbes = engine.DefaultMaxProbes
 	}
+	deps.Budget.Chances = true // every analysis has the expert's view too
 	if deps.Holder == "" {
 		deps.Holder = rand.Text()
 	}
@@ -194,8 +195,14 @@ func (c *Coach) Analyze(games []string) (Progress, error) {
 	return p, nil
 }
 
-// Key is the store's key of a game: variant, deal and a hash of its moves
-// (and of its resignation, which the analysis reports as its end).
+// analysisVersion is the form of the analyses stored: a change to what an
+// analysis holds changes it, so that no instance reads an older form
+// (version 2 added the expert's chances).
+const analysisVersion = 2
+
+// Key is the store's key of a game: the analysis's version, variant, deal
+// and a hash of its moves (and of its resignation, which the analysis
+// reports as its end).
 func Key(rec engine.Record) string {
 	h := sha256.New()
 	for _, m := range rec.Moves {
@@ -205,7 +212,7 @@ func Key(rec engine.Record) string {
 	if rec.Resigned {
 		h.Write([]byte("resign"))
 	}
-	return fmt.Sprintf("%s/%d/%x", rec.Variant, rec.Deal, h.Sum(nil)[:16])
+	return fmt.Sprintf("v%d/%s/%d/%x", analysisVersion, rec.Variant, rec.Deal, h.Sum(nil)[:16])
 }
 
 // start returns the job of the game text, starting it if there is none.

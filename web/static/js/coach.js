@@ -48,6 +48,29 @@ export function verdictText(g, name, result) {
   return `${won}${lost}; ${where}, unknown: the solver ran out of budget.`;
 }
 
+/** where names a position of a game in words. */
+function where(k) { return k === 0 ? "from the start" : `after move ${k}`; }
+
+/**
+ * chanceAt is the expert's chance without peeking at position ply of g, or
+ * undefined where the analysis has none.
+ */
+export function chanceAt(g, ply) {
+  return (g.chances || []).find((c) => c.ply === ply);
+}
+
+/**
+ * chanceText says how an expert that sees only what the player saw would
+ * fare from the analysis's positions ("with what you could see, an expert
+ * wins 62% from here"), beside the solver's verdict, which knows the stock.
+ */
+export function chanceText(g, name) {
+  const cs = g.chances || [];
+  if (!cs.length) return "";
+  const parts = cs.map((c) => `${c.percent}% ${where(c.ply)}${c.ply === g.lastWinnable && c.ply > 0 ? " (the last winnable position)" : c.ply === g.firstLost && c.ply > 0 ? " (the first lost one)" : ""}`);
+  return `With what ${name} could see, an expert (the computer that does not peek; ${cs[0].draws} guesses at the unseen cards) wins ${parts.join(", ")}.`;
+}
+
 /**
  * marks are the chart's marks of an analysis: for each game, where it was
  * last winnable and where it was first lost, at the time of that move
@@ -78,6 +101,7 @@ export function coachList(analysis, names, result, lineLink) {
     h("p", { class: `coach-game seat${seat}`, "data-testid": `coach-${seat}`, "data-verdict": g.verdict },
       h("span", { class: `dot seat${seat}`, "aria-hidden": "true" }), " ",
       verdictText(g, names[seat], result),
+      chanceText(g, names[seat]) ? [" ", h("span", { class: "coach-chance", "data-testid": `coach-chance-${seat}` }, chanceText(g, names[seat]))] : null,
       g.line && g.line.length && lineLink ? [" ", lineLink(seat, g)] : null)));
 }
 

@@ -10,7 +10,7 @@ import { headline, why, chart } from "./result.js";
 import { progressEl, setProgress, raceTitle, playerLabel } from "./widgets.js";
 import { moveText } from "./cards.js";
 import { timeline } from "./game.js";
-import { waitAnalysis, marks, coachList, unknownNote } from "./coach.js";
+import { waitAnalysis, marks, coachList, unknownNote, chanceAt } from "./coach.js";
 
 const SPEEDS = [1, 2, 5, 10, 30]; // playback speeds, times real time
 const FRAME_MS = 50; // playback timer period
@@ -161,7 +161,9 @@ class Replay {
     this.els.linePos.textContent = `Line move ${L.i} of ${L.moves.length}${m ? `: ${moveText(m)}` : ""} · ${v.score} of ${v.target} cards up${v.status === "won" ? " · won" : ""}`;
     this.els.linePos.dataset.step = String(L.i);
     this.els.linePos.dataset.score = String(v.score);
-    this.els.last.textContent = m ? `${this.names[L.seat]} (the solver's line): ${moveText(m)}` : `${this.names[L.seat]}'s game after move ${L.base}, the last winnable position.`;
+    const c = chanceAt(this.analysis.games[L.seat], L.base);
+    const chance = c ? ` With what ${this.names[L.seat]} could see, an expert wins ${c.percent}% from here.` : "";
+    this.els.last.textContent = m ? `${this.names[L.seat]} (the solver's line): ${moveText(m)}` : `${this.names[L.seat]}'s game after move ${L.base}, the last winnable position.${chance}`;
   }
 
   /** closeLine goes back to the game as played. */
