@@ -84,6 +84,7 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 			t.Fatalf("ann's chances say %q, want %q", chanceSaid, where)
 		}
 	}
+	p.screenshot("result")
 
 	// The words for positions the solver could not settle say unknown,
 	// never lost.
