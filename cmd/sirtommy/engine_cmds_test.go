@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -144,6 +145,28 @@ func TestWilsonInterval(t *testing.T) {
 	}
 }
 
+// cnf writes a DIMACS formula whose header counts its clauses, and says
+// what it asks.
+func TestCNFCommand(t *testing.T) {
+	out, err := runCLI(t, "cnf", "7450", "--at-least", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], "at least 50 cards") {
+		t.Fatalf("%.200q", out)
+	}
+	var vars, clauses int
+	if _, err := fmt.Sscanf(lines[1], "p cnf %d %d", &vars, &clauses); err != nil || vars == 0 || clauses != len(lines)-2 {
+		t.Fatalf("header %q for %d clause lines (%v)", lines[1], len(lines)-2, err)
+	}
+	for _, l := range lines[2:] {
+		if !strings.HasSuffix(l, " 0") {
+			t.Fatalf("clause %q does not end with 0", l)
+		}
+	}
+}
+
 func TestBadCommandLines(t *testing.T) {
 	for _, args := range [][]string{
 		{"deal"},
@@ -158,6 +181,10 @@ func TestBadCommandLines(t *testing.T) {
 		{"grade", "--deals", "5-1"},
 		{"grade", "--deal", "x"},
 		{"grade", "--deal", "1", "--deals", "1-2"},
+		{"cnf"},
+		{"cnf", "1", "2"},
+		{"cnf", "1", "--at-least", "53"},
+		{"cnf", "1", "--variant", "in-suit"},
 		{"nonsense"},
 	} {
 		_, err := runCLI(t, args...)
@@ -166,7 +193,7 @@ func TestBadCommandLines(t *testing.T) {
 			t.Errorf("%v: want a usage error (exit 2), got %v", args, err)
 		}
 	}
-	for _, cmd := range []string{"deal", "solve", "odds", "grade"} {
+	for _, cmd := range []string{"deal", "solve", "odds", "grade", "cnf"} {
 		out, err := runCLI(t, cmd, "--help")
 		if err != nil || strings.Count(out, "usage: sirtommy "+cmd) != 1 {
 			t.Errorf("%s --help: want the usage once, got %v, %q", cmd, err, out)

@@ -44,6 +44,7 @@ func subcommands() map[string]subcommand {
 	return map[string]subcommand{
 		"deal":        {"print the order of a deal's cards", dealCommand},
 		"solve":       {"say whether deals can be won, with a winning game or the best score", solveCommand},
+		"cnf":         {"write a deal's SAT encoding in DIMACS CNF, to check the solver's proofs with any SAT solver", cnfCommand},
 		"odds":        {"win rates over many deals, by the solver or a bot", oddsCommand},
 		"grade":       {"grade deals easy, medium or hard by what the hard bot achieves on them", gradeCommand},
 		"serve":       {"run the race server (the default command)", runServe},
