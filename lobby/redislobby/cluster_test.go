@@ -2,11 +2,15 @@ package redislobby_test
 
 import (
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"sirtommy/lobby"
 	"sirtommy/lobby/lobbytest"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/race"
+	"sirtommy/race/racetest"
 	"sirtommy/race/redisrace/redistest"
 )
 
@@ -40,4 +44,78 @@ func TestRedisClusterConformance(t *testing.T) {
 			return redislobby.NewRatings(rdb, redislobby.Keys{Prefix: "r" + string(rune('a'+prefix)) + ":"})
 		})
 	})
+}
+
+// TestLobbiesAcrossInstancesOnCluster: two lobbies on a real three-node
+// Redis Cluster, ann on one and bob on the other. Each accepts the
+// other's invites and challenges, several times over: every acceptance
+// must find the author connected (their presence, whichever node is
+// asked) and tell them on their instance. On the code that asked
+// PUBSUB NUMSUB of whichever node go-redis picked, most acceptances were
+// refused with inviter-away.
+func TestLobbiesAcrossInstancesOnCluster(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	clock := racetest.NewClock(time.Unix(1_000_000, 0))
+	ls, races := lobbiesOn(t, 2, clock, func() redis.UniversalClient { return cl.Client(t) })
+	ann, bob := enter(t, ls[0].lobby, "ann"), enter(t, ls[1].lobby, "bob")
+	end := func(id string) {
+		t.Helper()
+		rc, err := races.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.Abort("test")
+	}
+	for i := range 6 {
+		author, taker := ann, bob
+		if i%2 == 1 {
+			author, taker = bob, ann
+		}
+		inv, err := author.s.Invite(lobby.RaceOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := taker.s.AcceptInvite(inv.Code); err != nil {
+			t.Fatalf("round %d: %s accepting %s's invite: %v", i, taker.w.Name, author.w.Name, err)
+		}
+		ma := author.waitMatchedN(t, "invite", i+1)
+		mt := taker.waitMatchedN(t, "invite", i+1)
+		if ma.Race != mt.Race || ma.Invite != inv.Code {
+			t.Fatalf("round %d: matched %+v / %+v", i, ma, mt)
+		}
+		end(ma.Race)
+
+		ch, err := author.s.Challenge(lobby.RaceOptions{Variant: "classic"})
+		for race.ErrorCode(err) == lobby.CodeInRace { // until the end above frees them
+			time.Sleep(5 * time.Millisecond)
+			ch, err = author.s.Challenge(lobby.RaceOptions{Variant: "classic"})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = taker.s.AcceptChallenge(ch.ID)
+		for race.ErrorCode(err) == lobby.CodeInRace {
+			time.Sleep(5 * time.Millisecond)
+			err = taker.s.AcceptChallenge(ch.ID)
+		}
+		if err != nil {
+			t.Fatalf("round %d: %s accepting %s's challenge: %v", i, taker.w.Name, author.w.Name, err)
+		}
+		mc := author.waitMatchedN(t, "challenge", i+1)
+		if mc.Challenge != ch.ID {
+			t.Fatalf("round %d: %s matched %+v", i, author.w.Name, mc)
+		}
+		end(mc.Race)
+	}
+	// Gone from everywhere: away, whichever node is asked.
+	inv, err := ann.s.Invite(lobby.RaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann.s.Leave()
+	for range 6 {
+		if err := bob.s.AcceptInvite(inv.Code); race.ErrorCode(err) != lobby.CodeInviterAway {
+			t.Fatalf("accepting the invite of ann, who left: %v", err)
+		}
+	}
 }
