@@ -176,8 +176,9 @@ func (l *Lobby) afterEnd(w endWork) {
 	}
 }
 
-// retry calls f until it succeeds, the store refuses for good (a refusal
-// with a code), or Close stops waiting; it reports whether f succeeded.
+// retry calls f until it succeeds, fails otherwise than by a store
+// failure (storeFailure), or Close stops waiting; it reports whether f
+// succeeded.
 func (l *Lobby) retry(raceID, what string, f func() error) bool {
 	delay := endRetryFirst
 	for try := 1; ; try++ {
@@ -188,7 +189,7 @@ func (l *Lobby) retry(raceID, what string, f func() error) bool {
 			}
 			return true
 		}
-		if race.IsRefusal(err) {
+		if !storeFailure(err) {
 			l.log.Error().Err(err).Str("race", raceID).Msg(what)
 			return false
 		}
@@ -203,4 +204,11 @@ func (l *Lobby) retry(raceID, what string, f func() error) bool {
 		}
 		delay = min(2*delay, endRetryMax)
 	}
+}
+
+// storeFailure reports whether err is a failure of the stores, which may
+// pass (an error without a code, or one with CodeUnavailable), not a
+// refusal that trying again would only repeat.
+func storeFailure(err error) bool {
+	return !race.IsRefusal(err) || race.ErrorCode(err) == race.CodeUnavailable
 }

@@ -742,8 +742,8 @@ func (l *Lobby) matchNow() {
 		// already (paired elsewhere meanwhile).
 		var busy *busyError
 		if !errors.As(err, &busy) {
-			busy = &busyError{}
-			l.log.Error().Err(err).Msg("matched race not started; its players queue again")
+			busy = &busyError{} // logged by start
+			l.log.Info().Str("p0", p.A.Player).Str("p1", p.B.Player).Msg("their race not made: they queue again")
 		}
 		for _, sk := range [2]Seeker{p.A, p.B} {
 			if sk.Player != busy.player {
@@ -783,10 +783,20 @@ func (l *Lobby) keepFor(o race.Options) time.Duration {
 // start claims the pairing's players (unless claimed already), makes its
 // race, reserves both seats and tells both players, one right after the
 // other. On an error nothing is left claimed.
-func (l *Lobby) start(p pairing) error {
+func (l *Lobby) start(p pairing) (err error) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	ids := p.humans()
+	defer func() {
+		// A failure is logged as one on every path that makes a race
+		// (quick play, the computer, invites, challenges, ghosts, the
+		// day's deal); a refusal of the request (a recording that does
+		// not replay, a player racing already) is not.
+		var busy *busyError
+		if err != nil && !errors.As(err, &busy) && (storeFailure(err) || race.ErrorCode(err) == race.CodeInternal) {
+			l.log.Error().Err(err).Str("via", p.via).Strs("players", ids).Msg("race not made")
+		}
+	}()
 	if !p.claimed {
 		busy, err := l.sh.Seats.Claim(ctx, ids, claimKeep)
 		if err != nil {
@@ -797,7 +807,7 @@ func (l *Lobby) start(p pairing) error {
 			return &busyError{player: busy, race: id}
 		}
 	}
-	err := l.startRace(ctx, p)
+	err = l.startRace(ctx, p)
 	if err != nil {
 		if ferr := l.sh.Seats.Free(ctx, "", ids); ferr != nil {
 			l.log.Warn().Err(ferr).Msg("claim not freed; it lapses")
