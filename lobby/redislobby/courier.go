@@ -92,14 +92,20 @@ type Courier struct {
 	instance string
 	log      zerolog.Logger
 	sharded  bool
-	ps       *redis.PubSub
 	done     chan struct{} // closed when the receiving goroutine ends
-	stop     chan struct{} // closed by Close: the refresher stops
+	stop     chan struct{} // closed by Close: the refresher stops, and a lost subscription is not renewed
 	kept     chan struct{} // closed when the refresher ends
+
+	// psMu orders changes of the subscriptions: Listen, Unlisten, and
+	// renewing them all where a resharding moved the lobby's slot. It is
+	// taken before mu.
+	psMu sync.Mutex
+	ps   *redis.PubSub // under psMu and mu; read under either
 
 	mu      sync.Mutex
 	mine    map[string]bool // players this instance listens for
 	started bool
+	closed  bool
 }
 
 var _ lobby.Courier = (*Courier)(nil)
@@ -115,21 +121,13 @@ type envelope struct {
 // *redis.ClusterClient it uses sharded pub/sub.
 func NewCourier(ctx context.Context, rdb redis.UniversalClient, keys Keys, instance string, log zerolog.Logger) (*Courier, error) {
 	_, sharded := rdb.(*redis.ClusterClient)
-	first := []string{keys.InstanceChannel(instance), keys.ChangedChannel()}
-	var ps *redis.PubSub
-	if sharded {
-		ps = rdb.SSubscribe(ctx, first...)
-	} else {
-		ps = rdb.Subscribe(ctx, first...)
-	}
-	for range first { // the subscriptions' confirmations
-		if _, err := ps.Receive(ctx); err != nil {
-			_ = ps.Close()
-			return nil, fmt.Errorf("redislobby: courier: %w", err)
-		}
-	}
-	c := &Courier{rdb: rdb, keys: keys, instance: instance, log: log, sharded: sharded, ps: ps,
+	c := &Courier{rdb: rdb, keys: keys, instance: instance, log: log, sharded: sharded,
 		done: make(chan struct{}), stop: make(chan struct{}), kept: make(chan struct{}), mine: make(map[string]bool)}
+	ps, err := c.subscribe(ctx, []string{keys.InstanceChannel(instance), keys.ChangedChannel()})
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: courier: %w", err)
+	}
+	c.ps = ps
 	go c.refresh()
 	return c, nil
 }
@@ -137,29 +135,143 @@ func NewCourier(ctx context.Context, rdb redis.UniversalClient, keys Keys, insta
 // Start delivers the notices other instances send to receive, and their
 // announcements of changed challenges to changed.
 func (c *Courier) Start(receive func(lobby.Notice), changed func()) {
-	ch := c.ps.Channel()
 	c.mu.Lock()
 	c.started = true
+	ps := c.ps
 	c.mu.Unlock()
 	go func() {
 		defer close(c.done)
-		for m := range ch {
-			if m.Channel == c.keys.ChangedChannel() {
-				if m.Payload != c.instance {
-					changed()
+		for ps != nil {
+			for m := range ps.ChannelWithSubscriptions() {
+				switch m := m.(type) {
+				case *redis.Subscription:
+					if m.Kind == "sunsubscribe" && c.lost(m.Channel) {
+						c.renew(ps) // ends ps's channel
+					}
+				case *redis.Message:
+					c.deliver(m, receive, changed)
 				}
-				continue
 			}
-			var env envelope
-			if err := json.Unmarshal([]byte(m.Payload), &env); err != nil {
-				c.log.Warn().Err(err).Str("channel", m.Channel).Msg("bad notice")
-				continue
-			}
-			if env.From != c.instance {
-				receive(env.Notice)
-			}
+			ps = c.next(ps)
 		}
 	}()
+}
+
+// deliver hands a message to receive or changed.
+func (c *Courier) deliver(m *redis.Message, receive func(lobby.Notice), changed func()) {
+	if m.Channel == c.keys.ChangedChannel() {
+		if m.Payload != c.instance {
+			changed()
+		}
+		return
+	}
+	var env envelope
+	if err := json.Unmarshal([]byte(m.Payload), &env); err != nil {
+		c.log.Warn().Err(err).Str("channel", m.Channel).Msg("bad notice")
+		return
+	}
+	if env.From != c.instance {
+		receive(env.Notice)
+	}
+}
+
+// next is the subscription that replaced ps, or nil once closed.
+func (c *Courier) next(ps *redis.PubSub) *redis.PubSub {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.ps == ps {
+		return nil
+	}
+	return c.ps
+}
+
+// lost reports whether channel, which Redis just unsubscribed this
+// instance from, is one it still wants: on a cluster Redis ends the
+// sharded subscriptions of a slot that moved to another node.
+func (c *Courier) lost(channel string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	if channel == c.keys.ChangedChannel() || channel == c.keys.InstanceChannel(c.instance) {
+		return true
+	}
+	for p := range c.mine {
+		if c.keys.PlayerChannel(p) == channel {
+			return true
+		}
+	}
+	return false
+}
+
+// renew subscribes to every channel again, on the node that now serves
+// the lobby's slot, and closes old; until it succeeds (or Close), it
+// tries again every HereRefresh, letting Listen and Unlisten in between.
+// Notices sent meanwhile are lost (the players' presence keys still say
+// they are connected).
+func (c *Courier) renew(old *redis.PubSub) {
+	c.log.Warn().Msg("the lobby's slot moved: subscribing again where it is now")
+	for {
+		done, err := c.renewOnce(old)
+		if done {
+			return
+		}
+		c.log.Warn().Err(err).Msg("the lobby's channels not subscribed again; trying again")
+		select {
+		case <-c.stop:
+			return
+		case <-time.After(HereRefresh):
+		}
+	}
+}
+
+// renewOnce is one try of renew: done once old is replaced (or closed).
+func (c *Courier) renewOnce(old *redis.PubSub) (done bool, err error) {
+	c.psMu.Lock()
+	defer c.psMu.Unlock()
+	c.mu.Lock()
+	if c.closed || c.ps != old {
+		c.mu.Unlock()
+		return true, nil
+	}
+	channels := []string{c.keys.InstanceChannel(c.instance), c.keys.ChangedChannel()}
+	for p := range c.mine {
+		channels = append(channels, c.keys.PlayerChannel(p))
+	}
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), HereRefresh)
+	defer cancel()
+	if cc, ok := c.rdb.(*redis.ClusterClient); ok {
+		cc.ReloadState(ctx) // where the slot is now
+	}
+	ps, err := c.subscribe(ctx, channels)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	c.ps = ps // Close, which takes psMu, has not run
+	c.mu.Unlock()
+	_ = old.Close()
+	return true, nil
+}
+
+// subscribe makes a subscription to channels and waits for Redis to
+// confirm each.
+func (c *Courier) subscribe(ctx context.Context, channels []string) (*redis.PubSub, error) {
+	var ps *redis.PubSub
+	if c.sharded {
+		ps = c.rdb.SSubscribe(ctx, channels...)
+	} else {
+		ps = c.rdb.Subscribe(ctx, channels...)
+	}
+	for range channels {
+		if _, err := ps.Receive(ctx); err != nil {
+			_ = ps.Close()
+			return nil, err
+		}
+	}
+	return ps, nil
 }
 
 // refresh keeps this instance's players present every HereRefresh until
@@ -218,24 +330,30 @@ func (c *Courier) keep(ctx context.Context, players []string) error {
 // Listen subscribes to player's channel, then marks the player present
 // here: whoever sees the mark can reach them.
 func (c *Courier) Listen(ctx context.Context, player string) error {
+	c.psMu.Lock()
 	var err error
 	if c.sharded {
 		err = c.ps.SSubscribe(ctx, c.keys.PlayerChannel(player))
 	} else {
 		err = c.ps.Subscribe(ctx, c.keys.PlayerChannel(player))
 	}
+	if err == nil {
+		c.mu.Lock()
+		c.mine[player] = true // the refresher marks them, should keep fail
+		c.mu.Unlock()
+	}
+	c.psMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("redislobby: listen for %s: %w", player, err)
 	}
-	c.mu.Lock()
-	c.mine[player] = true // the refresher marks them, should this fail
-	c.mu.Unlock()
 	return c.keep(ctx, []string{player})
 }
 
 // Unlisten removes the player's presence mark of this instance, then
 // unsubscribes from their channel.
 func (c *Courier) Unlisten(ctx context.Context, player string) error {
+	c.psMu.Lock()
+	defer c.psMu.Unlock()
 	c.mu.Lock()
 	delete(c.mine, player)
 	c.mu.Unlock()
@@ -331,10 +449,13 @@ func (c *Courier) Close() error {
 		}
 		cancel()
 	}
-	err := c.ps.Close()
+	c.psMu.Lock()
 	c.mu.Lock()
-	started := c.started
+	c.closed = true
+	started, ps := c.started, c.ps
 	c.mu.Unlock()
+	err := ps.Close()
+	c.psMu.Unlock()
 	if started {
 		<-c.done // the channel closes with the PubSub
 	}
