@@ -287,6 +287,9 @@ func (c *Courier) refresh() {
 			return
 		case <-t.C:
 		}
+		// Under psMu, so that an Unlisten's removal is never undone by a
+		// refresh that read the players before it.
+		c.psMu.Lock()
 		c.mu.Lock()
 		players := make([]string, 0, len(c.mine))
 		for p := range c.mine {
@@ -296,6 +299,7 @@ func (c *Courier) refresh() {
 		ctx, cancel := context.WithTimeout(context.Background(), HereRefresh)
 		err := c.keep(ctx, players)
 		cancel()
+		c.psMu.Unlock()
 		switch {
 		case err != nil && !failing:
 			c.log.Warn().Err(err).Int("players", len(players)).Msg("players' presence not refreshed; they count as away elsewhere if it goes on")
@@ -337,16 +341,16 @@ func (c *Courier) Listen(ctx context.Context, player string) error {
 	} else {
 		err = c.ps.Subscribe(ctx, c.keys.PlayerChannel(player))
 	}
-	if err == nil {
-		c.mu.Lock()
-		c.mine[player] = true // the refresher marks them, should keep fail
-		c.mu.Unlock()
-	}
-	c.psMu.Unlock()
 	if err != nil {
+		c.psMu.Unlock()
 		return fmt.Errorf("redislobby: listen for %s: %w", player, err)
 	}
-	return c.keep(ctx, []string{player})
+	c.mu.Lock()
+	c.mine[player] = true // the refresher marks them, should keep fail
+	c.mu.Unlock()
+	err = c.keep(ctx, []string{player})
+	c.psMu.Unlock()
+	return err
 }
 
 // Unlisten removes the player's presence mark of this instance, then
