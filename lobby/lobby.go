@@ -60,6 +60,10 @@ const (
 	// DefaultMaxListed bounds the races listed in a lobby message: a
 	// screenful; most recent first.
 	DefaultMaxListed = 50
+	// DefaultFlushTimeout is how long Close waits for ended races'
+	// ratings to be recorded while the stores fail: a short outage's
+	// worth, within an orchestrator's grace after a drain.
+	DefaultFlushTimeout = 10 * time.Second
 )
 
 // Config tunes the lobby; zero fields take the defaults.
@@ -82,6 +86,9 @@ type Config struct {
 	// GhostTTL is how long a ghost challenge can be raced (default
 	// DefaultGhostTTL).
 	GhostTTL time.Duration
+	// FlushTimeout bounds how long Close waits for the work of races that
+	// ended to reach failing stores (default DefaultFlushTimeout).
+	FlushTimeout time.Duration
 }
 
 func (c *Config) fill() {
@@ -106,6 +113,9 @@ func (c *Config) fill() {
 	}
 	if c.Tau <= 0 {
 		c.Tau = glicko2.DefaultTau
+	}
+	if c.FlushTimeout <= 0 {
+		c.FlushTimeout = DefaultFlushTimeout
 	}
 }
 
@@ -230,8 +240,8 @@ type Lobby struct {
 	listenMu  sync.Mutex      // orders Courier.Listen and Unlisten per player
 	listening map[string]bool // players the courier listens for (under listenMu)
 
-	rateMu sync.Mutex     // serializes rating updates (read, compute, save)
-	wg     sync.WaitGroup // rating updates in flight
+	rateMu sync.Mutex // serializes rating updates (read, compute, save)
+	ends   *endQueue  // what follows the races' ends, in order
 }
 
 // New makes a lobby and starts its heartbeat on the clock; Close stops it.
@@ -276,6 +286,8 @@ func New(cfg Config, deps Deps) *Lobby {
 	l.mu.Lock()
 	l.tick = deps.Clock.AfterFunc(cfg.Tick, l.heartbeat)
 	l.mu.Unlock()
+	l.ends = newEndQueue()
+	go l.runEnds()
 	deps.Races.OnEnd(l.ended)
 	return l
 }
@@ -283,7 +295,9 @@ func New(cfg Config, deps Deps) *Lobby {
 // Config is the lobby's configuration, defaults filled in.
 func (l *Lobby) Config() Config { return l.cfg }
 
-// Close stops the heartbeat and waits for rating updates in flight.
+// Close stops the heartbeat and finishes the work of the races that
+// ended (frees their players, records their ratings), waiting up to
+// Config.FlushTimeout for the stores to take it.
 func (l *Lobby) Close() {
 	l.mu.Lock()
 	l.closed = true
@@ -291,7 +305,7 @@ func (l *Lobby) Close() {
 		l.tick.Stop()
 	}
 	l.mu.Unlock()
-	l.wg.Wait()
+	l.flushEnds(l.cfg.FlushTimeout)
 }
 
 // opCtx bounds a call to the shared stores.
@@ -728,8 +742,8 @@ func (l *Lobby) matchNow() {
 		// already (paired elsewhere meanwhile).
 		var busy *busyError
 		if !errors.As(err, &busy) {
-			busy = &busyError{}
-			l.log.Error().Err(err).Msg("matched race not started; its players queue again")
+			busy = &busyError{} // logged by start
+			l.log.Info().Str("p0", p.A.Player).Str("p1", p.B.Player).Msg("their race not made: they queue again")
 		}
 		for _, sk := range [2]Seeker{p.A, p.B} {
 			if sk.Player != busy.player {
@@ -769,10 +783,20 @@ func (l *Lobby) keepFor(o race.Options) time.Duration {
 // start claims the pairing's players (unless claimed already), makes its
 // race, reserves both seats and tells both players, one right after the
 // other. On an error nothing is left claimed.
-func (l *Lobby) start(p pairing) error {
+func (l *Lobby) start(p pairing) (err error) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	ids := p.humans()
+	defer func() {
+		// A failure is logged as one on every path that makes a race
+		// (quick play, the computer, invites, challenges, ghosts, the
+		// day's deal); a refusal of the request (a recording that does
+		// not replay, a player racing already) is not.
+		var busy *busyError
+		if err != nil && !errors.As(err, &busy) && (storeFailure(err) || race.ErrorCode(err) == race.CodeInternal) {
+			l.log.Error().Err(err).Str("via", p.via).Strs("players", ids).Msg("race not made")
+		}
+	}()
 	if !p.claimed {
 		busy, err := l.sh.Seats.Claim(ctx, ids, claimKeep)
 		if err != nil {
@@ -783,7 +807,7 @@ func (l *Lobby) start(p pairing) error {
 			return &busyError{player: busy, race: id}
 		}
 	}
-	err := l.startRace(ctx, p)
+	err = l.startRace(ctx, p)
 	if err != nil {
 		if ferr := l.sh.Seats.Free(ctx, "", ids); ferr != nil {
 			l.log.Warn().Err(ferr).Msg("claim not freed; it lapses")
@@ -1289,69 +1313,6 @@ func (l *Lobby) AuthorizeSeat(playerToken, raceID, name string) (displayName, se
 	return who.Name, token, nil
 }
 
-// ended is the race service's OnEnd hook: it hears of every race that ends
-// on this instance, even one made by an instance that died since, frees
-// the players of those the lobby made (their seats carry player ids; at
-// once, so that they may queue again as soon as they see the result) and
-// hands the result to a goroutine that rates it.
-func (l *Lobby) ended(e race.Ended) {
-	var players [2]PlayerRef
-	lobbyRace := false
-	for s, p := range e.Players {
-		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost, Solo: p.Solo}
-		lobbyRace = lobbyRace || p.Player != ""
-	}
-	if !lobbyRace {
-		return // made over the API: nobody to rate
-	}
-	raceID, variant, res := e.Race, e.Variant, e.Result
-	var ids []string
-	for _, p := range players {
-		if p.ID != "" && !p.Computer {
-			ids = append(ids, p.ID)
-		}
-	}
-	ctx, cancel := opCtx()
-	if err := l.sh.Seats.Free(ctx, raceID, ids); err != nil {
-		l.log.Warn().Err(err).Str("race", raceID).Msg("players not freed; their marks lapse")
-	}
-	cancel()
-	l.mu.Lock()
-	closed := l.closed
-	if !closed {
-		l.wg.Add(1)
-	}
-	l.mu.Unlock()
-	if closed {
-		return
-	}
-	at := l.deps.Clock.Now()
-	go func() {
-		defer l.wg.Done()
-		if res.Outcome == race.OutcomeAborted {
-			return
-		}
-		l.seeDeal(raceID, variant, res, players)
-		if err := l.record(raceID, variant, players, res, at); err != nil {
-			l.log.Error().Err(err).Str("race", raceID).Msg("race not recorded")
-		}
-		if strings.HasPrefix(e.Tag, dailyTag) {
-			ctx, cancel := opCtx()
-			defer cancel()
-			if err := l.dailyEnded(ctx, e, at); err != nil {
-				l.log.Error().Err(err).Str("race", raceID).Msg("day's game not recorded")
-			}
-		}
-		if e.Ghosts != [2]string{} {
-			ctx, cancel := opCtx()
-			defer cancel()
-			if err := l.ghostEnded(ctx, e, at); err != nil {
-				l.log.Error().Err(err).Str("race", raceID).Msg("ghost race not recorded")
-			}
-		}
-	}()
-}
-
 // maxRecordTries bounds the reads and saves of one race's result when
 // other instances keep saving the same players' standings (ErrStale):
 // each try loses only to a save that succeeded, so a few are plenty.
@@ -1373,7 +1334,8 @@ func (l *Lobby) record(raceID, variant string, players [2]PlayerRef, res race.Re
 
 // recordOnce reads, rates and saves once.
 func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
-	ctx := context.Background()
+	ctx, cancel := opCtx()
+	defer cancel()
 	g := GameRecord{Race: raceID, Variant: variant, At: at, Players: players, Outcome: res.Outcome,
 		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
 	var st [2]Standing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/lobby/glicko2"
 	"sirtommy/lobby/memlobby"
@@ -245,5 +247,112 @@ func TestHeartbeatOnRealClock(t *testing.T) {
 		})
 		time.Sleep(time.Millisecond)
 		l.Close()
+	}
+}
+
+// failingSeats is a shared Seats whose Assign fails, as a store that
+// went away between a pairing's claim and its race does.
+type failingSeats struct{ lobby.Seats }
+
+func (failingSeats) Assign(context.Context, string, []string, time.Duration) error {
+	return fmt.Errorf("the store went away")
+}
+
+// resigner is a computer player that resigns at once.
+type resigner struct{}
+
+func (resigner) Choose(*engine.View, []engine.Move) (engine.Move, bool) { return engine.Move{}, false }
+
+// logBuffer is a log's output, written and read concurrently.
+type logBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b = append(b.b, p...)
+	return len(p), nil
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.b)
+}
+
+// TestFailedRaceLoggedAsFailure: a race the lobby cannot make (its store
+// fails) is refused with unavailable and logged at error level as not
+// made, on quick play, an invite, a challenge and the computer; nothing
+// says it was made.
+func TestFailedRaceLoggedAsFailure(t *testing.T) {
+	clock := newClock()
+	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	tokens, err := lobby.NewTokens(lobby.NewSecret(), clock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := lobby.NewMemoryShared(lobby.MatchConfig{}, clock)
+	sh.Seats = failingSeats{sh.Seats}
+	logs := &logBuffer{}
+	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.New(logs), Races: races, Tokens: tokens,
+		Ratings: memlobby.NewRatings(), Shared: sh,
+		Computer: func(string, uint64) (race.Player, error) { return resigner{}, nil }})
+	t.Cleanup(l.Close)
+	enter := func(name string) *lobby.Session {
+		s, _, err := l.Enter("", name, &recorder{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	ann, bob := enter("ann"), enter("bob")
+	count := func() int { return strings.Count(logs.String(), `"level":"error"`) }
+	notMade := func(what string, before int) {
+		t.Helper()
+		if n := count(); n != before+1 || !strings.Contains(logs.String(), `"via":"`+what+`"`) {
+			t.Errorf("%s: %d error lines more, want 1 naming via %s; log:\n%s", what, n-before, what, logs.String())
+		}
+	}
+	inv, err := ann.Invite(lobby.RaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := count()
+	if err := bob.AcceptInvite(inv.Code); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Fatalf("accepting an invite whose race cannot be made: %v", err)
+	}
+	notMade("invite", n)
+	ch, err := ann.Challenge(lobby.RaceOptions{Variant: "classic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = count()
+	if err := bob.AcceptChallenge(ch.ID); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Fatalf("accepting a challenge whose race cannot be made: %v", err)
+	}
+	notMade("challenge", n)
+	if err := ann.CancelChallenge(); err != nil && race.ErrorCode(err) != lobby.CodeNoSuchChallenge {
+		t.Fatal(err)
+	}
+	n = count()
+	for _, s := range []*lobby.Session{ann, bob} {
+		if _, err := s.Queue("classic"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notMade("quick", n)
+	if err := bob.Unqueue(); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(lobby.DefaultComputerOfferAfter + time.Second)
+	n = count()
+	if err := ann.PlayComputer(); race.ErrorCode(err) != race.CodeUnavailable {
+		t.Fatalf("playing the computer in a race that cannot be made: %v", err)
+	}
+	notMade("computer", n)
+	if strings.Contains(logs.String(), `"paired"`) {
+		t.Errorf("a race not made was logged as paired:\n%s", logs.String())
 	}
 }

@@ -139,11 +139,16 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 		}
 		rc, err := deps.Races.Create(opts)
 		if err != nil {
+			if code := race.ErrorCode(err); code != race.CodeDraining && code != race.CodeBadOptions {
+				log.Error().Err(err).Msg("race not created over http")
+			}
 			writeRaceError(w, err)
 			return
 		}
 		if bot.Player != nil {
 			if _, err := rc.SeatComputer("computer", bot); err != nil {
+				rc.Abort(race.ReasonLeft) // nobody was given it
+				log.Error().Err(err).Str("race", rc.ID()).Msg("race not created over http: the computer could not take its seat")
 				writeRaceError(w, err)
 				return
 			}

@@ -106,19 +106,8 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Courier:    courier,
 			Races:      presence,
 		},
-		check: func(ctx context.Context) error {
-			// On a Redis Cluster every master must answer: a race's keys
-			// may be on any of them.
-			err := rdb.Ping(ctx).Err()
-			if cc, ok := rdb.(*redis.ClusterClient); ok && err == nil {
-				err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() })
-			}
-			if err != nil {
-				return fmt.Errorf("redis: %w", err)
-			}
-			return nil
-		},
-		run: func(ctx context.Context, svc *race.Service) { svc.Run(ctx, redisrace.RenewEvery) },
+		check: redisReady(rdb, cfg.redisPrefix, instance),
+		run:   func(ctx context.Context, svc *race.Service) { svc.Run(ctx, redisrace.RenewEvery) },
 		close: func() {
 			fctx, cancel := context.WithTimeout(context.Background(), redisIOTimeout)
 			defer cancel()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"sirtommy/lobby"
 	"sirtommy/race/redisrace/redistest"
 )
 
@@ -309,4 +310,54 @@ func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
 	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
 		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
 	}
+}
+
+// TestRedisClusterLobbyAcrossInstances: two servers on a real three-node
+// Redis Cluster, ann's websocket on one and bob's on the other. Each
+// accepts the other's invite, several times over, and a challenge: the
+// acceptance must find the author connected (their presence key,
+// whichever node is asked) and the author must get matched on their own
+// instance, and play. On the code that asked PUBSUB NUMSUB of whichever
+// node go-redis picked, an acceptance was refused with inviter-away.
+func TestRedisClusterLobbyAcrossInstances(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	args := []string{"--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms"}
+	a, logA, _, _ := startServe(t, args...)
+	b, logB, _, _ := startServe(t, args...)
+	defer func() {
+		if t.Failed() {
+			t.Logf("a:\n%s\nb:\n%s", logA, logB)
+		}
+	}()
+	ann, bob := hello(t, a, "ann"), hello(t, b, "bob")
+	play := func(via string, author, taker *lobbyClient) {
+		t.Helper()
+		ma, mt := author.takeSeat(via), taker.takeSeat(via)
+		if ma.str("race") != mt.str("race") {
+			t.Fatalf("matched %v / %v", ma, mt)
+		}
+		for _, c := range []*lobbyClient{author, taker} {
+			c.running()
+			c.request(map[string]any{"type": "resign"}, "moved")
+		}
+		if ra, rt := author.result(), taker.result(); ra != rt {
+			t.Fatalf("results differ:\n%s\n%s", ra, rt)
+		}
+	}
+	for i := range 4 {
+		author, taker := ann, bob
+		if i%2 == 1 {
+			author, taker = bob, ann
+		}
+		inv := author.request(map[string]any{"type": "invite"}, "invited")
+		taker.accept(map[string]any{"type": "accept-invite", "code": inv.str("code")})
+		play("invite", author, taker)
+	}
+	ch := bob.request(map[string]any{"type": "challenge", "variant": "classic"}, "challenged")
+	chID, _ := ch["challenge"].(map[string]any)["id"].(string)
+	until(t, a, "bob's challenge", func(ev lobby.LobbyEvent) bool {
+		return len(ev.Challenges) == 1 && ev.Challenges[0].ID == chID
+	})
+	ann.accept(map[string]any{"type": "accept-challenge", "challenge": chID})
+	play("challenge", bob, ann)
 }

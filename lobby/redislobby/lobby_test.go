@@ -31,13 +31,28 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestCourierReachesOtherInstances(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
+	courierReaches(t, func() redis.UniversalClient { return srv.Client(t) })
+}
+
+// TestCourierReachesOtherInstancesOnCluster is the same on a real
+// three-node Redis Cluster, where a count of subscribers is one node's:
+// whether a player is connected comes from their presence key.
+func TestCourierReachesOtherInstancesOnCluster(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	courierReaches(t, func() redis.UniversalClient { return cl.Client(t) })
+}
+
+// courierReaches: a notice sent on instance A reaches the player's
+// session on instance B, each instance on its own client; A knows
+// whether B holds the player; a change of the challenges is heard.
+func courierReaches(t *testing.T, client func() redis.UniversalClient) {
 	ctx := t.Context()
 	keys := redislobby.Keys{Prefix: "c:"}
-	a, err := redislobby.NewCourier(ctx, srv.Client(t), keys, "A", zerolog.Nop())
+	a, err := redislobby.NewCourier(ctx, client(), keys, "A", zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := redislobby.NewCourier(ctx, srv.Client(t), keys, "B", zerolog.Nop())
+	b, err := redislobby.NewCourier(ctx, client(), keys, "B", zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,18 +75,26 @@ func TestCourierReachesOtherInstances(t *testing.T) {
 	if ok, _ := b.Listening(ctx, "ann"); ok {
 		t.Fatal("B counts itself as another instance")
 	}
-	n := lobby.Notice{Player: "ann", To: lobby.ToQueued, Matched: &lobby.MatchedEvent{Race: "R", Seat: 1, Via: "quick"}}
-	if reached, err := a.Send(ctx, n); !reached || err != nil {
-		t.Fatalf("send: %v %v", reached, err)
-	}
-	select {
-	case m := <-got:
-		if m.Player != "ann" || m.Matched == nil || m.Matched.Race != "R" || m.Matched.Seat != 1 {
-			t.Fatalf("got %+v", m)
+	// Every answer counts, not one in a few: on a cluster each call may
+	// go to another node.
+	for i := range 12 {
+		if ok, err := a.Listening(ctx, "ann"); !ok || err != nil {
+			t.Fatalf("asking A whether ann is connected, time %d: %v %v", i, ok, err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("B got nothing")
+		n := lobby.Notice{Player: "ann", To: lobby.ToQueued, Matched: &lobby.MatchedEvent{Race: fmt.Sprint("R", i), Seat: 1, Via: "quick"}}
+		if reached, err := a.Send(ctx, n); !reached || err != nil {
+			t.Fatalf("send %d: %v %v", i, reached, err)
+		}
+		select {
+		case m := <-got:
+			if m.Player != "ann" || m.Matched == nil || m.Matched.Race != n.Matched.Race || m.Matched.Seat != 1 {
+				t.Fatalf("got %+v", m)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("B got nothing")
+		}
 	}
+	n := lobby.Notice{Player: "ann", To: lobby.ToQueued, Matched: &lobby.MatchedEvent{Race: "R", Seat: 1, Via: "quick"}}
 	if err := a.Changed(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +224,14 @@ func lobbiesOnClock(t *testing.T, n int) ([]*instance, *race.Service, *racetest.
 	t.Helper()
 	srv := redistest.Start(t, redistest.Options{})
 	clock := racetest.NewClock(time.Unix(1_000_000, 0))
+	ls, races := lobbiesOn(t, n, clock, func() redis.UniversalClient { return srv.Client(t) })
+	return ls, races, clock
+}
+
+// lobbiesOn makes n lobbies on the clock, each on its own client of one
+// shared Redis (or Redis Cluster).
+func lobbiesOn(t *testing.T, n int, clock race.Clock, client func() redis.UniversalClient) ([]*instance, *race.Service) {
+	t.Helper()
 	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
 	tokens, err := lobby.NewTokens([]byte("a test secret of at least thirty-two bytes"), clock, 0)
 	if err != nil {
@@ -210,7 +241,7 @@ func lobbiesOnClock(t *testing.T, n int) ([]*instance, *race.Service, *racetest.
 	ratings := memlobby.NewRatings()
 	out := make([]*instance, n)
 	for i := range out {
-		rdb := srv.Client(t)
+		rdb := client()
 		id := fmt.Sprint("inst", i)
 		c, err := redislobby.NewCourier(t.Context(), rdb, keys, id, zerolog.Nop())
 		if err != nil {
@@ -228,10 +259,10 @@ func lobbiesOnClock(t *testing.T, n int) ([]*instance, *race.Service, *racetest.
 			}
 		})
 	}
-	return out, races, clock
+	return out, races
 }
 
-func sharedOn(rdb *redis.Client, keys redislobby.Keys, id string, clock race.Clock, c *redislobby.Courier) lobby.Shared {
+func sharedOn(rdb redis.UniversalClient, keys redislobby.Keys, id string, clock race.Clock, c *redislobby.Courier) lobby.Shared {
 	return lobby.Shared{
 		Queue:      redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, clock).For(id),
 		Challenges: redislobby.NewChallenges(rdb, keys, clock),
@@ -271,12 +302,21 @@ func (p *player) matched() []*lobby.MatchedEvent {
 // waitMatched waits for the player's matched event of a kind (via).
 func (p *player) waitMatched(t *testing.T, via string) *lobby.MatchedEvent {
 	t.Helper()
+	return p.waitMatchedN(t, via, 1)
+}
+
+// waitMatchedN waits for the player's nth matched event of a kind (via).
+func (p *player) waitMatchedN(t *testing.T, via string, nth int) *lobby.MatchedEvent {
+	t.Helper()
 	var got *lobby.MatchedEvent
-	waitFor(t, p.w.Name+"'s matched event", func() bool {
+	waitFor(t, fmt.Sprintf("%s's matched event %d via %s", p.w.Name, nth, via), func() bool {
+		n := 0
 		for _, m := range p.matched() {
 			if m.Via == via {
-				got = m
-				return true
+				if n++; n == nth {
+					got = m
+					return true
+				}
 			}
 		}
 		return false
