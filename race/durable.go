@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"sirtommy/engine"
 )
 
@@ -92,17 +94,32 @@ func (r *Race) recordLocked() *Record {
 	return rec
 }
 
-// saveLocked writes the record when the race has Records. A failure is
-// logged: the race goes on here, and the next save catches up.
+// saveLocked queues the record for the race's writer when the race has
+// Records, and has the caller wait, once the lock is released, until it
+// is written: the save leaves the race's lock, the order of saves stays.
 func (r *Race) saveLocked() {
-	if r.records == nil {
+	if r.writer == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
-	defer cancel()
-	if err := r.records.Save(ctx, r.recordLocked()); err != nil {
-		r.log.Warn().Err(err).Msg("race record not saved")
+	n := r.writer.put(r.recordLocked())
+	r.later = append(r.later, func() { r.writer.wait(n) })
+}
+
+// FlushRecords waits until every record of the race queued so far is
+// saved: the fleet calls it before handing a stopped race over, so that
+// the next owner reads the race as it stood here.
+func (r *Race) FlushRecords() {
+	if r.writer != nil {
+		r.writer.flush()
 	}
+}
+
+// writerFor is the record writer of a race with records, nil without.
+func writerFor(records Records, log zerolog.Logger) *recordWriter {
+	if records == nil {
+		return nil
+	}
+	return newRecordWriter(records, log)
 }
 
 // decideLocked stores the result once across instances. It returns the
@@ -161,6 +178,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,
 		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
 	}
+	r.writer = writerFor(d.Records, r.log)
 	if r.match.BestOf == 0 {
 		r.match = Match{Round: 1, BestOf: opts.BestOf}
 	}

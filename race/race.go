@@ -19,9 +19,11 @@
 // why; race/fleet's own locks are outside these):
 //
 //  1. Race.mu: one race. Held while the race's own event log is appended
-//     to (an acknowledged move is a stored move), its record saved or its
-//     result decided (Records), and while events are published on the
-//     bus (whose Deliver never blocks). Never held while taking another
+//     to (an acknowledged move is a stored move) or its result decided
+//     (Records), and while events are published on the bus (whose
+//     Deliver never blocks). Its record is only queued under it: the
+//     race's writer saves it outside (writer.go), and the caller waits
+//     for that once the lock is released. Never held while taking another
 //     race's lock or the Service's, nor while calling the OnEnd hook or
 //     making the next race: those are queued on Race.later and run by
 //     Race.unlock once the lock is released.
@@ -30,8 +32,8 @@
 //     waited for while they are held (Evict and Live copy the race list,
 //     then look at each race without them; Create makes and registers a
 //     race with the Fleet before taking Service.mu to list it).
-//  3. The bus's, the store's, the clock's and the subscribers' own locks:
-//     leaves inside those types.
+//  3. The bus's, the store's, the clock's, the subscribers' and the
+//     record writer's own locks: leaves inside those types.
 //
 // A lock may be taken while holding only locks above it in this list, so
 // no cycle of waits can form.
@@ -284,8 +286,10 @@ type Race struct {
 	log   zerolog.Logger
 	store Store
 	bus   Bus
-	// records is nil in memory mode.
+	// records is nil in memory mode; writer saves the race's records
+	// through it, outside mu (writer.go).
 	records Records
+	writer  *recordWriter
 	onEnd   func(Ended)
 	done    chan struct{}
 
@@ -357,6 +361,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		done:  make(chan struct{}),
 		state: Waiting,
 	}
+	r.writer = writerFor(d.Records, r.log)
 	switch {
 	case opts.DealNamed:
 		r.deal, r.opts.Grade = opts.Deal, ""

@@ -168,6 +168,7 @@ func (f *Fleet) Handover(ctx context.Context, races []*race.Race) {
 			continue
 		}
 		r.Stop()
+		r.FlushRecords() // the next owner reads the race as it stood here
 		hctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 		if err := f.cluster.Handover(hctx, r.ID()); err != nil {
 			f.deps.Log.Warn().Err(err).Str("race", r.ID()).Msg("race not handed over; another instance takes it when its lease runs out")
