@@ -30,18 +30,21 @@ type proxy struct {
 	sub race.Subscriber // the connection, through its tokenSpy once it plays
 	// While the race runs elsewhere: the subscriptions of listen (the
 	// connection's topic, and the race's topics it follows through gate).
-	unsubs   []func()
-	onTopic  bool // the connection's own topic is subscribed
-	onSeats  bool // the seats' topics are
-	onWatch  bool // the spectators' topic is
-	gate     feedGate
-	attached *race.Race // the local race the connection is attached to
-	cancelW  func()     // attached's Watch cancel
-	token    tokenBox   // the seat's latest token
-	who      string     // the lobby's player id of the connection
-	seat     int
-	player   bool
-	watched  bool
+	unsubs  []func()
+	onTopic bool // the connection's own topic is subscribed
+	onSeats bool // the seats' topics are
+	// seatUnsubs end the subscriptions to each seat's topic (nil: none);
+	// once the connection's seat is known the other seat's is ended.
+	seatUnsubs [2]func()
+	onWatch    bool // the spectators' topic is
+	gate       feedGate
+	attached   *race.Race // the local race the connection is attached to
+	cancelW    func()     // attached's Watch cancel
+	token      tokenBox   // the seat's latest token
+	who        string     // the lobby's player id of the connection
+	seat       int
+	player     bool
+	watched    bool
 	// unsubOwner ends the connection's subscription to the race's
 	// OwnerTopic.
 	unsubOwner func()
@@ -97,6 +100,7 @@ func (p *proxy) reattach() {
 		if err == nil && rep != nil {
 			if err = rep.Err.err(); err == nil {
 				p.token.set(rep.Token)
+				p.seated(rep.Seat)
 			}
 		}
 	} else {
@@ -239,7 +243,7 @@ func (p *proxy) listen(seats, watch bool) {
 	}
 	if seats && !p.onSeats {
 		for s := range 2 {
-			p.unsubs = append(p.unsubs, bus.Subscribe(race.SeatTopic(p.id, s), gateTap{g: &p.gate, seat: int32(s), sub: p.sub}))
+			p.seatUnsubs[s] = bus.Subscribe(race.SeatTopic(p.id, s), gateTap{g: &p.gate, seat: int32(s), sub: p.sub})
 		}
 		p.onSeats, added = true, true
 	}
@@ -261,7 +265,24 @@ func (p *proxy) unlisten() {
 	for _, f := range p.unsubs {
 		f()
 	}
+	for s, f := range p.seatUnsubs {
+		if f != nil {
+			f()
+			p.seatUnsubs[s] = nil
+		}
+	}
 	p.unsubs, p.onTopic, p.onSeats, p.onWatch = nil, false, false, false
+}
+
+// seated ends the subscription to the topic of the seat other than s,
+// once the owner has given the connection seat s: before the seat was
+// known both were followed, but the other seat's events (that player's
+// cards) never pass the gate, and each cost this instance a decode.
+func (p *proxy) seated(s int) {
+	if f := p.seatUnsubs[1-s]; f != nil {
+		f()
+		p.seatUnsubs[1-s] = nil
+	}
 }
 
 // watchGate is feedGate's number for the spectators' topic.
@@ -409,6 +430,7 @@ func (p *proxy) Join(name, id string, sub race.Subscriber) (race.Ticket, error) 
 	}
 	p.player, p.seat = true, rep.Seat
 	p.token.set(rep.Token)
+	p.seated(rep.Seat)
 	p.followOwner()
 	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
 }
@@ -424,6 +446,7 @@ func (p *proxy) Resume(token, who, id string, sub race.Subscriber) (race.Ticket,
 	}
 	p.player, p.who, p.seat = true, who, rep.Seat
 	p.token.set(rep.Token)
+	p.seated(rep.Seat)
 	p.followOwner()
 	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
 }
