@@ -557,7 +557,7 @@ func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) 
 	if r.state.Over() {
 		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
 	}
-	if st.sub != nil {
+	if st.sub != nil && st.sub != sub { // the same connection resuming again is not replaced
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
 	wasConnected, before := st.connected, r.state
