@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"sirtommy/engine"
 )
 
-// clusterTimeout bounds one call to the Cluster made with the race's lock
-// held: a healthy Redis answers in under a millisecond.
-const clusterTimeout = 2 * time.Second
+// recordsTimeout bounds one call to the Records: a healthy Redis answers
+// in under a millisecond.
+const recordsTimeout = 2 * time.Second
 
 // decideRetry is how soon a race whose result could not be stored (Redis
 // down) tries again.
@@ -19,7 +21,7 @@ const decideRetry = time.Second
 
 // Record is everything about a race but its moves: enough, with the event
 // log, for any instance to rebuild the race (Restore). Races save it at
-// every change of seats, presence and state when a Cluster is set.
+// every change of seats, presence and state when Records are set.
 type Record struct {
 	ID        string       `json:"id"`
 	Options   Options      `json:"options"`
@@ -58,13 +60,11 @@ type SeatState struct {
 	GraceEnd  time.Time `json:"graceEnd"`
 }
 
-// Cluster is what races need to live on several instances (Redis mode):
-// their records, a result decided once, an owner per live race (a lease
-// that expires when its instance dies) and requests forwarded to that
-// owner. In memory mode Deps.Cluster is nil and none of this happens.
-type Cluster interface {
-	// Instance names this instance.
-	Instance() string
+// Records keeps races' records and decides each race's result once
+// across instances (Redis mode: redisrace.Cluster). In memory mode
+// Deps.Records is nil and none of this happens. Which instance runs a race
+// (its lease) and how requests reach it are race/fleet's.
+type Records interface {
 	// Save writes the race's record.
 	Save(ctx context.Context, rec *Record) error
 	// Load reads a record; ok is false when no race has that id.
@@ -73,45 +73,7 @@ type Cluster interface {
 	// already, and returns the stored one: the result is decided once
 	// however many instances try.
 	Decide(ctx context.Context, id string, res *Result, state State) (*Result, State, error)
-	// Claim makes this instance the race's owner if it has none (or it is
-	// this one already); it reports whether this instance owns it now.
-	// With gone set, it also takes the race from an owner named gone.
-	Claim(ctx context.Context, id, gone string) (bool, error)
-	// Renew extends this instance's leases on races ids and returns those
-	// it no longer owns.
-	Renew(ctx context.Context, ids []string) (lost []string, err error)
-	// Orphans lists live races whose owner's lease has expired.
-	Orphans(ctx context.Context) ([]string, error)
-	// Release gives up ownership of a race that is over.
-	Release(ctx context.Context, id string) error
-	// Handover gives up ownership of a live race so that another instance
-	// takes it over at once (this one is shutting down).
-	Handover(ctx context.Context, id string) error
-	// Call sends req to the owner of race req.Race and waits for its
-	// reply. It fails with ErrNoOwner (wrapped) when the race has no
-	// owner, or its owner is not listening (its instance died: gone then
-	// names it), and with ErrOwnerIsMe when this instance owns it.
-	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
-	// Serve answers requests forwarded to this instance with h, in order,
-	// until Close.
-	Serve(h func(*Request) *Reply)
 }
-
-// Errors of Cluster.Call.
-var (
-	ErrNoOwner   = errors.New("the race has no live owner")
-	ErrOwnerIsMe = errors.New("this instance owns the race")
-)
-
-// GoneError is ErrNoOwner with the instance that owned the race and no
-// longer listens.
-type GoneError struct{ Owner string }
-
-// Error says which instance is gone.
-func (e *GoneError) Error() string { return "owner " + e.Owner + " is gone" }
-
-// Unwrap is ErrNoOwner.
-func (e *GoneError) Unwrap() error { return ErrNoOwner }
 
 // recordLocked is the race's record now.
 func (r *Race) recordLocked() *Record {
@@ -132,17 +94,32 @@ func (r *Race) recordLocked() *Record {
 	return rec
 }
 
-// saveLocked writes the record when the race has a Cluster. A failure is
-// logged: the race goes on here, and the next save catches up.
+// saveLocked queues the record for the race's writer when the race has
+// Records, and has the caller wait, once the lock is released, until it
+// is written: the save leaves the race's lock, the order of saves stays.
 func (r *Race) saveLocked() {
-	if r.cluster == nil {
+	if r.writer == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
-	defer cancel()
-	if err := r.cluster.Save(ctx, r.recordLocked()); err != nil {
-		r.log.Warn().Err(err).Msg("race record not saved")
+	n := r.writer.put(r.recordLocked())
+	r.later = append(r.later, func() { r.writer.wait(n) })
+}
+
+// FlushRecords waits until every record of the race queued so far is
+// saved: the fleet calls it before handing a stopped race over, so that
+// the next owner reads the race as it stood here.
+func (r *Race) FlushRecords() {
+	if r.writer != nil {
+		r.writer.flush()
 	}
+}
+
+// writerFor is the record writer of a race with records, nil without.
+func writerFor(records Records, log zerolog.Logger) *recordWriter {
+	if records == nil {
+		return nil
+	}
+	return newRecordWriter(records, log)
 }
 
 // decideLocked stores the result once across instances. It returns the
@@ -150,12 +127,12 @@ func (r *Race) saveLocked() {
 // or ok false when the result could not be stored: the caller then ends
 // nothing and the race tries again in decideRetry.
 func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
-	if r.cluster == nil {
+	if r.records == nil {
 		return res, state, true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
 	defer cancel()
-	stored, st, err := r.cluster.Decide(ctx, r.id, res, state)
+	stored, st, err := r.records.Decide(ctx, r.id, res, state)
 	if errors.Is(err, ErrNotOwner) {
 		r.log.Warn().Err(err).Msg("another instance runs the race now; this copy stops")
 		r.stopLocked()
@@ -195,12 +172,13 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	r := &Race{
 		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
-		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster, onEnd: d.OnEnd,
+		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, onEnd: d.OnEnd,
 		log:   d.Log.With().Str("race", rec.ID).Logger(),
 		done:  make(chan struct{}),
 		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,
 		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
 	}
+	r.writer = writerFor(d.Records, r.log)
 	if r.match.BestOf == 0 {
 		r.match = Match{Round: 1, BestOf: opts.BestOf}
 	}
@@ -272,9 +250,16 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	return r, nil
 }
 
-// rearmLocked starts a restored race's timers from its record, and asks
-// the referee at once: the instance before may have died between a
-// deciding move and its decision.
+// Rearm starts a restored race's timers from its record, and asks the
+// referee at once: the instance before may have died between a deciding
+// move and its decision. The fleet calls it on the race it took over,
+// once it is listed.
+func (r *Race) Rearm(rec *Record) {
+	r.mu.Lock()
+	defer r.unlock()
+	r.rearmLocked(rec)
+}
+
 func (r *Race) rearmLocked(rec *Record) {
 	now := r.clock.Now()
 	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }

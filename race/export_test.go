@@ -14,3 +14,12 @@ func RearmForTest(r *Race, rec *Record) {
 	defer r.unlock()
 	r.rearmLocked(rec)
 }
+
+// LockFreeForTest reports whether r's lock is free now.
+func LockFreeForTest(r *Race) bool {
+	if !r.mu.TryLock() {
+		return false
+	}
+	r.mu.Unlock()
+	return true
+}

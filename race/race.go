@@ -8,30 +8,32 @@
 // request takes it, and events are published while it is held, so each
 // subscriber sees them in the order they happened.
 //
+// Spreading races over several instances (Redis mode: leases, proxies,
+// forwarding, takeover, drain) is race/fleet's, which imports this
+// package; this one only keeps records and decides results through
+// Records, and hands its fleet-wide jobs to a Fleet.
+//
 // # Lock order
 //
 // The locks of this package, outermost first (docs/concurrency.md says
-// why):
+// why; race/fleet's own locks are outside these):
 //
-//  1. proxy.mu: one connection's handle in Redis mode; only that
-//     connection waits for it, so it may be held across a forwarded call.
-//  2. Service.adoptMu: one takeover at a time; held across the Cluster
-//     calls and the rebuild of a takeover, never taken under 3-5.
-//  3. Race.mu: one race. Held while the race's own event log is appended
-//     to (an acknowledged move is a stored move), its record saved or its
-//     result decided (the Cluster), and while events are published on the
-//     bus (whose Deliver never blocks). Never held while taking another
+//  1. Race.mu: one race. Held while the race's own event log is appended
+//     to (an acknowledged move is a stored move) or its result decided
+//     (Records), and while events are published on the bus (whose
+//     Deliver never blocks). Its record is only queued under it: the
+//     race's writer saves it outside (writer.go), and the caller waits
+//     for that once the lock is released. Never held while taking another
 //     race's lock or the Service's, nor while calling the OnEnd hook or
 //     making the next race: those are queued on Race.later and run by
 //     Race.unlock once the lock is released.
-//  4. Service.mu, Service.hookMu, Service.remoteMu: leaves. Held only to
-//     read or change the Service's maps and flags; nothing is called and
-//     no other lock is waited for while they are held (Evict and Live copy
-//     the race list, then look at each race without them; Create makes
-//     and registers a race with the Cluster before taking Service.mu to
-//     list it).
-//  5. The bus's, the store's, the clock's and the subscribers' own locks:
-//     leaves inside those types.
+//  2. Service.mu, Service.hookMu: leaves. Held only to read or change the
+//     Service's map and flags; nothing is called and no other lock is
+//     waited for while they are held (Evict and Live copy the race list,
+//     then look at each race without them; Create makes and registers a
+//     race with the Fleet before taking Service.mu to list it).
+//  3. The bus's, the store's, the clock's, the subscribers' and the
+//     record writer's own locks: leaves inside those types.
 //
 // A lock may be taken while holding only locks above it in this list, so
 // no cycle of waits can form.
@@ -179,9 +181,9 @@ type Deps struct {
 	Log   zerolog.Logger
 	Store Store
 	Bus   Bus
-	// Cluster keeps races' records and decides results once across
+	// Records keeps races' records and decides results once across
 	// instances (Redis mode); nil in memory mode.
-	Cluster Cluster
+	Records Records
 	// Computers makes a computer player of a level again when a race with
 	// a computer seat is rebuilt on another instance; nil: such a seat's
 	// player is out (as though it had left).
@@ -284,8 +286,10 @@ type Race struct {
 	log   zerolog.Logger
 	store Store
 	bus   Bus
-	// cluster is nil in memory mode.
-	cluster Cluster
+	// records is nil in memory mode; writer saves the race's records
+	// through it, outside mu (writer.go).
+	records Records
+	writer  *recordWriter
 	onEnd   func(Ended)
 	done    chan struct{}
 
@@ -306,13 +310,11 @@ type Race struct {
 	limitT    Timer
 	firstT    Timer
 	decideT   Timer // retries a result Redis could not store
-	// released is set once the Service gave up the finished race's lease.
-	released atomic.Bool
 	// stopped is set when another instance runs the race now: this copy
 	// refuses everything.
 	stopped bool
-	// halted is stopped, readable without the lock (a proxy's feed gate
-	// asks it from inside another race's delivery).
+	// halted is stopped, readable without the lock (Halted: a fleet
+	// proxy's feed gate asks it from inside another race's delivery).
 	halted atomic.Bool
 	// The spectators' feed (fair.go): where each card lies in the deal,
 	// what the spectators have been sent, and this copy's epoch (one more
@@ -354,11 +356,12 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus, cluster: d.Cluster, onEnd: d.OnEnd,
+		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, onEnd: d.OnEnd,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
 	}
+	r.writer = writerFor(d.Records, r.log)
 	switch {
 	case opts.DealNamed:
 		r.deal, r.opts.Grade = opts.Deal, ""
@@ -391,9 +394,9 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	return r, nil
 }
 
-// finalFor is the state event for seat s's player (player) or a
+// FinalFor is the state event for seat s's player (player) or a
 // spectator, as the race stands: the final state of a finished race.
-func (r *Race) finalFor(s int, player bool) *StateEvent {
+func (r *Race) FinalFor(s int, player bool) *StateEvent {
 	r.mu.Lock()
 	defer r.unlock()
 	if player {
@@ -554,7 +557,7 @@ func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) 
 	if r.state.Over() {
 		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
 	}
-	if st.sub != nil {
+	if st.sub != nil && st.sub != sub { // the same connection resuming again is not replaced
 		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
 	}
 	wasConnected, before := st.connected, r.state
@@ -601,9 +604,9 @@ func (r *Race) Leave(s int, sub Subscriber) {
 	r.presenceLocked(s, &end)
 }
 
-// detach unsubscribes sub from seat s without starting a grace period:
+// Detach unsubscribes sub from seat s without starting a grace period:
 // the race runs elsewhere now, and the connection follows it there.
-func (r *Race) detach(s int, sub Subscriber) {
+func (r *Race) Detach(s int, sub Subscriber) {
 	r.mu.Lock()
 	defer r.unlock()
 	st := &r.seats[s]
@@ -758,7 +761,9 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage failed; send it again shortly, with the same id", Err: wrapped}
 }
 
-func (r *Race) isStopped() bool {
+// Stopped reports whether the race was stopped (Stop): another instance
+// runs it now.
+func (r *Race) Stopped() bool {
 	r.mu.Lock()
 	defer r.unlock()
 	return r.stopped
@@ -1025,6 +1030,10 @@ func (r *Race) Stop() {
 	defer r.unlock()
 	r.stopLocked()
 }
+
+// Halted is Stopped without the race's lock: it may be asked while
+// another race delivers an event.
+func (r *Race) Halted() bool { return r.halted.Load() }
 
 func (r *Race) stopLocked() {
 	r.stopped = true

@@ -2,9 +2,7 @@ package race
 
 import (
 	"context"
-	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -20,24 +18,93 @@ type Service struct {
 	races    map[string]*Race
 	draining bool
 
-	// Redis mode: one takeover at a time, the connections of other
-	// instances attached to races here, and topic numbers for this
-	// instance's connections to races elsewhere.
-	adoptMu  sync.Mutex
-	remoteMu sync.Mutex
-	remotes  map[string]*remoteConn
-	nextConn atomic.Uint64
+	// fleet spreads the races over instances (Redis mode); nil in
+	// memory mode. Set once, by UseFleet, before the Service is used.
+	fleet Fleet
 }
 
-// NewService makes an empty Service whose races share deps. With a
-// Cluster it answers the requests other instances forward to it.
+// Fleet is what a Service hands over when its races are spread over
+// several instances (race/fleet, Redis mode): registering a new race's
+// owner, finding a race wherever it runs, and handing live races over on
+// shutdown. The Service never waits on its own lock for any of these.
+type Fleet interface {
+	// Register makes this instance the owner of the new race rec
+	// describes and stores its record. On failure nothing is held.
+	Register(ctx context.Context, rec *Record) error
+	// Unregister gives up a new race that was registered but will not
+	// run (the Service began draining meanwhile).
+	Unregister(ctx context.Context, id string)
+	// Open is Service.Open: a connection's handle of race id, wherever
+	// it runs.
+	Open(ctx context.Context, id string) (Handle, error)
+	// Handover stops this instance's copies of the live races and hands
+	// them to the other instances (Drain).
+	Handover(ctx context.Context, races []*Race)
+}
+
+// NewService makes an empty Service whose races share deps.
 func NewService(deps Deps) *Service {
-	s := &Service{deps: deps, races: make(map[string]*Race), remotes: make(map[string]*remoteConn), onEnd: deps.OnEnd}
+	s := &Service{deps: deps, races: make(map[string]*Race), onEnd: deps.OnEnd}
 	s.deps.OnEnd = s.ended // races made or rebuilt here report to the hook set now
-	if deps.Cluster != nil {
-		deps.Cluster.Serve(s.serveRequest)
-	}
 	return s
+}
+
+// UseFleet makes f the Service's fleet (Redis mode). It is called once,
+// by race/fleet's New, before the Service makes or opens a race.
+func (s *Service) UseFleet(f Fleet) { s.fleet = f }
+
+// Deps is what the Service's races share, their OnEnd reporting to the
+// Service's hook: what a race rebuilt for the Service needs (Restore).
+func (s *Service) Deps() Deps { return s.deps }
+
+// Open finds a race for a connection. In memory mode it is the race
+// itself; with a Fleet it is the fleet's handle, which takes each request
+// to wherever the race runs.
+func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
+	if s.fleet != nil {
+		return s.fleet.Open(ctx, id)
+	}
+	r, err := s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Adopt lists live race r, rebuilt here from its record (the fleet took
+// it over), unless the Service is draining: it reports whether it did.
+// r makes its next race with this Service.
+func (s *Service) Adopt(r *Race) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false
+	}
+	r.spawn = s.create
+	s.races[r.id] = r
+	return true
+}
+
+// Keep lists finished race r, rebuilt here for its record and replay,
+// unless a race with its id is listed already: it returns the race listed.
+func (s *Service) Keep(r *Race) *Race {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.races[r.id]; ok {
+		return old
+	}
+	s.races[r.id] = r
+	return r
+}
+
+// Drop unlists race r (another instance runs it now), unless another
+// race with its id was listed meanwhile.
+func (s *Service) Drop(r *Race) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.races[r.id] == r {
+		delete(s.races, r.id)
+	}
 }
 
 // OnEnd sets the hook called once for every race that ends on this
@@ -73,7 +140,7 @@ func (s *Service) SeatOf(ctx context.Context, id, player string) (token string, 
 			seats[i] = SeatState{Player: r.seats[i].player, Token: r.seats[i].token}
 		}
 		r.mu.Unlock()
-	} else if c := s.deps.Cluster; c != nil {
+	} else if c := s.deps.Records; c != nil {
 		rec, found, err := c.Load(ctx, id)
 		if err != nil {
 			return "", false, &Error{Code: CodeUnavailable, Message: "the race cannot be read now; try again shortly", Err: err}
@@ -98,9 +165,9 @@ func (s *Service) SeatOf(ctx context.Context, id, player string) (token string, 
 func (s *Service) Create(opts Options) (*Race, error) { return s.create(opts, nil) }
 
 // create makes a race, lets prepare (if set) set it up before anyone else
-// can see it, registers it with the Cluster (Redis mode) and lists it. The
+// can see it, registers it with the Fleet (Redis mode) and lists it. The
 // Service's lock is taken only to read the draining flag and to list the
-// race: never during the Cluster's calls (see the package's lock order).
+// race: never during the Fleet's calls (see the package's lock order).
 func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
 	if s.isDraining() {
 		return nil, errDraining()
@@ -115,23 +182,14 @@ func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
 		prepare(r)
 		r.unlock()
 	}
-	c := s.deps.Cluster
-	if c != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	f := s.fleet
+	if f != nil {
+		r.mu.Lock()
+		rec := r.recordLocked()
+		r.unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
 		defer cancel()
-		ok, err := c.Claim(ctx, r.id, "")
-		if err == nil && !ok {
-			err = errors.New("a new race id is already owned")
-		}
-		if err == nil {
-			r.mu.Lock()
-			rec := r.recordLocked()
-			r.unlock()
-			if err = c.Save(ctx, rec); err != nil {
-				_ = c.Release(ctx, r.id)
-			}
-		}
-		if err != nil {
+		if err := f.Register(ctx, rec); err != nil {
 			r.Stop()
 			r.log.Warn().Err(err).Msg("race not created: it could not be registered")
 			return nil, &Error{Code: CodeUnavailable, Message: "the race could not be registered; try again shortly", Err: err}
@@ -141,10 +199,10 @@ func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
 	if s.draining { // Drain began meanwhile and has not seen this race
 		s.mu.Unlock()
 		r.Stop()
-		if c != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+		if f != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
 			defer cancel()
-			_ = c.Release(ctx, r.id)
+			f.Unregister(ctx, r.id)
 		}
 		return nil, errDraining()
 	}
@@ -154,6 +212,10 @@ func (s *Service) create(opts Options, prepare func(*Race)) (*Race, error) {
 		Bool("dealNamed", opts.DealNamed).Dur("timeLimit", r.opts.TimeLimit).Msg("race created")
 	return r, nil
 }
+
+// Draining reports whether Drain has begun: the Service makes and adopts
+// no race any more.
+func (s *Service) Draining() bool { return s.isDraining() }
 
 func (s *Service) isDraining() bool {
 	s.mu.Lock()
@@ -250,18 +312,8 @@ func (s *Service) Drain(ctx context.Context) int {
 	s.draining = true
 	s.mu.Unlock()
 	races := s.snapshot()
-	if c := s.deps.Cluster; c != nil {
-		for _, r := range races {
-			if r.State().Over() {
-				continue
-			}
-			r.Stop()
-			hctx, cancel := context.WithTimeout(ctx, clusterTimeout)
-			if err := c.Handover(hctx, r.id); err != nil {
-				s.deps.Log.Warn().Err(err).Str("race", r.id).Msg("race not handed over; another instance takes it when its lease runs out")
-			}
-			cancel()
-		}
+	if s.fleet != nil {
+		s.fleet.Handover(ctx, races)
 		return 0
 	}
 	for _, r := range races {

@@ -14,6 +14,7 @@ import (
 	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/race"
+	"sirtommy/race/fleet"
 	"sirtommy/race/memrace"
 	"sirtommy/race/redisrace"
 	"sirtommy/web/coach"
@@ -41,8 +42,11 @@ type backend struct {
 	check    func(context.Context) error // nil in memory mode
 	analyses coach.Store                 // nil in memory mode: the web server's own
 	instance string                      // "" in memory mode
-	run      func(ctx context.Context, svc *race.Service)
-	close    func()
+	// spread readies the Service's races for the fleet (Redis mode:
+	// race/fleet) before it makes any, and returns what keeps them owned
+	// until its context is done.
+	spread func(svc *race.Service) (run func(context.Context))
+	close  func()
 }
 
 // memoryBackend keeps everything in this process.
@@ -50,7 +54,7 @@ func memoryBackend(log zerolog.Logger) *backend {
 	return &backend{
 		deps:    race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
 		ratings: memlobby.NewRatings(),
-		run:     func(context.Context, *race.Service) {},
+		spread:  func(*race.Service) func(context.Context) { return func(context.Context) {} },
 		close:   func() {},
 	}
 }
@@ -89,7 +93,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	log.Info().Str("redis", addr).Str("prefix", cfg.redisPrefix).Str("instance", instance).Msg("redis mode")
 	return &backend{
 		deps: race.Deps{
-			Clock: clock, Log: log, Bus: bus, Cluster: cluster,
+			Clock: clock, Log: log, Bus: bus, Records: cluster,
 			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention, Instance: instance}),
 		},
 		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
@@ -107,7 +111,10 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Races:      presence,
 		},
 		check: redisReady(rdb, cfg.redisPrefix, instance),
-		run:   func(ctx context.Context, svc *race.Service) { svc.Run(ctx, redisrace.RenewEvery) },
+		spread: func(svc *race.Service) func(context.Context) {
+			f := fleet.New(svc, cluster)
+			return func(ctx context.Context) { f.Run(ctx, redisrace.RenewEvery) }
+		},
 		close: func() {
 			fctx, cancel := context.WithTimeout(context.Background(), redisIOTimeout)
 			defer cancel()

@@ -196,13 +196,14 @@ func runServe(ctx context.Context, e env) error {
 	defer be.close()
 	be.deps.Computers = newComputer // computer seats survive their instance
 	races := race.NewService(be.deps)
+	keepOwned := be.spread(races)
 	keep := cfg.retention
 	if cfg.redisURL != "" {
 		keep = redisMemoryKeep // Redis keeps them; Open rebuilds them on demand
 	}
 	runCtx, stopRun := context.WithCancel(context.Background())
 	ran, evicted := make(chan struct{}), make(chan struct{})
-	go func() { be.run(runCtx, races); close(ran) }()
+	go func() { keepOwned(runCtx); close(ran) }()
 	go func() { evictFinished(runCtx, races, keep); close(evicted) }()
 	defer func() { stopRun(); <-ran; <-evicted }()
 	clock := race.SystemClock{}

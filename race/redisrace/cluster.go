@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/race"
+	"sirtommy/race/fleet"
 )
 
 // Lease timing.
@@ -116,7 +117,7 @@ type ClusterOptions struct {
 	Leases redis.UniversalClient
 }
 
-// Cluster is a race.Cluster in Redis: records as JSON strings, results
+// Cluster is a fleet.Cluster in Redis: records as JSON strings, results
 // set once with SET NX, leases as keys with an expiry plus a sorted set
 // of live races by lease end, and requests forwarded over pub/sub to the
 // owner's inbox channel.
@@ -132,8 +133,8 @@ type Cluster struct {
 	owners sync.Map
 
 	mu      sync.Mutex
-	pending map[uint64]chan *race.Reply
-	handler func(*race.Request) *race.Reply
+	pending map[uint64]chan *fleet.Reply
+	handler func(*fleet.Request) *fleet.Reply
 
 	work    [requestWorkers]chan *envelope
 	replies chan message
@@ -143,15 +144,15 @@ type Cluster struct {
 	wg     sync.WaitGroup
 }
 
-var _ race.Cluster = (*Cluster)(nil)
+var _ fleet.Cluster = (*Cluster)(nil)
 
 // envelope is one message in an instance's inbox: a request (with where
 // to reply) or a reply.
 type envelope struct {
-	N       uint64        `json:"n"`
-	From    string        `json:"from,omitempty"`
-	Request *race.Request `json:"req,omitempty"`
-	Reply   *race.Reply   `json:"rep,omitempty"`
+	N       uint64         `json:"n"`
+	From    string         `json:"from,omitempty"`
+	Request *fleet.Request `json:"req,omitempty"`
+	Reply   *fleet.Reply   `json:"rep,omitempty"`
 }
 
 // NewCluster starts a Cluster: it listens on this instance's inbox until
@@ -161,7 +162,7 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 		o.Retention = DefaultRetention
 	}
 	cctx, cancel := context.WithCancel(context.Background())
-	c := &Cluster{rdb: rdb, o: o, log: o.Log, pending: make(map[uint64]chan *race.Reply), ctx: cctx, cancel: cancel}
+	c := &Cluster{rdb: rdb, o: o, log: o.Log, pending: make(map[uint64]chan *fleet.Reply), ctx: cctx, cancel: cancel}
 	c.ps = rdb.Subscribe(ctx, o.Keys.Inbox(o.Instance))
 	if _, err := c.ps.Receive(ctx); err != nil { // the subscription's confirmation
 		cancel()
@@ -191,7 +192,7 @@ func (c *Cluster) Close() error {
 func (c *Cluster) Instance() string { return c.o.Instance }
 
 // Serve sets the handler of forwarded requests.
-func (c *Cluster) Serve(h func(*race.Request) *race.Reply) {
+func (c *Cluster) Serve(h func(*fleet.Request) *fleet.Reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.handler = h
@@ -345,7 +346,7 @@ func (c *Cluster) Handover(ctx context.Context, id string) error {
 }
 
 // Call forwards req to the race's owner and waits for the reply.
-func (c *Cluster) Call(ctx context.Context, req *race.Request) (*race.Reply, string, error) {
+func (c *Cluster) Call(ctx context.Context, req *fleet.Request) (*fleet.Reply, string, error) {
 	rep, owner, err := c.call(ctx, req)
 	if err != nil || rep.Err != nil && rep.Err.Code == notOwner {
 		c.owners.Delete(req.Race) // look the owner up again next time
@@ -378,13 +379,13 @@ func (c *Cluster) forgetOwners() {
 }
 
 // notOwner is the code of a reply from an instance that does not run the
-// race (race.codeNotOwner).
-const notOwner race.Code = "not-owner"
+// race.
+const notOwner = fleet.CodeNotOwner
 
 // call forwards req to the race's owner as last seen (Call forgets it
 // when it does not answer as the owner), looked up in Redis when not
 // known: a forwarded request costs one PUBLISH each way.
-func (c *Cluster) call(ctx context.Context, req *race.Request) (*race.Reply, string, error) {
+func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, string, error) {
 	var owner string
 	now := c.o.Clock.Now()
 	o, ok := c.owners.Load(req.Race)
@@ -394,20 +395,20 @@ func (c *Cluster) call(ctx context.Context, req *race.Request) (*race.Reply, str
 		var err error
 		owner, err = c.rdb.Get(ctx, c.o.Keys.Owner(req.Race)).Result()
 		if errors.Is(err, redis.Nil) {
-			return nil, "", fmt.Errorf("race %s: %w", req.Race, race.ErrNoOwner)
+			return nil, "", fmt.Errorf("race %s: %w", req.Race, fleet.ErrNoOwner)
 		}
 		if err != nil {
 			return nil, "", fmt.Errorf("race %s: owner: %w", req.Race, classify(err))
 		}
 	}
 	if owner == c.o.Instance {
-		return nil, owner, fmt.Errorf("race %s: %w", req.Race, race.ErrOwnerIsMe)
+		return nil, owner, fmt.Errorf("race %s: %w", req.Race, fleet.ErrOwnerIsMe)
 	}
 	if !ok {
 		c.owners.Store(req.Race, seenOwner{owner, now.Add(ownerMemory)})
 	}
 	n := c.next.Add(1)
-	ch := make(chan *race.Reply, 1)
+	ch := make(chan *fleet.Reply, 1)
 	c.mu.Lock()
 	c.pending[n] = ch
 	c.mu.Unlock()
@@ -434,7 +435,7 @@ func (c *Cluster) call(ctx context.Context, req *race.Request) (*race.Reply, str
 	}
 	if receivers == 0 {
 		// Nobody listens on the owner's inbox: its process is gone.
-		return nil, owner, fmt.Errorf("race %s: %w", req.Race, &race.GoneError{Owner: owner})
+		return nil, owner, fmt.Errorf("race %s: %w", req.Race, &fleet.GoneError{Owner: owner})
 	}
 	select {
 	case rep := <-ch:
@@ -505,7 +506,7 @@ func (c *Cluster) serve(e *envelope) {
 	c.mu.Lock()
 	h := c.handler
 	c.mu.Unlock()
-	rep := &race.Reply{Err: &race.WireError{Code: notOwner, Message: "no races here"}}
+	rep := &fleet.Reply{Err: &fleet.WireError{Code: notOwner, Message: "no races here"}}
 	if h != nil {
 		rep = h(e.Request)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/fleet"
 	"sirtommy/race/racetest"
 	"sirtommy/race/redisrace"
 	"sirtommy/race/redisrace/redistest"
@@ -24,6 +25,7 @@ type instance struct {
 	cluster *redisrace.Cluster
 	bus     *redisrace.Bus
 	svc     *race.Service
+	fleet   *fleet.Fleet
 }
 
 func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock, more ...func(*race.Deps)) *instance {
@@ -37,13 +39,14 @@ func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock,
 	var once sync.Once
 	in := &instance{name: name, cluster: c, bus: bus}
 	deps := race.Deps{
-		Clock: clock, Log: zerolog.Nop(), Bus: bus, Cluster: c,
+		Clock: clock, Log: zerolog.Nop(), Bus: bus, Records: c,
 		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Instance: name}),
 	}
 	for _, f := range more {
 		f(&deps)
 	}
 	in.svc = race.NewService(deps)
+	in.fleet = fleet.New(in.svc, c)
 	t.Cleanup(func() { once.Do(in.kill) })
 	return in
 }
@@ -359,7 +362,7 @@ func TestTimersSurviveTheirInstance(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	ran := make(chan struct{})
-	go func() { b.svc.Run(ctx, 20*time.Millisecond); close(ran) }()
+	go func() { b.fleet.Run(ctx, 20*time.Millisecond); close(ran) }()
 	defer func() { cancel(); <-ran }()
 	clockB.Advance(race.DefaultCountdown + time.Second) // past a's lease, on b's clock
 	var adopted *race.Race

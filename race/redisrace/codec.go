@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"sirtommy/race"
+	"sirtommy/race/fleet"
 )
 
 // wire is one event on a pub/sub channel: the publishing instance (so that
@@ -70,7 +71,7 @@ func newEvent(t string) (race.Event, error) {
 	case "rematch":
 		return &race.RematchEvent{}, nil
 	case "owner":
-		return &race.OwnerEvent{}, nil
+		return &fleet.OwnerEvent{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }

@@ -1,0 +1,263 @@
+// Package fleet spreads races over several instances (Redis mode): the
+// rules of one race stay in package race; what lets a race run on one
+// instance while its players and spectators are connected to others is
+// here. Each live race has one owner, the instance that holds its lease
+// (Leases) and runs it; every other instance's connections hold a proxy
+// that forwards their requests to the owner (Transport) and follows the
+// race's topics on the bus. When an owner dies, drains or loses its
+// lease, the next request, or the lease loop (Run), takes the race over:
+// it is rebuilt from its record and event log (race.Restore) and the
+// takeover is announced on the race's OwnerTopic, so that every
+// connection attaches to it again.
+//
+// The import goes one way: fleet imports race, never the reverse; race
+// declares the Fleet it hands its fleet-wide jobs to, and redisrace
+// implements Cluster.
+//
+// # Lock order
+//
+// Outermost first, around race's own (docs/concurrency.md):
+//
+//  1. proxy.mu: one connection's handle; only that connection waits for
+//     it, so it may be held across a forwarded call.
+//  2. Fleet.adoptMu: one takeover at a time; held across the Cluster
+//     calls and the rebuild of a takeover.
+//  3. The race's and the Service's locks (package race).
+//  4. Fleet.remoteMu, Fleet.releasedMu, tokenBox.mu: leaves.
+package fleet
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"sirtommy/race"
+)
+
+// clusterTimeout bounds one call to the Cluster: a healthy Redis answers
+// in under a millisecond.
+const clusterTimeout = 2 * time.Second
+
+// Leases decide which instance runs each live race: its owner, who holds
+// a lease that expires when the instance dies.
+type Leases interface {
+	// Instance names this instance.
+	Instance() string
+	// Claim makes this instance the race's owner if it has none (or it is
+	// this one already); it reports whether this instance owns it now.
+	// With gone set, it also takes the race from an owner named gone.
+	Claim(ctx context.Context, id, gone string) (bool, error)
+	// Renew extends this instance's leases on races ids and returns those
+	// it no longer owns.
+	Renew(ctx context.Context, ids []string) (lost []string, err error)
+	// Orphans lists live races whose owner's lease has expired.
+	Orphans(ctx context.Context) ([]string, error)
+	// Release gives up ownership of a race that is over.
+	Release(ctx context.Context, id string) error
+	// Handover gives up ownership of a live race so that another instance
+	// takes it over at once (this one is shutting down).
+	Handover(ctx context.Context, id string) error
+}
+
+// Transport carries a connection's requests to the instance that owns
+// the race, and their replies back.
+type Transport interface {
+	// Call sends req to the owner of race req.Race and waits for its
+	// reply. It fails with ErrNoOwner (wrapped) when the race has no
+	// owner, or its owner is not listening (its instance died: gone then
+	// names it), and with ErrOwnerIsMe when this instance owns it.
+	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
+	// Serve answers requests forwarded to this instance with h, in order,
+	// until the transport is closed.
+	Serve(h func(*Request) *Reply)
+}
+
+// Cluster is everything the fleet runs on: the races' records (also the
+// races' own Deps.Records), the leases and the transport.
+// redisrace.Cluster is one.
+type Cluster interface {
+	race.Records
+	Leases
+	Transport
+}
+
+// Errors of Transport.Call.
+var (
+	ErrNoOwner   = errors.New("the race has no live owner")
+	ErrOwnerIsMe = errors.New("this instance owns the race")
+)
+
+// GoneError is ErrNoOwner with the instance that owned the race and no
+// longer listens.
+type GoneError struct{ Owner string }
+
+// Error says which instance is gone.
+func (e *GoneError) Error() string { return "owner " + e.Owner + " is gone" }
+
+// Unwrap is ErrNoOwner.
+func (e *GoneError) Unwrap() error { return ErrNoOwner }
+
+// Syncer is implemented by buses whose subscriptions take effect later
+// (redisrace.Bus): Sync waits until the ones made so far are live.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
+// Fleet is one instance's part of the fleet: it registers the races its
+// Service makes, opens races wherever they run, serves the requests
+// other instances forward to it, keeps its leases and takes races over.
+type Fleet struct {
+	svc     *race.Service
+	cluster Cluster
+	bus     race.Bus
+	deps    race.Deps
+
+	// One takeover at a time.
+	adoptMu sync.Mutex
+	// The connections of other instances attached to races here.
+	remoteMu sync.Mutex
+	remotes  map[string]*remoteConn
+	// Topic numbers for this instance's connections to races elsewhere.
+	nextConn atomic.Uint64
+	// The races here whose lease was given up (finished, or copies of
+	// finished races for reading).
+	releasedMu sync.Mutex
+	released   map[*race.Race]bool
+}
+
+// New makes svc's fleet over c, and answers the requests other instances
+// forward to this one. svc's races must have c as their Deps.Records.
+func New(svc *race.Service, c Cluster) *Fleet {
+	f := &Fleet{svc: svc, cluster: c, bus: svc.Deps().Bus, deps: svc.Deps(),
+		remotes: make(map[string]*remoteConn), released: make(map[*race.Race]bool)}
+	svc.UseFleet(f)
+	c.Serve(f.serve)
+	return f
+}
+
+var _ race.Fleet = (*Fleet)(nil)
+
+// Register makes this instance the owner of a new race and stores its
+// record.
+func (f *Fleet) Register(ctx context.Context, rec *race.Record) error {
+	ok, err := f.cluster.Claim(ctx, rec.ID, "")
+	if err == nil && !ok {
+		err = errors.New("a new race id is already owned")
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.cluster.Save(ctx, rec); err != nil {
+		_ = f.cluster.Release(ctx, rec.ID)
+		return err
+	}
+	return nil
+}
+
+// Unregister gives up a new race that will not run.
+func (f *Fleet) Unregister(ctx context.Context, id string) { _ = f.cluster.Release(ctx, id) }
+
+// Handover stops this instance's copies of the live races and hands them
+// over to the other instances, whose players resume them there.
+func (f *Fleet) Handover(ctx context.Context, races []*race.Race) {
+	for _, r := range races {
+		if r.State().Over() {
+			continue
+		}
+		r.Stop()
+		r.FlushRecords() // the next owner reads the race as it stood here
+		hctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+		if err := f.cluster.Handover(hctx, r.ID()); err != nil {
+			f.deps.Log.Warn().Err(err).Str("race", r.ID()).Msg("race not handed over; another instance takes it when its lease runs out")
+		}
+		cancel()
+	}
+}
+
+// Open finds a race for a connection: a proxy that takes each request to
+// wherever the race runs (here, or forwarded to its owner, or here again
+// after taking it over from a dead owner); a finished race is the race
+// itself, rebuilt here for its record when it is not here.
+func (f *Fleet) Open(ctx context.Context, id string) (race.Handle, error) {
+	r, err := f.svc.Get(id)
+	switch {
+	case err == nil && r.State().Over():
+		return r, nil
+	case err == nil:
+		return f.newProxy(id), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+	defer cancel()
+	rec, ok, err := f.cluster.Load(ctx, id)
+	if err != nil {
+		return nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
+	}
+	if !ok {
+		return nil, race.Errorf(race.CodeNoSuchRace, "no race has id %q", id)
+	}
+	if rec.State.Over() {
+		return f.restoreOver(ctx, rec)
+	}
+	return f.newProxy(id), nil
+}
+
+// newProxy is a connection's Handle of live race id, not yet attached.
+func (f *Fleet) newProxy(id string) *proxy {
+	p := &proxy{f: f, id: id, topic: f.connTopic(id)}
+	p.gate.init(f.svc, id)
+	return p
+}
+
+func (f *Fleet) connTopic(raceID string) string {
+	return raceID + "/conn/" + f.cluster.Instance() + "/" + strconv.FormatUint(f.nextConn.Add(1), 10)
+}
+
+// restoreOver rebuilds a finished race here for its record and replay.
+func (f *Fleet) restoreOver(ctx context.Context, rec *race.Record) (*race.Race, error) {
+	moves, err := f.deps.Store.Moves(ctx, rec.ID)
+	if err != nil {
+		return nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's log cannot be read now", Err: err}
+	}
+	r, err := race.Restore(rec, moves, f.svc.Deps())
+	if err != nil {
+		return nil, &race.Error{Code: race.CodeInternal, Message: "the race could not be rebuilt", Err: err}
+	}
+	f.markReleased(r) // a copy for reading: this instance holds no lease on it
+	return f.svc.Keep(r), nil
+}
+
+// markReleased records that r's lease was given up; it reports whether
+// it was not already.
+func (f *Fleet) markReleased(r *race.Race) bool {
+	f.releasedMu.Lock()
+	defer f.releasedMu.Unlock()
+	if f.released[r] {
+		return false
+	}
+	f.released[r] = true
+	return true
+}
+
+func (f *Fleet) isReleased(r *race.Race) bool {
+	f.releasedMu.Lock()
+	defer f.releasedMu.Unlock()
+	return f.released[r]
+}
+
+// pruneReleased forgets the races the Service no longer lists (evicted).
+func (f *Fleet) pruneReleased(listed []*race.Race) {
+	keep := make(map[*race.Race]bool, len(listed))
+	for _, r := range listed {
+		keep[r] = true
+	}
+	f.releasedMu.Lock()
+	defer f.releasedMu.Unlock()
+	for r := range f.released {
+		if !keep[r] {
+			delete(f.released, r)
+		}
+	}
+}

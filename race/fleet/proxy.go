@@ -1,0 +1,536 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"sirtommy/race"
+)
+
+// callTimeout bounds one request forwarded to a race's owner: it answers
+// in a millisecond or two; past this the owner is taken as gone.
+const callTimeout = 2 * time.Second
+
+var _ race.Handle = (*proxy)(nil)
+
+// proxy is the Handle of every connection in Redis mode. Each request
+// goes to the race where it runs now: here (the connection attached to it
+// as a resume or a watch would) or, forwarded, on the instance that owns
+// it. When that instance dies, the next request takes the race over here;
+// when this instance loses a race, the next request follows it.
+type proxy struct {
+	f     *Fleet
+	id    string
+	topic string
+
+	mu  sync.Mutex
+	sub race.Subscriber // the connection, through its tokenSpy once it plays
+	// While the race runs elsewhere: the subscriptions of listen (the
+	// connection's topic, and the race's topics it follows through gate).
+	unsubs  []func()
+	onTopic bool // the connection's own topic is subscribed
+	onSeats bool // the seats' topics are
+	// seatUnsubs end the subscriptions to each seat's topic (nil: none);
+	// once the connection's seat is known the other seat's is ended.
+	seatUnsubs [2]func()
+	onWatch    bool // the spectators' topic is
+	gate       feedGate
+	attached   *race.Race // the local race the connection is attached to
+	cancelW    func()     // attached's Watch cancel
+	token      tokenBox   // the seat's latest token
+	who        string     // the lobby's player id of the connection
+	seat       int
+	player     bool
+	watched    bool
+	// unsubOwner ends the connection's subscription to the race's
+	// OwnerTopic.
+	unsubOwner func()
+}
+
+// ownerSub is a connection's proxy listening for a new owner of its race.
+type ownerSub struct{ p *proxy }
+
+// Deliver attaches the connection again where the race runs now, on its
+// own goroutine: Deliver must not block, and the proxy's lock may be held
+// by a request.
+//
+// It closes the connection's feed gate first: what the new owner publishes
+// on the race's topics before it has sent the connection its fresh
+// snapshot is in that snapshot, and must not reach the connection twice.
+func (o ownerSub) Deliver(ev race.Event) {
+	if _, ok := ev.(*OwnerEvent); ok {
+		o.p.gate.seat.Store(-1)
+		o.p.gate.watch.Store(false)
+		go o.p.reattach()
+	}
+}
+
+// followOwner subscribes the proxy to its race's OwnerTopic, once: every
+// connection, seated or watching, hears of a takeover without sending a
+// request. Called with p.mu held.
+func (p *proxy) followOwner() {
+	if p.unsubOwner == nil {
+		p.unsubOwner = p.f.bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
+	}
+}
+
+// reattach attaches the connection again after the race was taken over
+// (its owner died, drained or lost its lease): a player resumes the seat
+// with its latest token, a spectator watches again. The new owner never
+// saw the connection; now it has it, the seat is connected there (its
+// grace period, armed by the takeover, stops) and the connection gets a
+// fresh joined and state, or a spectator's state one epoch on.
+func (p *proxy) reattach() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sub == nil || !p.player && !p.watched {
+		return
+	}
+	var err error
+	if p.player {
+		var rep *Reply
+		var r *race.Race
+		rep, r, err = p.call(&Request{Op: OpResume, Token: p.token.get(), Player: p.who})
+		if r != nil && r.State().Over() {
+			err = race.Errorf(race.CodeRaceOver, "the race is over") // here() could not resume it
+		}
+		if err == nil && rep != nil {
+			if err = rep.Err.err(); err == nil {
+				p.token.set(rep.Token)
+				p.seated(rep.Seat)
+			}
+		}
+	} else {
+		var r *race.Race
+		_, r, err = p.call(&Request{Op: OpWatch})
+		if r != nil && p.cancelW == nil {
+			p.cancelW = r.Watch(p.sub)
+		}
+	}
+	if race.ErrorCode(err) == race.CodeRaceOver {
+		// The race ended as its owner went (the result stored, the final
+		// state perhaps never published): the connection gets the final
+		// state from the stored record.
+		p.sendFinal()
+		return
+	}
+	if err != nil {
+		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Bool("player", p.player).Msg("attach again after a takeover")
+	}
+}
+
+// sendFinal delivers the finished race's final state to the connection,
+// as the race's record has it: a player's view of its seat, or a
+// spectator's. Called with p.mu held.
+func (p *proxy) sendFinal() {
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	h, err := p.f.svc.Open(ctx, p.id)
+	r, ok := h.(*race.Race)
+	if err != nil || !ok {
+		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Msg("final state after a takeover not sent")
+		return
+	}
+	p.sub.Deliver(r.FinalFor(p.seat, p.player))
+}
+
+// tokenBox is the seat's latest token, which the race that runs it sends
+// in "joined" whenever the connection resumes it (here or forwarded). Its
+// lock is a leaf: Deliver takes it under a race's lock.
+type tokenBox struct {
+	mu  sync.Mutex
+	tok string
+}
+
+func (b *tokenBox) get() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.tok
+}
+
+func (b *tokenBox) set(t string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tok = t
+}
+
+// tokenSpy stands for a player's connection: it passes every event on,
+// and keeps the token of each race.JoinedEvent so that the proxy resumes the
+// seat with the token that works now (a resume spends the one before).
+type tokenSpy struct {
+	p   *proxy
+	sub race.Subscriber
+}
+
+// Deliver keeps a race.JoinedEvent's token and passes ev on.
+func (t *tokenSpy) Deliver(ev race.Event) {
+	if j, ok := ev.(*race.JoinedEvent); ok && j.Race == t.p.id {
+		t.p.token.set(j.Token)
+	}
+	t.sub.Deliver(ev)
+}
+
+// playerSub is the connection's subscriber for a seat: sub behind a
+// tokenSpy, made once per connection.
+func (p *proxy) playerSub(sub race.Subscriber) race.Subscriber {
+	if spy, ok := p.sub.(*tokenSpy); ok && spy.sub == sub {
+		return spy
+	}
+	return &tokenSpy{p: p, sub: sub}
+}
+
+// ID is the race's id.
+func (p *proxy) ID() string { return p.id }
+
+// here returns the race when this instance runs it, attaching the
+// connection to it first when it was attached elsewhere.
+func (p *proxy) here() *race.Race {
+	r, err := p.f.svc.Get(p.id)
+	if err != nil || r.Stopped() {
+		p.detach()
+		return nil
+	}
+	if r == p.attached {
+		return r
+	}
+	p.detach()
+	p.attached = r
+	p.unlisten()
+	switch {
+	case p.player && p.sub != nil:
+		if _, err := r.Resume(p.token.get(), p.who, "", p.sub); err != nil {
+			p.f.deps.Log.Debug().Err(err).Str("race", p.id).Msg("reattach")
+		}
+	case p.watched && p.sub != nil:
+		p.cancelW = r.Watch(p.sub)
+	}
+	return r
+}
+
+// detach takes the connection off a local race that no longer runs here,
+// so that it gets the race's events only from where the race runs now.
+func (p *proxy) detach() {
+	if p.cancelW != nil {
+		p.cancelW()
+	}
+	if p.attached != nil && p.player && p.sub != nil {
+		p.attached.Detach(p.seat, p.sub)
+	}
+	p.attached, p.cancelW = nil, nil
+}
+
+// listen subscribes the connection, while its race runs elsewhere, to its
+// own topic (what the owner sends this connection alone: its replies'
+// joined and snapshot, replaced) and to the race's topics it follows,
+// seats for a player, the spectators' topic for a spectator, and waits
+// until the subscriptions are live, so that the owner's first event
+// reaches it. The owner publishes each event once on the race's topic;
+// every instance with connections to the race subscribes to it once
+// (the Bus shares a channel's subscription) and delivers it to each of
+// them here: a remote connection costs the owner nothing per event.
+func (p *proxy) listen(seats, watch bool) {
+	if p.sub == nil {
+		return
+	}
+	bus := p.f.bus
+	added := false
+	if !p.onTopic {
+		p.unsubs = append(p.unsubs, bus.Subscribe(p.topic, connTap{g: &p.gate, sub: p.sub}))
+		p.onTopic, added = true, true
+	}
+	if seats && !p.onSeats {
+		for s := range 2 {
+			p.seatUnsubs[s] = bus.Subscribe(race.SeatTopic(p.id, s), gateTap{g: &p.gate, seat: int32(s), sub: p.sub})
+		}
+		p.onSeats, added = true, true
+	}
+	if watch && !p.onWatch {
+		p.gate.spectator.Store(true)
+		p.unsubs = append(p.unsubs, bus.Subscribe(race.WatchTopic(p.id), gateTap{g: &p.gate, seat: watchGate, sub: p.sub}))
+		p.onWatch, added = true, true
+	}
+	if sy, ok := bus.(Syncer); ok && added {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		_ = sy.Sync(ctx)
+	}
+}
+
+// unlisten ends listen's subscriptions: the race runs here now (the
+// connection is attached to it), or the connection is done with it.
+func (p *proxy) unlisten() {
+	for _, f := range p.unsubs {
+		f()
+	}
+	for s, f := range p.seatUnsubs {
+		if f != nil {
+			f()
+			p.seatUnsubs[s] = nil
+		}
+	}
+	p.unsubs, p.onTopic, p.onSeats, p.onWatch = nil, false, false, false
+}
+
+// seated ends the subscription to the topic of the seat other than s,
+// once the owner has given the connection seat s: before the seat was
+// known both were followed, but the other seat's events (that player's
+// cards) never pass the gate, and each cost this instance a decode.
+func (p *proxy) seated(s int) {
+	if f := p.seatUnsubs[1-s]; f != nil {
+		f()
+		p.seatUnsubs[1-s] = nil
+	}
+}
+
+// watchGate is feedGate's number for the spectators' topic.
+const watchGate = 2
+
+// feedGate decides which of the race's topics reach a connection whose
+// race runs elsewhere: a seat's topic once the owner has sent the
+// connection its race.JoinedEvent for that seat (on the connection's own
+// topic, before the seat's snapshot), the spectators' topic once the
+// owner has sent a spectator its snapshot. An event published on the
+// race's topic before that is in the snapshot, and the owner publishes
+// both topics in one order, so nothing is missed and nothing shown twice;
+// the other seat's events, which carry that player's cards, never pass.
+//
+// Once the race runs on this instance (it took it over), the gate passes
+// nothing: the connection attaches to the race here and gets a snapshot.
+type feedGate struct {
+	svc       *race.Service
+	race      string
+	seat      atomic.Int32 // the seat whose topic passes; -1: none
+	watch     atomic.Bool  // the spectators' topic passes
+	spectator atomic.Bool  // the connection watches the race
+}
+
+func (g *feedGate) init(svc *race.Service, race string) {
+	g.svc, g.race = svc, race
+	g.seat.Store(-1)
+}
+
+// elsewhere reports whether the race runs on another instance. It takes
+// the Service's lock, a leaf: Deliver may be called under a race's lock.
+func (g *feedGate) elsewhere() bool {
+	r, err := g.svc.Get(g.race)
+	return err != nil || r.Halted()
+}
+
+// connTap receives the connection's own topic: it opens the gate and
+// passes everything on.
+type connTap struct {
+	g   *feedGate
+	sub race.Subscriber
+}
+
+// Deliver opens the gate on the owner's joined (a seat) or a spectator's
+// snapshot, then passes ev on.
+func (t connTap) Deliver(ev race.Event) {
+	switch e := ev.(type) {
+	case *race.JoinedEvent:
+		t.g.seat.Store(int32(e.Seat))
+	case *race.StateEvent:
+		if t.g.spectator.Load() {
+			t.g.watch.Store(true)
+		}
+	case *race.ReplacedEvent:
+		t.g.seat.Store(-1)
+	}
+	t.sub.Deliver(ev)
+}
+
+// gateTap receives one of the race's topics for the connection, passing
+// what its gate lets through.
+type gateTap struct {
+	g    *feedGate
+	seat int32 // 0 or 1, or watchGate
+	sub  race.Subscriber
+}
+
+// Deliver passes ev on when the gate is open for the tap's topic.
+func (t gateTap) Deliver(ev race.Event) {
+	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
+	if open && t.g.elsewhere() {
+		t.sub.Deliver(ev)
+	}
+}
+
+// call forwards req to the race's owner, taking the race over when the
+// owner is gone; when the race runs here it returns (nil, race, nil).
+func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
+	req.Race, req.Topic = p.id, p.topic
+	if p.player && req.Op != OpResume { // a resume carries its own token
+		req.Token, req.Player = p.token.get(), p.who
+	}
+	req.Watching = p.watched
+	for range 3 {
+		if r := p.here(); r != nil {
+			return nil, r, nil
+		}
+		p.listen(p.player || req.Op == OpJoin || req.Op == OpResume, p.watched || req.Op == OpWatch)
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		rep, _, err := p.f.cluster.Call(ctx, req)
+		cancel()
+		if err == nil && (rep.Err == nil || rep.Err.Code != CodeNotOwner) {
+			return rep, nil, nil
+		}
+		var gone string
+		var ge *GoneError
+		if errors.As(err, &ge) {
+			gone = ge.Owner
+		}
+		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) {
+			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
+		}
+		ctx, cancel = context.WithTimeout(context.Background(), clusterTimeout)
+		_, err = p.f.takeOver(ctx, p.id, gone)
+		cancel()
+		if err != nil {
+			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
+		}
+	}
+	return nil, nil, race.Errorf(race.CodeUnavailable, "the race's owner keeps changing; try again shortly")
+}
+
+// do serves req on the race: here, as the owner would (the request's
+// one definition is in ops), or forwarded to the race's owner.
+func (p *proxy) do(ctx context.Context, req *Request) *Reply {
+	rep, r, err := p.call(req)
+	switch {
+	case r != nil:
+		return ops[req.Op](ctx, r, req, p.sub)
+	case err != nil:
+		return replyOf(&Reply{}, err)
+	}
+	return rep
+}
+
+// State is where the race stands.
+func (p *proxy) State() race.State {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep := p.do(context.Background(), &Request{Op: OpState})
+	if rep.local != nil {
+		return race.Running // unknown: not over, so the connection keeps its role
+	}
+	return rep.State
+}
+
+// Join takes a free seat.
+func (p *proxy) Join(name, id string, sub race.Subscriber) (race.Ticket, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = p.playerSub(sub)
+	rep := p.do(context.Background(), &Request{Op: OpJoin, Name: name, ID: id})
+	if err := rep.err(); err != nil {
+		return race.Ticket{}, err
+	}
+	p.player, p.seat = true, rep.Seat
+	p.token.set(rep.Token)
+	p.seated(rep.Seat)
+	p.followOwner()
+	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
+}
+
+// Resume takes a seat back, for the lobby's player who (or "").
+func (p *proxy) Resume(token, who, id string, sub race.Subscriber) (race.Ticket, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = p.playerSub(sub)
+	rep := p.do(context.Background(), &Request{Op: OpResume, Token: token, Player: who, ID: id})
+	if err := rep.err(); err != nil {
+		return race.Ticket{}, err
+	}
+	p.player, p.who, p.seat = true, who, rep.Seat
+	p.token.set(rep.Token)
+	p.seated(rep.Seat)
+	p.followOwner()
+	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
+}
+
+// Leave gives the seat up (the grace period starts where the race runs).
+func (p *proxy) Leave(s int, _ race.Subscriber) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.do(context.Background(), &Request{Op: OpLeave, Seat: s}) // here, the seat's subscriber is the connection's tokenSpy
+	p.player = false
+	p.gate.seat.Store(-1)
+	p.unlisten()
+	if p.unsubOwner != nil && !p.watched {
+		p.unsubOwner()
+		p.unsubOwner = nil
+	}
+}
+
+// Watch subscribes a spectator.
+func (p *proxy) Watch(sub race.Subscriber) (cancel func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = sub
+	_, r, err := p.call(&Request{Op: OpWatch})
+	if r != nil && p.cancelW == nil {
+		p.cancelW = r.Watch(sub)
+	}
+	if err != nil {
+		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
+	}
+	p.watched = true
+	p.followOwner()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.watched = false
+			if p.unsubOwner != nil && !p.player {
+				p.unsubOwner()
+				p.unsubOwner = nil
+			}
+			if p.cancelW != nil {
+				p.cancelW()
+				p.cancelW = nil
+			} else if p.onTopic {
+				_, _, _ = p.call(&Request{Op: OpUnwatch})
+			}
+			p.gate.watch.Store(false)
+			p.gate.spectator.Store(false)
+			p.unlisten()
+		})
+	}
+}
+
+// Move plays a move.
+func (p *proxy) Move(s int, text, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.do(context.Background(), &Request{Op: OpMove, Seat: s, Move: text, ID: id}).err()
+}
+
+// Resign resigns.
+func (p *proxy) Resign(s int, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.do(context.Background(), &Request{Op: OpResign, Seat: s, ID: id}).err()
+}
+
+// Rematch asks for a rematch.
+func (p *proxy) Rematch(s int) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep := p.do(context.Background(), &Request{Op: OpRematch, Seat: s})
+	return rep.Next, rep.err()
+}
+
+// Info is the race's public record.
+func (p *proxy) Info(ctx context.Context) (race.Info, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rep := p.do(ctx, &Request{Op: OpInfo})
+	if err := rep.err(); err != nil || rep.Info == nil {
+		return race.Info{}, err
+	}
+	return *rep.Info, nil
+}

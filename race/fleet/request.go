@@ -1,0 +1,142 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+
+	"sirtommy/race"
+)
+
+// Request is a connection's request forwarded to the instance that owns
+// the race. Topic is the connection's own bus topic: the owner publishes
+// there whatever it would deliver to the connection. Token and Watching
+// let an owner that has never seen the connection (it took the race over)
+// attach it before it serves the request.
+type Request struct {
+	Op    Op     `json:"op"`
+	Race  string `json:"race"`
+	Topic string `json:"topic"`
+	Name  string `json:"name,omitempty"`
+	ID    string `json:"id,omitempty"`
+	Token string `json:"token,omitempty"`
+	// Player is the lobby's player id of the connection ("" for none):
+	// a reserved seat resumes only for its player.
+	Player   string `json:"player,omitempty"`
+	Seat     int    `json:"seat"`
+	Move     string `json:"move,omitempty"`
+	Watching bool   `json:"watching,omitempty"`
+}
+
+// Op names a Request.
+type Op string
+
+// The requests. Those with an entry in ops are served alike wherever the
+// race runs; OpWatch and OpUnwatch subscribe and unsubscribe, which each
+// side does its own way (a local Watch, or the owner's remote
+// subscriber).
+const (
+	OpJoin    Op = "join"
+	OpResume  Op = "resume"
+	OpLeave   Op = "leave"
+	OpWatch   Op = "watch"
+	OpUnwatch Op = "unwatch"
+	OpMove    Op = "move"
+	OpResign  Op = "resign"
+	OpRematch Op = "rematch"
+	OpState   Op = "state"
+	OpInfo    Op = "info"
+)
+
+// Reply answers a Request.
+type Reply struct {
+	Err   *WireError `json:"err,omitempty"`
+	Seat  int        `json:"seat"`
+	Token string     `json:"token,omitempty"`
+	Next  string     `json:"next,omitempty"`
+	State race.State `json:"state,omitempty"`
+	Info  *race.Info `json:"info,omitempty"`
+	// local is the error itself when the request was served on this
+	// instance: the caller gets it unchanged, wrapped errors and all.
+	local error
+}
+
+// err is the reply's error.
+func (r *Reply) err() error {
+	if r.local != nil {
+		return r.local
+	}
+	return r.Err.err()
+}
+
+// serve is how a request is served on the race r, for the connection
+// whose subscriber is sub: one definition, used by the owner for a
+// connection on another instance (Fleet.serve) and by a connection's own
+// proxy when the race runs here (proxy.do).
+type serve func(ctx context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply
+
+var ops = map[Op]serve{
+	OpJoin: func(_ context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply {
+		t, err := r.Join(req.Name, req.ID, sub)
+		return replyOf(&Reply{Seat: t.Seat, Token: t.Token}, err)
+	},
+	OpResume: func(_ context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply {
+		t, err := r.Resume(req.Token, req.Player, req.ID, sub)
+		return replyOf(&Reply{Seat: t.Seat, Token: t.Token}, err)
+	},
+	OpLeave: func(_ context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply {
+		r.Leave(req.Seat, sub)
+		return &Reply{}
+	},
+	OpMove: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+		return replyOf(&Reply{}, r.Move(req.Seat, req.Move, req.ID))
+	},
+	OpResign: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+		return replyOf(&Reply{}, r.Resign(req.Seat, req.ID))
+	},
+	OpRematch: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+		next, err := r.Rematch(req.Seat)
+		return replyOf(&Reply{Next: next}, err)
+	},
+	OpState: func(_ context.Context, r *race.Race, _ *Request, _ race.Subscriber) *Reply {
+		return &Reply{State: r.State()}
+	},
+	OpInfo: func(ctx context.Context, r *race.Race, _ *Request, _ race.Subscriber) *Reply {
+		in, err := r.Info(ctx)
+		return replyOf(&Reply{Info: &in}, err)
+	},
+}
+
+// replyOf is rep with err, as the wire carries it and as it is.
+func replyOf(rep *Reply, err error) *Reply {
+	rep.Err, rep.local = toWire(err), err
+	return rep
+}
+
+// WireError is a *race.Error as a Reply carries it.
+type WireError struct {
+	Code    race.Code `json:"code"`
+	Reason  string    `json:"reason,omitempty"`
+	Message string    `json:"message"`
+}
+
+func toWire(err error) *WireError {
+	if err == nil {
+		return nil
+	}
+	var e *race.Error
+	if errors.As(err, &e) {
+		return &WireError{Code: e.Code, Reason: e.Reason, Message: e.Message}
+	}
+	return &WireError{Code: race.ErrorCode(err), Message: err.Error()}
+}
+
+func (w *WireError) err() error {
+	if w == nil {
+		return nil
+	}
+	return &race.Error{Code: w.Code, Reason: w.Reason, Message: w.Message}
+}
+
+// CodeNotOwner is a Reply's code when the instance asked does not run the
+// race (it lost it, or never had it): the caller looks again.
+const CodeNotOwner race.Code = "not-owner"
