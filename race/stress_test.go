@@ -20,9 +20,11 @@ import (
 
 // hangAfter turns a deadlock of TestServiceLockOrderUnderStress into a
 // failure with every goroutine's stack, instead of the test binary's
-// timeout ten minutes later. It asserts no speed: a run that works
-// finishes in seconds, even under -race on a busy machine.
-const hangAfter = 90 * time.Second
+// timeout ten minutes later: it is how long the workers may go without
+// finishing a single iteration. It asserts no speed: a deadlock stops all
+// progress, while a slow machine only slows it (under -race on a loaded
+// machine the whole run takes a minute or more).
+const hangAfter = 60 * time.Second
 
 // seatSink is a seat's connection in the stress test: it keeps only the
 // latest token it was given and the latest next race announced.
@@ -202,13 +204,22 @@ func TestServiceLockOrderUnderStress(t *testing.T) {
 
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-	case <-time.After(hangAfter):
-		var b strings.Builder
-		_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
-		close(stop)
-		t.Fatalf("deadlock: %d of %d iterations done after %s; goroutines:\n%s", done.Load(), total, hangAfter, b.String())
+	tick := time.NewTicker(hangAfter)
+	defer tick.Stop()
+	for last := int64(-1); ; {
+		select {
+		case <-finished:
+		case <-tick.C:
+			if n := done.Load(); n != last {
+				last = n
+				continue
+			}
+			var b strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+			close(stop)
+			t.Fatalf("deadlock: %d of %d iterations done, none in the last %s; goroutines:\n%s", done.Load(), total, hangAfter, b.String())
+		}
+		break
 	}
 	for _, err := range errs {
 		t.Error(err)
