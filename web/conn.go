@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -473,7 +472,7 @@ func isNormalClose(err error) bool {
 // handle answers one client message.
 func (c *conn) handle(data []byte) {
 	var m clientMsg
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := decodeClientMsg(data, &m); err != nil {
 		c.enqueue(newError("", CodeBadJSON, "the message is not a JSON object of the protocol: %v", err))
 		return
 	}
