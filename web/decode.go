@@ -7,7 +7,7 @@ import "encoding/json"
 // client message's twenty fields was a twentieth of a load run's CPU.
 // decodeFast takes only the plainest form (no spaces, the keys v, type, id
 // and move each at most once, v a small integer, the strings printable
-// ASCII without escapes) and leaves everything else to encoding/json, so
+// ASCII, escaped only as \u00XX) and leaves everything else to encoding/json, so
 // that what it accepts it reads exactly as encoding/json does
 // (FuzzDecodeFast compares them).
 
@@ -84,21 +84,60 @@ func decodeFast(data []byte, m *clientMsg) bool {
 	}
 }
 
-// plainString reads the JSON string at data[i]: printable ASCII without a
-// quote or backslash inside; next is the index after its closing quote.
+// plainString reads the JSON string at data[i]: printable ASCII, where a
+// \u00XX escape of a printable ASCII character may stand for it (Go's
+// encoding/json writes > as \u003e, and moves have one); next is the index
+// after its closing quote.
 func plainString(data []byte, i int) (s string, next int, ok bool) {
 	if i >= len(data) || data[i] != '"' {
 		return "", 0, false
 	}
+	var buf []byte // the string so far, once it had an escape
+	from := i + 1
 	for j := i + 1; j < len(data); j++ {
 		switch b := data[j]; {
 		case b == '"':
-			return string(data[i+1 : j]), j + 1, true
-		case b < 0x20 || b > 0x7e || b == '\\':
+			if buf == nil {
+				return string(data[from:j]), j + 1, true
+			}
+			return string(append(buf, data[from:j]...)), j + 1, true
+		case b == '\\':
+			c, ok := asciiEscape(data, j)
+			if !ok {
+				return "", 0, false
+			}
+			buf = append(append(buf, data[from:j]...), c)
+			j += 5
+			from = j + 1
+		case b < 0x20 || b > 0x7e:
 			return "", 0, false
 		}
 	}
 	return "", 0, false
+}
+
+// asciiEscape reads the escape \u00XX at data[j] that stands for a
+// printable ASCII character.
+func asciiEscape(data []byte, j int) (byte, bool) {
+	if j+6 > len(data) || data[j+1] != 'u' || data[j+2] != '0' || data[j+3] != '0' {
+		return 0, false
+	}
+	hi, ok1 := hexDigit(data[j+4])
+	lo, ok2 := hexDigit(data[j+5])
+	c := hi<<4 | lo
+	return c, ok1 && ok2 && c >= 0x20 && c <= 0x7e
+}
+
+func hexDigit(b byte) (byte, bool) {
+	switch {
+	case b >= '0' && b <= '9':
+		return b - '0', true
+	case b >= 'a' && b <= 'f':
+		return b - 'a' + 10, true
+	case b >= 'A' && b <= 'F':
+		return b - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // smallInt reads a JSON integer of at most 9 digits, without sign or

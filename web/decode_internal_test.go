@@ -10,9 +10,11 @@ import (
 // to encoding/json.
 func TestDecodeFastTakesMoves(t *testing.T) {
 	for in, want := range map[string]clientMsg{
-		`{"v":1,"type":"move","id":"m12","move":"3H>F2"}`: {V: 1, Type: "move", ID: "m12", Move: "3H>F2"},
-		`{"v":1,"type":"move","move":"T>W1","id":"7"}`:    {V: 1, Type: "move", ID: "7", Move: "T>W1"},
-		`{"type":"ping","v":1}`:                           {V: 1, Type: "ping"},
+		`{"v":1,"type":"move","id":"m12","move":"3H>F2"}`:    {V: 1, Type: "move", ID: "m12", Move: "3H>F2"},
+		`{"v":1,"type":"move","move":"T>W1","id":"7"}`:       {V: 1, Type: "move", ID: "7", Move: "T>W1"},
+		`{"type":"ping","v":1}`:                              {V: 1, Type: "ping"},
+		`{"v":1,"type":"move","id":"9","move":"3H\u003eF2"}`: {V: 1, Type: "move", ID: "9", Move: "3H>F2"}, // as Go's encoding/json writes it
+		`{"v":1,"type":"mo\u0076e"}`:                         {V: 1, Type: "move"},
 	} {
 		var m clientMsg
 		if !decodeFast([]byte(in), &m) || m != want {
@@ -22,7 +24,9 @@ func TestDecodeFastTakesMoves(t *testing.T) {
 	for _, in := range []string{
 		`{"v":1,"type":"join","race":"r","name":"ann"}`, // other fields
 		`{"v":1, "type":"move"}`,                        // a space
-		`{"v":1,"type":"mo\u0076e"}`,                    // an escape
+		`{"v":1,"type":"a\nb"}`,                         // an escape other than \u00XX
+		`{"v":1,"type":"\u0007"}`,                       // an escaped control character
+		`{"v":1,"type":"\u00e9"}`,                       // not ASCII
 		`{"v":1,"Type":"move"}`,                         // encoding/json matches keys without case
 		`{"v":1,"v":2}`,                                 // a key twice
 		`{"v":01}`, `{"v":1.0}`, `{"v":-1}`, `{"v":1e0}`, `{}`, `{"v":1,}`, `[]`,
@@ -37,7 +41,7 @@ func TestDecodeFastTakesMoves(t *testing.T) {
 // FuzzDecodeFast: whatever the fast path accepts, encoding/json accepts
 // too and reads the same.
 func FuzzDecodeFast(f *testing.F) {
-	for _, s := range []string{`{"v":1,"type":"move","id":"m1","move":"3H>F2"}`, `{"v":1,"type":"ping"}`, `{"v":12,"id":""}`, `{"move":"x","v":0}`} {
+	for _, s := range []string{`{"v":1,"type":"move","id":"m1","move":"3H>F2"}`, `{"v":1,"type":"ping"}`, `{"v":12,"id":""}`, `{"move":"x","v":0}`, `{"v":1,"type":"move","id":"m\\u0031","move":"3H\\u003eF2"}`, `{"id":"\\u005c\\u0022"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
