@@ -16,8 +16,12 @@ func decodeClientMsg(data []byte, m *clientMsg) error {
 	if decodeFast(data, m) {
 		return nil
 	}
-	*m = clientMsg{}
-	return json.Unmarshal(data, m)
+	// Decoded apart and copied: m, given to encoding/json, would be moved
+	// to the heap on every message, the fast ones too.
+	var slow clientMsg
+	err := json.Unmarshal(data, &slow)
+	*m = slow
+	return err
 }
 
 // decodeFast reads data into m when it has the plainest form; false
