@@ -302,11 +302,22 @@ func (c *conn) closeSoon() {
 
 // finish sends the close frame for the context's cause and closes the
 // websocket, which ends the reader; once per connection, by the goroutine
-// that owns the writing side.
+// that owns the writing side. On shutdown the messages still queued go
+// first; otherwise they are dropped (the client left, was too slow, or
+// was replaced).
 func (c *conn) finish() {
 	c.mu.Lock()
 	c.pingT.Stop()
+	var rest []any
+	if errors.Is(context.Cause(c.ctx), errShutdown) {
+		// The server is going away: what was queued before (the drained
+		// races' final states) is sent before the close frame.
+		rest, c.queue = c.queue, nil
+	}
 	c.mu.Unlock()
+	if len(rest) > 0 {
+		_ = c.writeBatch(rest)
+	}
 	code, text := closeFor(context.Cause(c.ctx))
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
 	_ = c.ws.Close()
