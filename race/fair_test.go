@@ -130,3 +130,59 @@ func TestSpectatorsSeeOnlyTurnedCardsInEveryVariant(t *testing.T) {
 		}
 	}
 }
+
+// TestUnwatchedFeedRunsWithoutTimers: in memory mode a public race nobody
+// watches sets no timer for its spectators' feed, whose delay still holds:
+// a spectator who comes gets the boards as of the moves that are due, not
+// the later ones, and from then on each move reaches them after the delay.
+func TestUnwatchedFeedRunsWithoutTimers(t *testing.T) {
+	const deal, delay = 11, 3 * time.Second
+	f := newRace(t, race.Options{Deal: deal, DealNamed: true, Public: true, SpectatorDelay: delay})
+	f.seatBoth(t)
+	rules, _ := engine.Variant("classic")
+	g := engine.New(rules, deal)
+	move := func() {
+		t.Helper()
+		m := racetest.Greedy(&g)
+		if err := f.race.Move(0, m.String(), ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clock.Advance(delay) // the start's events reach the feed
+	timers := f.clock.Pending()
+	for range 3 {
+		move()
+		f.clock.Advance(time.Second)
+	}
+	if got := f.clock.Pending(); got != timers {
+		t.Errorf("%d timers pending after moves nobody watches, want %d as before them", got, timers)
+	}
+	f.clock.Advance(delay - 2*time.Second) // the first two moves are due, the third is not
+	w := &recorder{}
+	defer f.race.Watch(w)()
+	st, ok := w.Events()[0].(*race.StateEvent)
+	if !ok || st.Boards == nil {
+		t.Fatalf("the spectator's first event is %#v, want a state with boards", w.Events()[0])
+	}
+	if got := st.Boards[0].Moves; got != 2 {
+		t.Errorf("the spectator's board shows %d moves, want the 2 due", got)
+	}
+	f.clock.Advance(time.Second) // the third is due now
+	move()
+	var boards []int
+	for _, ev := range w.Events()[1:] {
+		if b, ok := ev.(*race.BoardEvent); ok && b.Seat == 0 {
+			boards = append(boards, b.Seq)
+		}
+	}
+	if len(boards) != 1 || boards[0] != 3 {
+		t.Errorf("boards of seqs %v reached the spectator, want only the third's (the fourth is not due)", boards)
+	}
+	f.clock.Advance(delay)
+	if last, ok := w.Last().(*race.BoardEvent); !ok || last.Seq != 4 {
+		t.Errorf("the spectator's last event is %#v, want the fourth move's board", w.Last())
+	}
+}

@@ -325,6 +325,8 @@ type Race struct {
 	epoch uint64
 	specQ []delayed
 	specT Timer
+	// specArmed is set while specT runs (memory mode: see feedIdleLocked).
+	specArmed bool
 	// The match this race is a round of, the next race once made, who asked
 	// for a rematch, and how to make a race (set by the Service).
 	match   Match
@@ -340,6 +342,21 @@ type Race struct {
 	spectators int
 	told       int
 	watchT     Timer
+	// topics are the seats' topics and the watch topic (topicLocked),
+	// made once rather than on every publish.
+	topics [3]string
+}
+
+// watchTopicIndex is the watch topic's place in Race.topics.
+const watchTopicIndex = 2
+
+// topicLocked is seat i's topic (0 or 1), or the watch topic
+// (watchTopicIndex).
+func (r *Race) topicLocked(i int) string {
+	if r.topics[i] == "" {
+		r.topics = [3]string{SeatTopic(r.id, 0), SeatTopic(r.id, 1), WatchTopic(r.id)}
+	}
+	return r.topics[i]
 }
 
 // New makes a race waiting for its players.
@@ -624,7 +641,16 @@ func (r *Race) Detach(s int, sub Subscriber) {
 func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	r.mu.Lock()
 	defer r.unlock()
+	now := r.clock.Now()
+	if r.feedIdleLocked() {
+		// What is due is released before the new spectator's state, and
+		// the feed's timer runs from now on.
+		r.releaseDueLocked(now)
+	}
 	r.spectators++
+	if r.cluster == nil {
+		r.armFeedLocked(now)
+	}
 	sub.Deliver(r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
 	unsub := r.subscribeLocked(WatchTopic(r.id), sub)
@@ -820,9 +846,9 @@ func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
 	st := &r.seats[s]
 	at := r.sinceStartLocked().Milliseconds()
 	view := st.game.View()
-	r.bus.Publish(SeatTopic(r.id, s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
+	r.bus.Publish(r.topicLocked(s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
 	counts := r.countsLocked(s)
-	r.bus.Publish(SeatTopic(r.id, 1-s), &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
+	r.bus.Publish(r.topicLocked(1-s), &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
 	// The spectators' board is made when the feed reaches the move.
 	r.feedLocked(feedItem{ev: &BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at}, game: st.game})
 	if w, reason, done := r.refereeLocked(); done {
@@ -1165,23 +1191,58 @@ func (r *Race) feedLocked(it feedItem) {
 		r.releaseLocked(&it)
 		return
 	}
-	r.specQ = append(r.specQ, delayed{due: r.clock.Now().Add(r.opts.SpectatorDelay), item: it})
-	if len(r.specQ) == 1 {
-		r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
+	now := r.clock.Now()
+	if r.feedIdleLocked() {
+		r.releaseDueLocked(now) // no timer runs for them
 	}
+	r.specQ = append(r.specQ, delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
+	if r.cluster != nil {
+		if len(r.specQ) == 1 {
+			r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
+		}
+		return
+	}
+	r.armFeedLocked(now)
+}
+
+// feedIdleLocked reports whether the feed's delay runs without a timer:
+// in memory mode while nobody watches, what is due is released by the
+// next event or the next spectator (Watch), as nobody can tell when. A
+// busy server's public races mostly have no spectators, and a timer for
+// each of their moves (and a goroutine when it fires) was a tenth of its
+// CPU. In Redis mode the timer always runs: the other instances'
+// spectators follow the feed.
+func (r *Race) feedIdleLocked() bool { return r.cluster == nil && r.spectators == 0 }
+
+// armFeedLocked starts the timer that releases the feed's head (memory
+// mode), unless it runs already or the feed is idle.
+func (r *Race) armFeedLocked(now time.Time) {
+	if r.specArmed || len(r.specQ) == 0 || r.feedIdleLocked() {
+		return
+	}
+	r.specArmed = true
+	r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
 }
 
 func (r *Race) releaseDue() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.specArmed = false
 	now := r.clock.Now()
+	r.releaseDueLocked(now)
+	if r.cluster == nil {
+		r.armFeedLocked(now)
+	} else if len(r.specQ) > 0 {
+		r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
+	}
+}
+
+// releaseDueLocked releases the feed's items that are due.
+func (r *Race) releaseDueLocked(now time.Time) {
 	for len(r.specQ) > 0 && !r.specQ[0].due.After(now) {
 		it := r.specQ[0].item
 		r.specQ = r.specQ[1:]
 		r.releaseLocked(&it)
-	}
-	if len(r.specQ) > 0 {
-		r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
 	}
 }
 

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"strconv"
 	"testing"
 
@@ -52,5 +53,79 @@ func BenchmarkMovePath(b *testing.B) {
 		_ = g.Apply(mv)
 		a.move(mv, "b")
 		a.all = a.all[:0]
+	}
+}
+
+// BenchmarkFanout measures one move fanned out to n spectators over real
+// websockets: the mover sends it and reads its "moved", and the loop waits
+// until every spectator has read the seat's new "board" (a private race,
+// so the feed has no delay). The spectators' clients read in the
+// background and only look for the board's type and seat.
+func BenchmarkFanout(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		b.Run("spectators="+strconv.Itoa(n), func(b *testing.B) { benchFanout(b, n) })
+	}
+}
+
+func benchFanout(b *testing.B, n int) {
+	e := newEnv(b, nil)
+	boards := make(chan struct{}, 4*n)
+	board := []byte(`"type":"board"`)
+	seat0 := []byte(`,"seat":0,`)
+	var (
+		a    *client
+		g    engine.Game
+		deal uint64
+	)
+	newRace := func() {
+		deal++
+		id := e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `"}`)
+		a = e.dial()
+		o := e.dial()
+		a.join(id, "ann")
+		o.join(id, "bob")
+		go func() { // the opponent only listens
+			for {
+				if _, _, err := o.ws.ReadMessage(); err != nil {
+					return
+				}
+			}
+		}()
+		for range n {
+			s := e.dial()
+			s.send(map[string]any{"type": "watch", "race": id})
+			s.untilType("state")
+			go func() {
+				for {
+					_, m, err := s.ws.ReadMessage()
+					if err != nil {
+						return
+					}
+					if bytes.Contains(m, board) && bytes.Contains(m, seat0) {
+						boards <- struct{}{}
+					}
+				}
+			}()
+		}
+		e.clock.Advance(race.DefaultCountdown)
+		a.untilState(race.Running)
+		g = newGame(deal)
+	}
+	newRace()
+	b.ResetTimer()
+	for b.Loop() {
+		if g.Status() != engine.Playing {
+			b.StopTimer()
+			a.ws.Close()
+			newRace()
+			b.StartTimer()
+		}
+		mv := racetest.Greedy(&g)
+		_ = g.Apply(mv)
+		a.move(mv, "b")
+		a.all = a.all[:0]
+		for range n {
+			<-boards
+		}
 	}
 }

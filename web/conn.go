@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
 	"sirtommy/lobby"
@@ -77,19 +75,38 @@ const (
 	roleSpectator
 )
 
-// conn is one websocket client. Its reader runs in run's goroutine, its
-// writer in an errgroup that run always waits for. The race's events reach
-// it through Deliver, which never blocks.
+// conn is one websocket client. Its reader runs in run's goroutine. It
+// has no writer goroutine of its own: what is queued for it (enqueue) is
+// written by whoever finds nobody writing, one goroutine at a time. The
+// reader writes the replies to the message it handled itself once it is
+// done with it; an event from elsewhere (the opponent's move, the lobby's
+// heartbeat, a ping) starts a short-lived writer goroutine that writes
+// what is queued and ends. An idle connection so costs one goroutine. The
+// race's events reach it through Deliver, which never blocks.
 type conn struct {
 	srv     *Server
 	ws      *websocket.Conn
+	cork    *corkConn
 	site    string // "http://host" as the client reached the server, for links
 	log     zerolog.Logger
-	send    chan any        // race.Event or a reply struct
 	ctx     context.Context // done once the connection is closing
 	cancel  context.CancelCauseFunc
 	limiter *rate.Limiter
 	dropped atomic.Bool // set once the send queue overflowed
+	// queueMax bounds the messages waiting for a slow client.
+	queueMax int
+
+	// The send queue: mu guards it and the flags. writing is set while a
+	// goroutine owns the websocket's writing side; reading while the
+	// reader handles a message (it writes what that queued afterwards).
+	mu      sync.Mutex
+	queue   []any
+	spare   []any // the last batch's slice, for the next
+	writing bool
+	reading bool
+	werr    error         // the write that failed, if one did
+	pingT   *time.Timer   // the next ping
+	closed  chan struct{} // closed once the websocket is
 
 	// Owned by the reader goroutine.
 	role    role
@@ -111,7 +128,8 @@ func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.conns.Add(1) // under mu, so never concurrently with CloseConns' Wait
 	s.mu.Unlock()
-	ws, err := s.upgrader.Upgrade(w, r, nil)
+	cw := &corkingWriter{ResponseWriter: w}
+	ws, err := s.upgrader.Upgrade(cw, r, nil)
 	if err != nil {
 		s.conns.Done()
 		s.log.Debug().Err(err).Str("remote", r.RemoteAddr).Msg("websocket upgrade failed")
@@ -122,10 +140,12 @@ func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
 	c := &conn{
 		srv:     s,
 		ws:      ws,
+		cork:    cw.conn,
 		site:    httpScheme(r) + "://" + r.Host,
 		log:     s.log.With().Uint64("conn", id).Str("remote", r.RemoteAddr).Logger(),
-		send:    make(chan any, s.deps.Limits.SendQueue),
 		limiter: rate.NewLimiter(s.deps.Limits.MsgRate, s.deps.Limits.MsgBurst),
+
+		queueMax: s.deps.Limits.SendQueue,
 	}
 	// The connection runs on a goroutine of its own and the handler
 	// returns: net/http then lets go of the request's read and write
@@ -146,19 +166,25 @@ func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
 func (c *conn) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	c.ctx, c.cancel = ctx, cancel
+	c.closed = make(chan struct{})
 	defer cancel(errDone)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return c.writeLoop(gctx) })
-	rerr := c.readLoop(gctx)
+	context.AfterFunc(ctx, c.closeSoon)
+	c.mu.Lock()
+	c.pingT = time.AfterFunc(pingPeriod, c.ping)
+	c.mu.Unlock()
+	rerr := c.readLoop(ctx)
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errDone) && c.srv.connCtx.Err() == nil {
 		c.log.Info().Err(cause).Msg("the server closes the connection")
 	}
 	cancel(errDone)
-	werr := g.Wait()
+	<-c.closed
 	c.leave()
 	if c.session != nil {
 		c.session.Leave() // out of the queue and its challenge at once
 	}
+	c.mu.Lock()
+	werr := c.werr
+	c.mu.Unlock()
 	return errors.Join(rerr, werr)
 }
 
@@ -176,49 +202,132 @@ func (c *conn) leave() {
 // Deliver queues a race event. It never blocks: a client whose queue is
 // full is dropped.
 func (c *conn) Deliver(ev race.Event) {
+	if b, ok := ev.(*race.BoardEvent); ok {
+		// A spectators' board goes to every spectator of the race in
+		// turn: it is encoded once for all of them.
+		if m := encodeShared(b); m != nil {
+			c.enqueue(m)
+			return
+		}
+	}
 	c.enqueue(ev)
 }
 
+// enqueue queues m for the client, and starts a writer unless one is
+// writing or the reader will write it once done with its message.
 func (c *conn) enqueue(m any) {
-	select {
-	case c.send <- m:
-	default:
-		if c.ctx.Err() == nil && c.dropped.CompareAndSwap(false, true) {
+	c.mu.Lock()
+	if c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return
+	}
+	if len(c.queue) >= c.queueMax {
+		c.mu.Unlock()
+		if c.dropped.CompareAndSwap(false, true) {
 			c.srv.Stats.SlowDropped.Add(1)
 			c.cancel(errSlow)
+		}
+		return
+	}
+	c.queue = append(c.queue, m)
+	start := !c.writing && !c.reading
+	if start {
+		c.writing = true
+	}
+	c.mu.Unlock()
+	if start {
+		go c.writeQueued()
+	}
+}
+
+// pingFrame in the send queue is a ping for the writer to send.
+type pingFrame struct{}
+
+// ping queues a ping and sets the next.
+func (c *conn) ping() {
+	c.enqueue(pingFrame{})
+	c.mu.Lock()
+	if c.ctx.Err() == nil {
+		c.pingT.Reset(pingPeriod)
+	}
+	c.mu.Unlock()
+}
+
+// writeQueued writes the send queue until it is empty, in batches of what
+// was queued at once; the caller owns the writing side (set writing). Once
+// the connection is closing it sends the close frame and closes the
+// websocket instead, and keeps the writing side for good.
+func (c *conn) writeQueued() {
+	for {
+		c.mu.Lock()
+		if c.ctx.Err() != nil {
+			c.mu.Unlock()
+			c.finish()
+			return
+		}
+		batch := c.queue
+		if len(batch) == 0 {
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		c.queue = c.spare
+		c.spare = nil
+		c.mu.Unlock()
+		err := c.writeBatch(batch)
+		clear(batch)
+		c.mu.Lock()
+		c.spare = batch[:0]
+		if err != nil && c.werr == nil {
+			c.werr = err
+		}
+		c.mu.Unlock()
+		if err != nil {
+			c.cancel(err)
 		}
 	}
 }
 
-func (c *conn) writeLoop(ctx context.Context) error {
-	ticker := time.NewTicker(pingPeriod)
-	defer ticker.Stop()
-	defer c.ws.Close() // unblocks the reader
-	for {
-		select {
-		case <-ctx.Done():
-			code, text := closeFor(context.Cause(ctx))
-			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
-			return nil
-		case m := <-c.send:
-			if err := c.write(m); err != nil {
-				return err
-			}
-			if _, ok := m.(*race.ReplacedEvent); ok {
-				c.cancel(errReplaced)
-			}
-		case <-ticker.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
-				return fmt.Errorf("ping: %w", err)
-			}
-		}
+// closeSoon runs once the connection's context is done: it closes the
+// websocket now if nobody is writing, or leaves that to the writer.
+func (c *conn) closeSoon() {
+	c.mu.Lock()
+	busy := c.writing
+	c.writing = true
+	c.mu.Unlock()
+	if !busy {
+		c.finish()
 	}
+}
+
+// finish sends the close frame for the context's cause and closes the
+// websocket, which ends the reader; once per connection, by the goroutine
+// that owns the writing side. On shutdown the messages still queued go
+// first; otherwise they are dropped (the client left, was too slow, or
+// was replaced).
+func (c *conn) finish() {
+	c.mu.Lock()
+	c.pingT.Stop()
+	var rest []any
+	if errors.Is(context.Cause(c.ctx), errShutdown) {
+		// The server is going away: what was queued before (the drained
+		// races' final states) is sent before the close frame.
+		rest, c.queue = c.queue, nil
+	}
+	c.mu.Unlock()
+	if len(rest) > 0 {
+		_ = c.writeBatch(rest)
+	}
+	code, text := closeFor(context.Cause(c.ctx))
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
+	_ = c.ws.Close()
+	close(c.closed)
 }
 
 // encode is the protocol message for m in a new slice.
 func encode(m any) ([]byte, error) { return appendMessage(nil, m) }
 
-// writeBufs recycles the slices messages are encoded into: gorilla copies
+// writeBufs recycle the slices messages are encoded into: gorilla copies
 // a message out before WriteMessage returns, so one slice serves every
 // message of every connection in turn.
 var writeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -226,12 +335,49 @@ var writeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &
 // maxPooledBuf keeps the rare huge message's slice out of the pool.
 const maxPooledBuf = 64 << 10
 
-// write encodes and sends one message.
-func (c *conn) write(m any) error {
+// writeBatch writes the messages queued together, corked: one system call
+// for all of them. A "replaced" event is the last a connection sends.
+func (c *conn) writeBatch(batch []any) error {
+	deadline := time.Now().Add(writeWait)
+	_ = c.ws.SetWriteDeadline(deadline)
+	if c.cork != nil {
+		c.cork.hold()
+	}
+	var err error
+	for _, m := range batch {
+		if err = c.write(m, deadline); err != nil {
+			break
+		}
+		if _, ok := m.(*race.ReplacedEvent); ok {
+			c.cancel(errReplaced)
+			break
+		}
+	}
+	if c.cork != nil {
+		if ferr := c.cork.flush(); ferr != nil && err == nil {
+			err = fmt.Errorf("write: %w", ferr)
+		}
+	}
+	return err
+}
+
+// write encodes and writes one message (through the cork, if held).
+func (c *conn) write(m any, deadline time.Time) error {
+	switch m := m.(type) {
+	case pingFrame:
+		if err := c.ws.WriteControl(websocket.PingMessage, nil, deadline); err != nil {
+			return fmt.Errorf("ping: %w", err)
+		}
+		return nil
+	case *encoded:
+		if err := c.ws.WriteMessage(websocket.TextMessage, m.b); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		return nil
+	}
 	bp := writeBufs.Get().(*[]byte)
 	b, err := appendMessage((*bp)[:0], m)
 	if err == nil {
-		_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 		if err = c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
 			err = fmt.Errorf("write: %w", err)
 		}
@@ -288,6 +434,10 @@ func (c *conn) readOne(r io.Reader) (more bool, err error) {
 		return false, err
 	}
 	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	c.mu.Lock()
+	c.reading = true
+	c.mu.Unlock()
+	defer c.writeOwn()
 	if !c.limiter.Allow() {
 		c.srv.Stats.RateLimited.Add(1)
 		c.strikes++
@@ -309,6 +459,22 @@ func (c *conn) readOne(r io.Reader) (more bool, err error) {
 	return true, nil
 }
 
+// writeOwn ends the reader's handling of a message: it writes what was
+// queued meanwhile (the replies to the message, and whatever else came),
+// unless a writer is at it already.
+func (c *conn) writeOwn() {
+	c.mu.Lock()
+	c.reading = false
+	own := !c.writing && len(c.queue) > 0
+	if own {
+		c.writing = true
+	}
+	c.mu.Unlock()
+	if own {
+		c.writeQueued()
+	}
+}
+
 func isNormalClose(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
 		websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway, websocket.CloseNoStatusReceived)
@@ -317,7 +483,7 @@ func isNormalClose(err error) bool {
 // handle answers one client message.
 func (c *conn) handle(data []byte) {
 	var m clientMsg
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := decodeClientMsg(data, &m); err != nil {
 		c.enqueue(newError("", CodeBadJSON, "the message is not a JSON object of the protocol: %v", err))
 		return
 	}

@@ -16,7 +16,8 @@ func TestSlowClientDropped(t *testing.T) {
 	s := NewServer(Deps{Log: zerolog.Nop(), Races: race.NewService(race.Deps{})})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	c := &conn{srv: s, send: make(chan any, 2), ctx: ctx, cancel: cancel}
+	// writing: a writer holds the websocket (blocked on the slow client).
+	c := &conn{srv: s, queueMax: 2, writing: true, ctx: ctx, cancel: cancel}
 	for range 5 {
 		c.Deliver(&race.ReplacedEvent{})
 	}

@@ -31,32 +31,35 @@ func FuzzHandle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
-		c := &conn{srv: s, log: zerolog.Nop(), send: make(chan any, 64), ctx: ctx, cancel: cancel}
+		// reading: the replies stay queued, as they do while the reader
+		// handles a message.
+		c := &conn{srv: s, log: zerolog.Nop(), queueMax: 64, reading: true, ctx: ctx, cancel: cancel}
 		defer c.leave()
 		c.handle(data)
-		for {
-			select {
-			case m := <-c.send:
-				b, err := encode(m)
-				if err != nil {
-					t.Fatalf("reply to %q does not encode: %v", data, err)
-				}
-				var head struct {
-					V    int    `json:"v"`
-					Type string `json:"type"`
-					Code string `json:"code"`
-				}
-				if err := json.Unmarshal(b, &head); err != nil {
-					t.Fatalf("reply %s to %q is not JSON: %v", b, data, err)
-				}
-				if head.V != ProtocolVersion || head.Type == "" {
-					t.Fatalf("reply %s to %q lacks v or type", b, data)
-				}
-				if !json.Valid(data) && (head.Type != "error" || head.Code != string(CodeBadJSON)) {
-					t.Fatalf("invalid JSON %q got %s, want a bad-json error", data, b)
-				}
-			default:
-				return
+		c.mu.Lock()
+		queued := c.queue
+		c.mu.Unlock()
+		for _, m := range queued {
+			if e, ok := m.(*encoded); ok {
+				m = e.ev
+			}
+			b, err := encode(m)
+			if err != nil {
+				t.Fatalf("reply to %q does not encode: %v", data, err)
+			}
+			var head struct {
+				V    int    `json:"v"`
+				Type string `json:"type"`
+				Code string `json:"code"`
+			}
+			if err := json.Unmarshal(b, &head); err != nil {
+				t.Fatalf("reply %s to %q is not JSON: %v", b, data, err)
+			}
+			if head.V != ProtocolVersion || head.Type == "" {
+				t.Fatalf("reply %s to %q lacks v or type", b, data)
+			}
+			if !json.Valid(data) && (head.Type != "error" || head.Code != string(CodeBadJSON)) {
+				t.Fatalf("invalid JSON %q got %s, want a bad-json error", data, b)
 			}
 		}
 	})

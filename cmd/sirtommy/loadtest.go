@@ -80,6 +80,42 @@ func (m cpuMeter) read(ctx context.Context) (total float64, ok bool) {
 	return total, true
 }
 
+// idleRun holds idle connections and reports what they cost the server.
+func idleRun(ctx context.Context, e env, cfg loadtest.IdleConfig, gcURL string, asJSON bool) error {
+	metricsURL, err := loadtest.MetricsURL(cfg.URL)
+	if err != nil {
+		return usagef("loadtest: --url: %v", err)
+	}
+	cfg.Memory = func(ctx context.Context) (loadtest.Memory, error) {
+		if gcURL != "" {
+			if err := loadtest.ForceGC(ctx, gcURL); err != nil {
+				return loadtest.Memory{}, err
+			}
+		}
+		return loadtest.MemoryInUse(ctx, metricsURL)
+	}
+	r := loadtest.RunIdle(ctx, cfg)
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(r)
+	}
+	fmt.Fprintf(e.stdout, "held %d idle connections to %s for %.1fs; dropped %d, errors %v\n",
+		r.Connections, r.URL, r.Seconds, r.Dropped, r.Errors)
+	if r.MemoryError != "" {
+		fmt.Fprintf(e.stdout, "server memory not read: %s\n", r.MemoryError)
+		return nil
+	}
+	gc := "without a forced garbage collection (give --gc-url)"
+	if gcURL != "" {
+		gc = "each reading after a forced garbage collection"
+	}
+	kb := func(b float64) float64 { return b / 1024 }
+	fmt.Fprintf(e.stdout, "server memory with %d held (%s): heap in use %.1f → %.1f MB, stacks %.1f → %.1f MB, goroutines %.0f → %.0f\n",
+		r.Held, gc, r.Before.Heap/1e6, r.During.Heap/1e6, r.Before.Stacks/1e6, r.During.Stacks/1e6, r.Before.Goroutines, r.During.Goroutines)
+	fmt.Fprintf(e.stdout, "per idle connection: %.2f KB (heap %.2f KB + stacks %.2f KB), %.2f goroutines\n",
+		kb(r.PerConn.Heap+r.PerConn.Stacks), kb(r.PerConn.Heap), kb(r.PerConn.Stacks), r.PerConn.Goroutines)
+	return nil
+}
+
 // loadtestCommand drives a race server (and, with --echo, an echo server at
 // the same time and load) and reports.
 func loadtestCommand(ctx context.Context, e env) error {
@@ -101,7 +137,8 @@ func loadtestCommand(ctx context.Context, e env) error {
 	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
 	memProfile := fs.String("memprofile", "", "write the load client's allocation profile to this file at the end")
-	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration (read the server's /metrics meanwhile)")
+	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration, and report what each costs the server (heap and stacks in use, from its /metrics, before and during)")
+	gcURL := fs.String("gc-url", "", "with --idle: the server's --pprof address (http://HOST:PORT), to force a garbage collection before each memory reading")
 	if _, err := parseInterspersed(fs, e.args); err != nil {
 		return err
 	}
@@ -115,13 +152,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 		if len(urls) == 0 {
 			return usagef("loadtest: --idle needs --url")
 		}
-		r := loadtest.RunIdle(ctx, urls[0], *idle, *duration)
-		if *asJSON {
-			return json.NewEncoder(e.stdout).Encode(r)
-		}
-		fmt.Fprintf(e.stdout, "held %d idle connections to %s for %.1fs; dropped %d, errors %v\n",
-			r.Connections, r.URL, r.Seconds, r.Dropped, r.Errors)
-		return nil
+		return idleRun(ctx, e, loadtest.IdleConfig{URL: urls[0], Conns: *idle, Duration: *duration}, *gcURL, *asJSON)
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)

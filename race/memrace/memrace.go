@@ -5,6 +5,7 @@ package memrace
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"sirtommy/race"
@@ -73,10 +74,12 @@ func (s *Store) Moves(_ context.Context, raceID string) ([]race.MoveRecord, erro
 }
 
 // Bus is an in-memory race.Bus: Publish calls each subscriber's Deliver in
-// the publisher's goroutine.
+// the publisher's goroutine. A topic's subscribers are a slice, which
+// Publish (on every move) walks under the read lock, and which Subscribe
+// and cancel change under the write lock.
 type Bus struct {
 	mu   sync.RWMutex
-	subs map[string]map[*entry]struct{}
+	subs map[string][]*entry
 }
 
 type entry struct{ s race.Subscriber }
@@ -84,13 +87,13 @@ type entry struct{ s race.Subscriber }
 var _ race.Bus = (*Bus)(nil)
 
 // NewBus makes a Bus with no subscribers.
-func NewBus() *Bus { return &Bus{subs: make(map[string]map[*entry]struct{})} }
+func NewBus() *Bus { return &Bus{subs: make(map[string][]*entry)} }
 
 // Publish delivers ev to the topic's subscribers.
 func (b *Bus) Publish(topic string, ev race.Event) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	for e := range b.subs[topic] {
+	for _, e := range b.subs[topic] {
 		e.s.Deliver(ev)
 	}
 }
@@ -100,21 +103,21 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 func (b *Bus) Subscribe(topic string, s race.Subscriber) (cancel func()) {
 	e := &entry{s}
 	b.mu.Lock()
-	m := b.subs[topic]
-	if m == nil {
-		m = make(map[*entry]struct{})
-		b.subs[topic] = m
-	}
-	m[e] = struct{}{}
+	old := b.subs[topic]
+	b.subs[topic] = append(old, e)
 	b.mu.Unlock()
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if m := b.subs[topic]; m != nil {
-			delete(m, e)
-			if len(m) == 0 {
-				delete(b.subs, topic)
-			}
+		old := b.subs[topic]
+		i := slices.Index(old, e)
+		if i < 0 {
+			return
 		}
+		if len(old) == 1 {
+			delete(b.subs, topic)
+			return
+		}
+		b.subs[topic] = slices.Delete(old, i, i+1)
 	}
 }

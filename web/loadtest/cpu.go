@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -40,28 +41,93 @@ func MetricsURL(wsURL string) (string, error) {
 // its /metrics, as the kernel counts them for that process alone: the
 // figure that makes two servers' costs comparable in one run.
 func CPUSeconds(ctx context.Context, metricsURL string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	v, err := readMetrics(ctx, metricsURL, cpuMetric)
 	if err != nil {
 		return 0, err
+	}
+	return v[0], nil
+}
+
+// The Go collector's memory gauges: heap spans in use and goroutine stacks.
+const (
+	heapInUseMetric  = "go_memstats_heap_inuse_bytes"
+	stackInUseMetric = "go_memstats_stack_inuse_bytes"
+)
+
+// Memory is what a Go server's /metrics says it holds: heap spans in use
+// and goroutine stacks, in bytes, and its goroutines.
+type Memory struct {
+	Heap       float64 `json:"heapInUseBytes"`
+	Stacks     float64 `json:"stackInUseBytes"`
+	Goroutines float64 `json:"goroutines"`
+}
+
+// MemoryInUse reads a Go server's Memory from its /metrics.
+func MemoryInUse(ctx context.Context, metricsURL string) (Memory, error) {
+	v, err := readMetrics(ctx, metricsURL, heapInUseMetric, stackInUseMetric, "go_goroutines")
+	if err != nil {
+		return Memory{}, err
+	}
+	return Memory{Heap: v[0], Stacks: v[1], Goroutines: v[2]}, nil
+}
+
+// readMetrics reads the named single-series counters or gauges from a
+// /metrics page, in the order asked.
+func readMetrics(ctx context.Context, metricsURL string, names ...string) ([]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+	if err != nil {
+		return nil, err
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("%s: %s", metricsURL, res.Status)
+		return nil, fmt.Errorf("%s: %s", metricsURL, res.Status)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(res.Body)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", metricsURL, err)
+		return nil, fmt.Errorf("%s: %w", metricsURL, err)
 	}
-	f, ok := families[cpuMetric]
-	if !ok || len(f.GetMetric()) != 1 {
-		return 0, fmt.Errorf("%s has no %s", metricsURL, cpuMetric)
+	out := make([]float64, len(names))
+	for i, name := range names {
+		f, ok := families[name]
+		if !ok || len(f.GetMetric()) != 1 {
+			return nil, fmt.Errorf("%s has no %s", metricsURL, name)
+		}
+		m := f.GetMetric()[0]
+		switch {
+		case m.GetCounter() != nil:
+			out[i] = m.GetCounter().GetValue()
+		case m.GetGauge() != nil:
+			out[i] = m.GetGauge().GetValue()
+		default:
+			return nil, fmt.Errorf("%s: %s is neither a counter nor a gauge", metricsURL, name)
+		}
 	}
-	return f.GetMetric()[0].GetCounter().GetValue(), nil
+	return out, nil
+}
+
+// ForceGC asks a server's pprof endpoint (its --pprof address,
+// http://HOST:PORT) for a heap profile after a garbage collection, so that
+// the memory read next is what is live, not garbage not yet collected.
+func ForceGC(ctx context.Context, pprofURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(pprofURL, "/")+"/debug/pprof/heap?gc=1", nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", req.URL, res.Status)
+	}
+	return nil
 }
 
 // MachineLoad is the one-minute load average of this machine (Linux), the

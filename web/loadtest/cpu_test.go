@@ -55,3 +55,21 @@ func TestCPUSeconds(t *testing.T) {
 		t.Error("a 404 was read as a CPU figure")
 	}
 }
+
+// TestMemoryInUse reads the heap, stack and goroutine gauges of the
+// server's real metrics page, and refuses a page without them.
+func TestMemoryInUse(t *testing.T) {
+	ts := httptest.NewServer(metrics.New().Handler())
+	defer ts.Close()
+	m, err := loadtest.MemoryInUse(context.Background(), ts.URL)
+	if err != nil || m.Heap <= 0 || m.Stacks <= 0 || m.Goroutines < 1 {
+		t.Fatalf("MemoryInUse of the server's metrics = %+v, %v", m, err)
+	}
+	cpuOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 12.5")
+	}))
+	defer cpuOnly.Close()
+	if _, err := loadtest.MemoryInUse(context.Background(), cpuOnly.URL); err == nil {
+		t.Error("a page without the memory gauges was read as memory")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -162,5 +163,30 @@ func TestRunEcho(t *testing.T) {
 	}
 	if rep.Connections != 6 {
 		t.Errorf("connections %d, want 6", rep.Connections)
+	}
+}
+
+// TestRunIdleReadsMemory: an idle run reads the server's memory before the
+// first dial and again with every connection held, and divides the
+// difference by the connections held (here the reading is this process's,
+// client and server both, which hold at least a goroutine a connection).
+func TestRunIdleReadsMemory(t *testing.T) {
+	url := newServer(t)
+	readings := 0
+	rep := RunIdle(context.Background(), IdleConfig{URL: url, Conns: 20, Duration: 6 * time.Second,
+		Memory: func(context.Context) (Memory, error) {
+			readings++
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			return Memory{Heap: float64(ms.HeapInuse), Stacks: float64(ms.StackInuse), Goroutines: float64(runtime.NumGoroutine())}, nil
+		}})
+	if rep.MemoryError != "" || readings != 2 {
+		t.Fatalf("memory error %q after %d readings, want none after 2", rep.MemoryError, readings)
+	}
+	if rep.Held != 20 || rep.Connections != 20 || rep.Dropped != 0 {
+		t.Errorf("held %d of %d connections, %d dropped; want all 20", rep.Held, rep.Connections, rep.Dropped)
+	}
+	if rep.PerConn.Goroutines < 1 || rep.During.Goroutines-rep.Before.Goroutines != rep.PerConn.Goroutines*20 {
+		t.Errorf("goroutines %v → %v, %v a connection", rep.Before.Goroutines, rep.During.Goroutines, rep.PerConn.Goroutines)
 	}
 }

@@ -30,6 +30,7 @@ func moveBuckets() []float64 {
 type Metrics struct {
 	reg         *prometheus.Registry
 	moves       *prometheus.CounterVec
+	accepted    prometheus.Counter // moves{result="accepted"}, looked up once
 	moveLatency prometheus.Histogram
 }
 
@@ -49,6 +50,7 @@ func New() *Metrics {
 			Buckets: moveBuckets(),
 		}),
 	}
+	m.accepted = m.moves.WithLabelValues("accepted")
 	reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -59,11 +61,11 @@ func New() *Metrics {
 
 // MoveHandled counts a move and records its handling time.
 func (m *Metrics) MoveHandled(d time.Duration, err error) {
-	result := "accepted"
-	if err != nil {
-		result = string(race.ErrorCode(err))
+	if err == nil {
+		m.accepted.Inc() // the usual case, without the label's lookup
+	} else {
+		m.moves.WithLabelValues(string(race.ErrorCode(err))).Inc()
 	}
-	m.moves.WithLabelValues(result).Inc()
 	m.moveLatency.Observe(d.Seconds())
 }
 
