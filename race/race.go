@@ -648,7 +648,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 		r.releaseDueLocked(now)
 	}
 	r.spectators++
-	if r.cluster == nil {
+	if r.records == nil {
 		r.armFeedLocked(now)
 	}
 	sub.Deliver(r.watchSnapshotLocked())
@@ -1196,7 +1196,7 @@ func (r *Race) feedLocked(it feedItem) {
 		r.releaseDueLocked(now) // no timer runs for them
 	}
 	r.specQ = append(r.specQ, delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
-	if r.cluster != nil {
+	if r.records != nil {
 		if len(r.specQ) == 1 {
 			r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
 		}
@@ -1212,7 +1212,7 @@ func (r *Race) feedLocked(it feedItem) {
 // each of their moves (and a goroutine when it fires) was a tenth of its
 // CPU. In Redis mode the timer always runs: the other instances'
 // spectators follow the feed.
-func (r *Race) feedIdleLocked() bool { return r.cluster == nil && r.spectators == 0 }
+func (r *Race) feedIdleLocked() bool { return r.records == nil && r.spectators == 0 }
 
 // armFeedLocked starts the timer that releases the feed's head (memory
 // mode), unless it runs already or the feed is idle.
@@ -1230,7 +1230,7 @@ func (r *Race) releaseDue() {
 	r.specArmed = false
 	now := r.clock.Now()
 	r.releaseDueLocked(now)
-	if r.cluster == nil {
+	if r.records == nil {
 		r.armFeedLocked(now)
 	} else if len(r.specQ) > 0 {
 		r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
