@@ -447,8 +447,11 @@ func (l *Lobby) syncListen(player string) {
 	}
 }
 
-// Refresh sends the session the lobby as it is now.
-func (s *Session) Refresh() { s.sub.Deliver(s.l.snapshot()) }
+// Snapshot is the lobby as it is now, for a connection that asked for it
+// (hello, the lobby message): unlike the updates Publish sends, it is the
+// reply to a request, so it is sent even while the connection holds the
+// updates back.
+func (s *Session) Snapshot() *LobbyEvent { return s.l.snapshot() }
 
 // Player is the session's identity.
 func (s *Session) Player() Identity {

@@ -107,6 +107,14 @@ type conn struct {
 	werr    error         // the write that failed, if one did
 	pingT   *time.Timer   // the next ping
 	closed  chan struct{} // closed once the websocket is
+	// racing is set while the connection is seated in a race that is not
+	// over: the lobby's updates are then held back, the latest in
+	// heldLobby, and sent when the race ends or the seat is left. A
+	// racing player's screen shows no lobby, and at 1,000 races the
+	// lobby's once-a-second update to every racer was a third of the
+	// server's writes (docs/performance.md).
+	racing    bool
+	heldLobby *lobby.LobbyEvent
 
 	// Owned by the reader goroutine.
 	role    role
@@ -193,20 +201,54 @@ func (c *conn) leave() {
 	switch c.role {
 	case rolePlayer:
 		c.race.Leave(c.seat, c)
+		c.setRacing(false)
 	case roleSpectator:
 		c.unwatch()
 	}
 	c.role = roleNone
 }
 
+// setRacing records whether the connection's seat is in a race that is
+// not over; when it no longer is, the lobby update held back meanwhile,
+// if any, is queued.
+func (c *conn) setRacing(on bool) {
+	c.mu.Lock()
+	c.racing = on
+	var start, drop bool
+	if held := c.heldLobby; !on && held != nil {
+		c.heldLobby = nil
+		start, drop = c.pushLocked(held)
+	}
+	c.mu.Unlock()
+	c.afterPush(start, drop)
+}
+
 // Deliver queues a race event. It never blocks: a client whose queue is
 // full is dropped.
 func (c *conn) Deliver(ev race.Event) {
-	if b, ok := ev.(*race.BoardEvent); ok {
+	switch e := ev.(type) {
+	case *race.BoardEvent:
 		// A spectators' board goes to every spectator of the race in
 		// turn: it is encoded once for all of them.
-		if m := encodeShared(b); m != nil {
+		if m := encodeShared(e); m != nil {
 			c.enqueue(m)
+			return
+		}
+	case *lobby.LobbyEvent:
+		c.mu.Lock()
+		if c.racing {
+			c.heldLobby = e // only the latest matters
+			c.mu.Unlock()
+			return
+		}
+		start, drop := c.pushLocked(e)
+		c.mu.Unlock()
+		c.afterPush(start, drop)
+		return
+	case *race.StateEvent:
+		if e.Seat != nil { // this connection's own seat
+			c.enqueue(e)
+			c.setRacing(!e.State.Over())
 			return
 		}
 	}
@@ -217,24 +259,39 @@ func (c *conn) Deliver(ev race.Event) {
 // writing or the reader will write it once done with its message.
 func (c *conn) enqueue(m any) {
 	c.mu.Lock()
+	start, drop := c.pushLocked(m)
+	c.mu.Unlock()
+	c.afterPush(start, drop)
+}
+
+// pushLocked queues m with c.mu held; it reports whether
+// a writer must be started and whether the queue overflowed, for
+// afterPush once c.mu is released.
+func (c *conn) pushLocked(m any) (start, drop bool) {
 	if c.ctx.Err() != nil {
-		c.mu.Unlock()
-		return
+		return false, false
 	}
 	if len(c.queue) >= c.queueMax {
-		c.mu.Unlock()
+		return false, true
+	}
+	c.queue = append(c.queue, m)
+	start = !c.writing && !c.reading
+	if start {
+		c.writing = true
+	}
+	return start, false
+}
+
+// afterPush drops a client whose queue overflowed, or starts the writer
+// that pushLocked asked for.
+func (c *conn) afterPush(start, drop bool) {
+	if drop {
 		if c.dropped.CompareAndSwap(false, true) {
 			c.srv.Stats.SlowDropped.Add(1)
 			c.cancel(errSlow)
 		}
 		return
 	}
-	c.queue = append(c.queue, m)
-	start := !c.writing && !c.reading
-	if start {
-		c.writing = true
-	}
-	c.mu.Unlock()
 	if start {
 		go c.writeQueued()
 	}

@@ -92,7 +92,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 			c.enqueue(&welcomeMsg{V: ProtocolVersion, Type: "welcome", ID: m.ID, Welcome: w})
 		}
 	case "lobby":
-		s.Refresh()
+		c.enqueue(s.Snapshot())
 	case "queue":
 		var v string
 		if v, err = s.QueueGrade(m.Variant, m.Grade); err == nil {
@@ -162,7 +162,7 @@ func (c *conn) hello(l *lobby.Lobby, m clientMsg) {
 	c.session, c.playerToken = s, w.Token
 	c.log = c.log.With().Str("player", w.ID).Logger()
 	c.enqueue(&welcomeMsg{V: ProtocolVersion, Type: "welcome", ID: m.ID, Welcome: w})
-	s.Refresh()
+	c.enqueue(s.Snapshot())
 }
 
 // maxListed bounds the n of leaderboards and histories over HTTP.

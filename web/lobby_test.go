@@ -480,3 +480,44 @@ func TestQuickPlayGraded(t *testing.T) {
 		t.Errorf("%d races: the ungraded player was paired too", n)
 	}
 }
+
+// TestRacingPlayerGetsTheLobbyWhenTheRaceEnds: while a player's seat is in
+// a race that is not over, the lobby's updates are held back from that
+// connection (a watcher in the lobby gets them at once), an explicit
+// lobby request is still answered, and the latest update comes right
+// after the race's final state.
+func TestRacingPlayerGetsTheLobbyWhenTheRaceEnds(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b, _, _, _ := e.startQuick()
+	a.untilState(race.Running)
+	b.untilState(race.Running)
+	w, c := e.dial(), e.dial()
+	w.hello("wes")
+	c.hello("cat")
+	c.send(map[string]any{"type": "challenge", "variant": "classic", "id": "c"})
+	ch := decode[struct{ Challenge lobby.ChallengeInfo }](t, c.untilType("challenged")).Challenge
+	listed := func(m msg) bool { return m.Type == "lobby" && strings.Contains(string(m.raw), ch.ID) }
+	w.until(listed) // the update went out (to every session, before the reply)
+
+	// Asked, the lobby is answered even mid-race.
+	a.send(map[string]any{"type": "lobby", "id": "l"})
+	if m := a.until(func(m msg) bool { return m.Type == "lobby" }); !listed(m) {
+		t.Fatalf("the lobby asked for mid-race: %s", m.raw)
+	}
+	// The update is held from b; the race's end (both resign) brings it,
+	// after the state.
+	b.send(map[string]any{"type": "resign", "id": "r"})
+	a.send(map[string]any{"type": "resign", "id": "r"})
+	for {
+		m := b.read()
+		if listed(m) {
+			t.Fatalf("the racing player got the lobby's update before the race ended: %s", m.raw)
+		}
+		if m.Type == "state" && m.State.Over() {
+			break
+		}
+	}
+	if m := b.until(func(m msg) bool { return m.Type == "lobby" }); !listed(m) {
+		t.Fatalf("after the race: %s", m.raw)
+	}
+}
