@@ -29,18 +29,7 @@ func TestAnalysisMeasure(t *testing.T) {
 	verdicts := map[string]int{}
 	solvesAll := 0
 	for deal := first; deal <= last; deal++ {
-		g := New(r, deal)
-		bot := NewBot(Medium, deal)
-		var moves []Move
-		for g.status == Playing {
-			v := g.Memory()
-			m, ok := bot.Choose(&v, g.Moves())
-			if !ok {
-				break
-			}
-			_ = g.Apply(m)
-			moves = append(moves, m)
-		}
+		g, moves := mediumGame(r, deal)
 		start := New(r, deal)
 		solves := 0
 		t0 := time.Now()

@@ -27,6 +27,23 @@ func randomGame(g Game, rng *rand.Rand) []Move {
 	return moves
 }
 
+// mediumGame is the medium bot's game of deal (seeded with the deal
+// number) to its end: the final position and the moves.
+func mediumGame(r *Rules, deal uint64) (Game, []Move) {
+	g := New(r, deal)
+	bot := NewBot(Medium, deal)
+	var moves []Move
+	for g.status == Playing {
+		v := g.Memory()
+		m, ok := bot.Choose(&v, g.Moves())
+		if !ok || g.Apply(m) != nil {
+			break
+		}
+		moves = append(moves, m)
+	}
+	return g, moves
+}
+
 // checkAnalysis checks an analysis of the game moves from start: every
 // winnable verdict's position is before FirstLost, every lost one after
 // LastWinnable, and the line replays to a win from LastWinnable.
@@ -116,20 +133,7 @@ func TestAnalyzeAgainstBruteForce(t *testing.T) {
 func TestAnalyzeFewSolves(t *testing.T) {
 	r := mustVariant(t, "classic")
 	for _, deal := range []uint64{2, 3} { // lost late, with few unknowns to pay for
-		g := New(r, deal)
-		bot := NewBot(Medium, deal)
-		var moves []Move
-		for g.status == Playing {
-			v := g.Memory()
-			m, ok := bot.Choose(&v, g.Moves())
-			if !ok {
-				break
-			}
-			if err := g.Apply(m); err != nil {
-				t.Fatal(err)
-			}
-			moves = append(moves, m)
-		}
+		g, moves := mediumGame(r, deal)
 		start := New(r, deal)
 		solves := 0
 		a, err := AnalyzeGame(&start, moves, AnalyzeOptions{
@@ -194,20 +198,7 @@ func TestAnalyzeStops(t *testing.T) {
 func TestAnalyzeChances(t *testing.T) {
 	r := mustVariant(t, "classic")
 	const deal = 2 // lost late by the medium bot
-	g := New(r, deal)
-	bot := NewBot(Medium, deal)
-	var moves []Move
-	for g.status == Playing {
-		v := g.Memory()
-		m, ok := bot.Choose(&v, g.Moves())
-		if !ok {
-			break
-		}
-		if err := g.Apply(m); err != nil {
-			t.Fatal(err)
-		}
-		moves = append(moves, m)
-	}
+	_, moves := mediumGame(r, deal)
 	start := New(r, deal)
 	opt := AnalyzeOptions{Solve: SolveOptions{MaxNodes: 20_000, MaxConflicts: 1_000}}
 	plain, err := AnalyzeGame(&start, moves, opt)
