@@ -10,6 +10,29 @@ import (
 	"sirtommy/race/racetest"
 )
 
+// benchRace makes a private race on deal, seats ann (returned) and bob,
+// whose client only listens in the background, and calls watchers (if
+// set) with the race's id before the countdown is run down.
+func benchRace(e *env, deal uint64, watchers func(id string)) *client {
+	id := e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `"}`)
+	a, o := e.dial(), e.dial()
+	a.join(id, "ann")
+	o.join(id, "bob")
+	go func() { // the opponent only listens
+		for {
+			if _, _, err := o.ws.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	if watchers != nil {
+		watchers(id)
+	}
+	e.clock.Advance(race.DefaultCountdown)
+	a.untilState(race.Running)
+	return a
+}
+
 // BenchmarkMovePath measures one move over a real websocket: the client
 // sends it, the server decodes, validates and applies it, appends it to the
 // log, replies "moved" to the mover and publishes "opponent" to the other
@@ -24,20 +47,7 @@ func BenchmarkMovePath(b *testing.B) {
 	)
 	newRace := func() {
 		deal++
-		id := e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `"}`)
-		a = e.dial()
-		o := e.dial()
-		a.join(id, "ann")
-		o.join(id, "bob")
-		e.clock.Advance(race.DefaultCountdown)
-		a.untilState(race.Running)
-		go func() { // the opponent only listens
-			for {
-				if _, _, err := o.ws.ReadMessage(); err != nil {
-					return
-				}
-			}
-		}()
+		a = benchRace(e, deal, nil)
 		g = newGame(deal)
 	}
 	newRace()
@@ -77,20 +87,7 @@ func benchFanout(b *testing.B, n int) {
 		g    engine.Game
 		deal uint64
 	)
-	newRace := func() {
-		deal++
-		id := e.create(`{"deal":"` + strconv.FormatUint(deal, 10) + `"}`)
-		a = e.dial()
-		o := e.dial()
-		a.join(id, "ann")
-		o.join(id, "bob")
-		go func() { // the opponent only listens
-			for {
-				if _, _, err := o.ws.ReadMessage(); err != nil {
-					return
-				}
-			}
-		}()
+	watch := func(id string) {
 		for range n {
 			s := e.dial()
 			s.send(map[string]any{"type": "watch", "race": id})
@@ -107,8 +104,10 @@ func benchFanout(b *testing.B, n int) {
 				}
 			}()
 		}
-		e.clock.Advance(race.DefaultCountdown)
-		a.untilState(race.Running)
+	}
+	newRace := func() {
+		deal++
+		a = benchRace(e, deal, watch)
 		g = newGame(deal)
 	}
 	newRace()
