@@ -40,29 +40,34 @@ func benchRace(e *env, deal uint64, watchers func(id string)) *client {
 // reply before the next move.
 func BenchmarkMovePath(b *testing.B) {
 	e := newEnv(b, nil)
-	var (
-		a    *client
-		g    engine.Game
-		deal uint64
-	)
-	newRace := func() {
+	var deal uint64
+	benchMoves(b, func() (*client, engine.Game) {
 		deal++
-		a = benchRace(e, deal, nil)
-		g = newGame(deal)
-	}
-	newRace()
+		return benchRace(e, deal, nil), newGame(deal)
+	}, nil)
+}
+
+// benchMoves times the loop of moves both benchmarks share: the mover
+// newRace seats plays the greedy move of her game and reads her reply,
+// then after (if set) waits for what else the move must reach; a game
+// over makes a new race with newRace, off the clock.
+func benchMoves(b *testing.B, newRace func() (*client, engine.Game), after func()) {
+	a, g := newRace()
 	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
+	for b.Loop() {
 		if g.Status() != engine.Playing {
 			b.StopTimer()
 			a.ws.Close()
-			newRace()
+			a, g = newRace()
 			b.StartTimer()
 		}
 		mv := racetest.Greedy(&g)
 		_ = g.Apply(mv)
 		a.move(mv, "b")
 		a.all = a.all[:0]
+		if after != nil {
+			after()
+		}
 	}
 }
 
@@ -82,11 +87,7 @@ func benchFanout(b *testing.B, n int) {
 	boards := make(chan struct{}, 4*n)
 	board := []byte(`"type":"board"`)
 	seat0 := []byte(`,"seat":0,`)
-	var (
-		a    *client
-		g    engine.Game
-		deal uint64
-	)
+	var deal uint64
 	watch := func(id string) {
 		for range n {
 			s := e.dial()
@@ -105,26 +106,13 @@ func benchFanout(b *testing.B, n int) {
 			}()
 		}
 	}
-	newRace := func() {
+	newRace := func() (*client, engine.Game) {
 		deal++
-		a = benchRace(e, deal, watch)
-		g = newGame(deal)
+		return benchRace(e, deal, watch), newGame(deal)
 	}
-	newRace()
-	b.ResetTimer()
-	for b.Loop() {
-		if g.Status() != engine.Playing {
-			b.StopTimer()
-			a.ws.Close()
-			newRace()
-			b.StartTimer()
-		}
-		mv := racetest.Greedy(&g)
-		_ = g.Apply(mv)
-		a.move(mv, "b")
-		a.all = a.all[:0]
+	benchMoves(b, newRace, func() {
 		for range n {
 			<-boards
 		}
-	}
+	})
 }

@@ -24,21 +24,7 @@ func TestRedisClusterConformance(t *testing.T) {
 	rdb := cl.Client(t)
 	prefix := 0
 	t.Run("shared", func(t *testing.T) {
-		lobbytest.SharedSuite(t, func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
-			prefix++ // a fresh, empty store for each test
-			keys := redislobby.Keys{Prefix: "c" + string(rune('a'+prefix)) + ":"}
-			out := make([]lobby.Shared, n)
-			for i := range out {
-				rdb := cl.Client(t)
-				out[i] = lobby.Shared{
-					Queue:      redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, clock).For(string(rune('A' + i))),
-					Challenges: redislobby.NewChallenges(rdb, keys, clock),
-					Invites:    redislobby.NewInvites(rdb, keys),
-					Seats:      redislobby.NewSeats(rdb, keys),
-				}
-			}
-			return out
-		})
+		lobbytest.SharedSuite(t, sharedStores("c", func(t *testing.T) redis.UniversalClient { return cl.Client(t) }))
 	})
 	t.Run("ratings", func(t *testing.T) {
 		lobbytest.RatingsSuite(t, func(*testing.T) lobby.Ratings {

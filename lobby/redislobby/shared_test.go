@@ -1,6 +1,8 @@
 package redislobby_test
 
 import (
+	"github.com/redis/go-redis/v9"
+
 	"testing"
 
 	"sirtommy/lobby"
@@ -14,13 +16,20 @@ import (
 // Redis, each instance with its own client.
 func TestRedisShared(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
+	lobbytest.SharedSuite(t, sharedStores("s", func(t *testing.T) redis.UniversalClient { return srv.Client(t) }))
+}
+
+// sharedStores makes the shared stores' suite its n instances' stores on
+// a fresh, empty key prefix (tag, then a letter) for each test, each
+// instance with its own client from client.
+func sharedStores(tag string, client func(t *testing.T) redis.UniversalClient) func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
 	prefix := 0
-	lobbytest.SharedSuite(t, func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
-		prefix++ // a fresh, empty store for each test
-		keys := redislobby.Keys{Prefix: "s" + string(rune('a'+prefix)) + ":"}
+	return func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
+		prefix++
+		keys := redislobby.Keys{Prefix: tag + string(rune('a'+prefix)) + ":"}
 		out := make([]lobby.Shared, n)
 		for i := range out {
-			rdb := srv.Client(t)
+			rdb := client(t)
 			out[i] = lobby.Shared{
 				Queue:      redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, clock).For(string(rune('A' + i))),
 				Challenges: redislobby.NewChallenges(rdb, keys, clock),
@@ -29,5 +38,5 @@ func TestRedisShared(t *testing.T) {
 			}
 		}
 		return out
-	})
+	}
 }
