@@ -122,40 +122,39 @@ func writerFor(records Records, log zerolog.Logger) *recordWriter {
 	return newRecordWriter(records, log)
 }
 
-// decideLocked stores the result once across instances. It returns the
-// result and state to end with (another instance's, if it decided first),
-// or ok false when the result could not be stored: the caller then ends
-// nothing and the race tries again in decideRetry.
-func (r *Race) decideLocked(res *Result, state State) (*Result, State, bool) {
-	if r.records == nil {
-		return res, state, true
-	}
+// decide stores the result once across instances, outside the race's
+// lock (endLocked queues it while the race is deciding: its moves are
+// refused, its timers end nothing), then ends the race with the result
+// stored, another instance's if it decided first. When the result cannot
+// be stored (Redis down) it tries again in decideRetry; when another
+// instance runs the race now, this copy stops.
+func (r *Race) decide(res *Result, state State) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
-	defer cancel()
 	stored, st, err := r.records.Decide(ctx, r.id, res, state)
+	cancel()
+	r.mu.Lock()
+	defer r.unlock()
+	if r.stopped {
+		return
+	}
 	if errors.Is(err, ErrNotOwner) {
 		r.log.Warn().Err(err).Msg("another instance runs the race now; this copy stops")
 		r.stopLocked()
-		return nil, "", false
+		return
 	}
 	if err != nil {
 		r.log.Error().Err(err).Str("reason", string(res.Reason)).Msg("result not stored; trying again")
 		if r.decideT != nil {
 			r.decideT.Stop()
 		}
-		r.decideT = r.clock.AfterFunc(decideRetry, func() {
-			r.mu.Lock()
-			defer r.unlock()
-			if !r.state.Over() {
-				r.endLocked(res, state)
-			}
-		})
-		return nil, "", false
+		r.decideT = r.clock.AfterFunc(decideRetry, func() { r.decide(res, state) })
+		return
 	}
 	if stored.Reason != res.Reason || st != state {
 		r.log.Info().Str("stored", string(stored.Reason)).Str("mine", string(res.Reason)).Msg("another instance decided the race")
 	}
-	return stored, st, true
+	r.deciding = false
+	r.endedLocked(stored, st)
 }
 
 // Restore rebuilds a race from its record and its event log: the deal is

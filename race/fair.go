@@ -322,5 +322,5 @@ func (r *Race) sendWatchersLocked(ev Event) {
 	if v, ok := ev.(versioned); ok {
 		ev = v.withVer(r.feed.ver)
 	}
-	r.bus.Publish(r.topicLocked(watchTopicIndex), ev)
+	r.publishLocked(watchTopicIndex, ev)
 }

@@ -92,6 +92,18 @@ type Bus interface {
 	Subscribe(topic string, s Subscriber) (cancel func())
 }
 
+// LocalPublisher is implemented by buses that carry events to other
+// instances (redisrace.Bus). PublishLocal delivers ev to this instance's
+// subscribers of topic only: the race uses it for a topic no connection
+// on another instance follows (no remote seat, no remote spectator), so
+// that a race whose people are all on its owner sends nothing to other
+// instances. A remote connection is known to the owner (Remote) before
+// the first event it may see: the gate of a fleet proxy drops what the
+// owner published before it sent that connection its joined or snapshot.
+type LocalPublisher interface {
+	PublishLocal(topic string, ev Event)
+}
+
 // SeatTopic is the topic carrying what the player in seat sees.
 func SeatTopic(raceID string, seat int) string {
 	if seat == 0 {

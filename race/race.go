@@ -310,6 +310,9 @@ type Race struct {
 	limitT    Timer
 	firstT    Timer
 	decideT   Timer // retries a result Redis could not store
+	// deciding is set while the result is being stored (decide, Redis
+	// mode): the race refuses moves and ends nothing else meanwhile.
+	deciding bool
 	// stopped is set when another instance runs the race now: this copy
 	// refuses everything.
 	stopped bool
@@ -341,7 +344,11 @@ type Race struct {
 	// every spectatorsEvery, so that a crowd arriving is one message).
 	spectators int
 	told       int
-	watchT     Timer
+	// remoteSpectators counts the spectators that stand for connections
+	// on other instances (Remote): while it is 0 the watch topic stays on
+	// this instance (publishLocked).
+	remoteSpectators int
+	watchT           Timer
 	// topics are the seats' topics and the watch topic (topicLocked),
 	// made once rather than on every publish.
 	topics [3]string
@@ -357,6 +364,35 @@ func (r *Race) topicLocked(i int) string {
 		r.topics = [3]string{SeatTopic(r.id, 0), SeatTopic(r.id, 1), WatchTopic(r.id)}
 	}
 	return r.topics[i]
+}
+
+// publishLocked publishes ev on the race's topic i (a seat, or
+// watchTopicIndex): to other instances too only while a connection there
+// follows it (see LocalPublisher).
+func (r *Race) publishLocked(i int, ev Event) {
+	topic := r.topicLocked(i)
+	if lp, ok := r.bus.(LocalPublisher); ok && !r.followedElsewhereLocked(i) {
+		lp.PublishLocal(topic, ev)
+		return
+	}
+	r.bus.Publish(topic, ev)
+}
+
+// followedElsewhereLocked reports whether a connection on another
+// instance follows the race's topic i: the seat's connection is remote,
+// or a spectator is.
+func (r *Race) followedElsewhereLocked(i int) bool {
+	if i == watchTopicIndex {
+		return r.remoteSpectators > 0
+	}
+	return isRemote(r.seats[i].sub)
+}
+
+// isRemote reports whether sub stands for a connection on another
+// instance.
+func isRemote(sub Subscriber) bool {
+	rs, ok := sub.(Remote)
+	return ok && rs.Remote()
 }
 
 // New makes a race waiting for its players.
@@ -648,6 +684,10 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 		r.releaseDueLocked(now)
 	}
 	r.spectators++
+	remote := isRemote(sub)
+	if remote {
+		r.remoteSpectators++
+	}
 	if r.records == nil {
 		r.armFeedLocked(now)
 	}
@@ -660,6 +700,9 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 			unsub()
 			r.mu.Lock()
 			r.spectators--
+			if remote {
+				r.remoteSpectators--
+			}
 			r.spectatorsChangedLocked()
 			r.unlock()
 		})
@@ -687,7 +730,7 @@ func (r *Race) spectatorsChangedLocked() {
 		// Not game information: nobody's feed delays it.
 		ev := &SpectatorsEvent{Race: r.id, Count: r.spectators}
 		for s := range 2 {
-			r.bus.Publish(SeatTopic(r.id, s), ev)
+			r.publishLocked(s, ev)
 		}
 		r.sendWatchersLocked(ev)
 	})
@@ -751,7 +794,7 @@ func (r *Race) repeatedLocked(s int, move, id string) bool {
 	if id == "" || last.ID != id || last.Move != move || r.stopped {
 		return false
 	}
-	r.bus.Publish(SeatTopic(r.id, s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: last.Seq, Move: last.Move, AtMs: last.AtMs, View: r.seats[s].game.View()})
+	r.publishLocked(s, &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: last.Seq, Move: last.Move, AtMs: last.AtMs, View: r.seats[s].game.View()})
 	return true
 }
 
@@ -805,6 +848,8 @@ func (r *Race) playableLocked() error {
 	switch {
 	case r.state.Over():
 		return Errorf(CodeRaceOver, "the race is %s", r.state)
+	case r.deciding:
+		return Errorf(CodeRaceOver, "the race is over; its result is being recorded")
 	case r.state != Running:
 		return Errorf(CodeNotStarted, "the race has not started yet")
 	}
@@ -846,9 +891,9 @@ func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
 	st := &r.seats[s]
 	at := r.sinceStartLocked().Milliseconds()
 	view := st.game.View()
-	r.bus.Publish(r.topicLocked(s), &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
+	r.publishLocked(s, &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
 	counts := r.countsLocked(s)
-	r.bus.Publish(r.topicLocked(1-s), &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
+	r.publishLocked(1-s, &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
 	// The spectators' board is made when the feed reaches the move.
 	r.feedLocked(feedItem{ev: &BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at}, game: st.game})
 	if w, reason, done := r.refereeLocked(); done {
@@ -903,7 +948,7 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 // for a connection on another instance, which follows the topic from
 // there (see Remote).
 func (r *Race) subscribeLocked(topic string, sub Subscriber) (cancel func()) {
-	if rs, ok := sub.(Remote); ok && rs.Remote() {
+	if isRemote(sub) {
 		return func() {}
 	}
 	return r.bus.Subscribe(topic, sub)
@@ -911,7 +956,7 @@ func (r *Race) subscribeLocked(topic string, sub Subscriber) (cancel func()) {
 
 func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
 	ev := &PresenceEvent{Race: r.id, Seat: s, Connected: r.seats[s].connected, GraceUntil: graceUntil}
-	r.bus.Publish(SeatTopic(r.id, 1-s), ev)
+	r.publishLocked(1-s, ev)
 	r.publishWatchLocked(ev)
 }
 
@@ -1104,6 +1149,9 @@ func (r *Race) finishLocked(winner int, reason Reason) {
 }
 
 func (r *Race) endLocked(res *Result, state State) {
+	if r.deciding {
+		return // a result is being stored: it ends the race
+	}
 	for s := range 2 {
 		g := &r.seats[s].game
 		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
@@ -1116,10 +1164,19 @@ func (r *Race) endLocked(res *Result, state State) {
 	if res.Match == nil {
 		r.settleMatchLocked(res)
 	}
-	res, state, ok := r.decideLocked(res, state)
-	if !ok {
-		return // the result could not be stored; decideLocked tries again
+	if r.records != nil {
+		// The result is stored once for every instance, by one Redis
+		// script: outside the lock, so that nobody else waits for Redis.
+		r.deciding = true
+		r.later = append(r.later, func() { r.decide(res, state) })
+		return
 	}
+	r.endedLocked(res, state)
+}
+
+// endedLocked ends the race with its result, stored once when the race
+// has Records.
+func (r *Race) endedLocked(res *Result, state State) {
 	r.state = state
 	r.stopTimersLocked()
 	r.result, r.endedAt = res, r.clock.Now()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/race/racetest"
@@ -156,4 +157,66 @@ func rank(s race.State) int {
 		}
 	}
 	return -1
+}
+
+// heldDecision is Records whose Decide stops until released.
+type heldDecision struct {
+	heldRecords
+	decideEntered chan struct{}
+	decideRelease chan struct{}
+}
+
+func (h *heldDecision) Decide(ctx context.Context, id string, res *race.Result, st race.State) (*race.Result, race.State, error) {
+	close(h.decideEntered)
+	<-h.decideRelease
+	return h.heldRecords.Decide(ctx, id, res, st)
+}
+
+// TestResultDecisionLeavesTheRaceLock: while a race's result is being
+// stored (one Redis script in Redis mode), the race's lock is free, its
+// readers do not wait, and a move or resignation meanwhile is refused as
+// over, changing nothing; the request that ended the race returns once
+// the result is stored.
+func TestResultDecisionLeavesTheRaceLock(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	recs := &heldDecision{heldRecords: *newHeldRecords(), decideEntered: make(chan struct{}), decideRelease: make(chan struct{})}
+	r, err := race.New("r3", race.Options{}, race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus(), Records: recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	for s := range 2 {
+		if _, err := r.Join("p", "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	ended := make(chan struct{})
+	go func() {
+		r.Abort("shutdown")
+		close(ended)
+	}()
+	<-recs.decideEntered
+	if !race.LockFreeForTest(r) {
+		t.Fatal("the race's lock is held while its result is stored")
+	}
+	if st := r.State(); st != race.Running {
+		t.Fatalf("state %s while the result is stored", st)
+	}
+	if err := r.Resign(1, ""); race.ErrorCode(err) != race.CodeRaceOver {
+		t.Errorf("resignation while the result is stored: %v, want %s", err, race.CodeRaceOver)
+	}
+	select {
+	case <-ended:
+		t.Fatal("Abort returned before the result was stored")
+	default:
+	}
+	close(recs.decideRelease)
+	<-ended
+	if st := r.State(); st != race.Aborted {
+		t.Errorf("state %s after the result was stored, want aborted", st)
+	}
+	if res := r.Result(); res == nil || res.Statuses[1] == engine.Resigned {
+		t.Errorf("result %+v: the refused resignation counted", res)
+	}
 }
