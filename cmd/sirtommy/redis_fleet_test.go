@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -290,6 +292,7 @@ func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
 		p1.move()
 	}
 	watcher.next("a board from instance a", ofType("board"))
+	checkRaceChannelsSharded(t, cl, id)
 	// a drains: b takes the race over; the player on b and the spectator
 	// are carried along, the player on a comes back on b.
 	stopA()
@@ -309,6 +312,33 @@ func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
 	n, err := rdb.XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
 	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
 		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
+	}
+}
+
+// checkRaceChannelsSharded checks that b's subscriptions to race id's
+// channels (the seat of its player, the spectators') are sharded pub/sub
+// on the one node serving their slot, and plain pub/sub on none: a plain
+// PUBLISH goes to every node of a Redis Cluster.
+func checkRaceChannelsSharded(t *testing.T, cl *redistest.Cluster, id string) {
+	t.Helper()
+	var mu sync.Mutex
+	var sharded, plain []string
+	err := cl.Client(t).ForEachMaster(t.Context(), func(ctx context.Context, node *redis.Client) error {
+		s, err := node.PubSubShardChannels(ctx, "*"+id+"*").Result()
+		if err != nil {
+			return err
+		}
+		p, err := node.PubSubChannels(ctx, "*"+id+"*").Result()
+		mu.Lock()
+		defer mu.Unlock()
+		sharded, plain = append(sharded, s...), append(plain, p...)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sharded) < 2 || len(plain) != 0 {
+		t.Errorf("race %s: sharded channels %v (want a seat's and the spectators'), plain channels %v (want none)", id, sharded, plain)
 	}
 }
 

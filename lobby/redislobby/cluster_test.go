@@ -1,7 +1,6 @@
 package redislobby_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -108,65 +107,6 @@ func TestLobbiesAcrossInstancesOnCluster(t *testing.T) {
 	}
 }
 
-// moveSlot moves the slot of key to another master of cl, with its keys,
-// as a resharding does.
-func moveSlot(t *testing.T, cl *redistest.Cluster, key string) {
-	t.Helper()
-	ctx := t.Context()
-	rdb := cl.Client(t)
-	slot64, err := rdb.ClusterKeySlot(ctx, key).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slot := int(slot64)
-	src, err := rdb.MasterForKey(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dst *redis.Client
-	var masters []*redis.Client
-	for _, addr := range cl.Addrs() {
-		c := redis.NewClient(&redis.Options{Addr: addr})
-		t.Cleanup(func() { _ = c.Close() })
-		masters = append(masters, c)
-		if addr != src.Options().Addr && dst == nil {
-			dst = c
-		}
-	}
-	srcID, err := src.ClusterMyID(ctx).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dstID, err := dst.ClusterMyID(ctx).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(dst.Do(ctx, "cluster", "setslot", slot, "importing", srcID).Err())
-	must(src.Do(ctx, "cluster", "setslot", slot, "migrating", dstID).Err())
-	host, port, _ := strings.Cut(dst.Options().Addr, ":")
-	for {
-		keys, err := src.ClusterGetKeysInSlot(ctx, slot, 100).Result()
-		must(err)
-		if len(keys) == 0 {
-			break
-		}
-		args := []any{"migrate", host, port, "", 0, 5000, "keys"}
-		for _, k := range keys {
-			args = append(args, k)
-		}
-		must(src.Do(ctx, args...).Err())
-	}
-	for _, m := range masters {
-		must(m.Do(ctx, "cluster", "setslot", slot, "node", dstID).Err())
-	}
-}
-
 // TestCourierFollowsReshardedLobbySlot: the lobby's slot moves to another
 // node (a resharding) while an instance listens for a player: Redis ends
 // the sharded subscriptions of that slot, and the courier must subscribe
@@ -211,7 +151,7 @@ func TestCourierFollowsReshardedLobbySlot(t *testing.T) {
 		}
 	}
 	send("before")
-	moveSlot(t, cl, keys.PlayerChannel("ann"))
+	cl.MoveSlot(t, keys.PlayerChannel("ann"))
 	// The first notices may go while B subscribes again: what counts is
 	// that B hears again, on the node the slot moved to.
 	waitFor(t, "B subscribed where the slot went", func() bool {

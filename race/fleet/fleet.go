@@ -66,12 +66,14 @@ type Leases interface {
 // the race, and their replies back.
 type Transport interface {
 	// Call sends req to the owner of race req.Race and waits for its
-	// reply. It fails with ErrNoOwner (wrapped) when the race has no
+	// reply, or until req.Answered() is closed (then it returns an empty
+	// reply). It fails with ErrNoOwner (wrapped) when the race has no
 	// owner, or its owner is not listening (its instance died: gone then
 	// names it), and with ErrOwnerIsMe when this instance owns it.
 	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
 	// Serve answers requests forwarded to this instance with h, in order,
-	// until the transport is closed.
+	// until the transport is closed; a nil reply from h is not sent (the
+	// request's ByEvent answer went out as an event).
 	Serve(h func(*Request) *Reply)
 }
 

@@ -43,7 +43,8 @@ type remoteConn struct {
 	unwatch func()
 }
 
-// serve answers a request forwarded by another instance.
+// serve answers a request forwarded by another instance; nil when the
+// answer went out as the seat's MovedEvent (Request.ByEvent).
 func (f *Fleet) serve(req *Request) *Reply {
 	r, err := f.svc.Get(req.Race)
 	if err != nil || r.Stopped() {
@@ -94,6 +95,9 @@ func (f *Fleet) serve(req *Request) *Reply {
 	}
 	if !rc.player && rc.unwatch == nil {
 		f.dropRemote(req.Topic) // a one-off request (info, state): nothing to keep
+	}
+	if answeredByEvent(req, rep) {
+		return nil
 	}
 	return rep
 }

@@ -305,6 +305,38 @@ type feedGate struct {
 	seat      atomic.Int32 // the seat whose topic passes; -1: none
 	watch     atomic.Bool  // the spectators' topic passes
 	spectator atomic.Bool  // the connection watches the race
+	// awaiting is the ByEvent request whose MovedEvent the proxy waits
+	// for, if any.
+	awaiting atomic.Pointer[awaited]
+}
+
+// awaited is a ByEvent request waiting for its MovedEvent.
+type awaited struct {
+	seat int
+	id   string
+	done chan struct{}
+	once sync.Once
+}
+
+// await makes the gate close done when the MovedEvent of seat with
+// request id passes; seat -1 stops waiting.
+func (g *feedGate) await(seat int, id string, done chan struct{}) {
+	if seat < 0 {
+		g.awaiting.Store(nil)
+		return
+	}
+	g.awaiting.Store(&awaited{seat: seat, id: id, done: done})
+}
+
+// passed tells a waiting request that ev reached the connection.
+func (g *feedGate) passed(ev race.Event) {
+	a := g.awaiting.Load()
+	if a == nil {
+		return
+	}
+	if m, ok := ev.(*race.MovedEvent); ok && m.Seat == a.seat && m.ID == a.id {
+		a.once.Do(func() { close(a.done) })
+	}
 }
 
 func (g *feedGate) init(svc *race.Service, race string) {
@@ -355,6 +387,7 @@ func (t gateTap) Deliver(ev race.Event) {
 	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
 	if open && t.g.elsewhere() {
 		t.sub.Deliver(ev)
+		t.g.passed(ev)
 	}
 }
 
@@ -506,14 +539,27 @@ func (p *proxy) Watch(sub race.Subscriber) (cancel func()) {
 func (p *proxy) Move(s int, text, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.do(context.Background(), &Request{Op: OpMove, Seat: s, Move: text, ID: id}).err()
+	return p.doMove(&Request{Op: OpMove, Seat: s, Move: text, ID: id})
 }
 
 // Resign resigns.
 func (p *proxy) Resign(s int, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.do(context.Background(), &Request{Op: OpResign, Seat: s, ID: id}).err()
+	return p.doMove(&Request{Op: OpResign, Seat: s, ID: id})
+}
+
+// doMove serves a move or resignation. When the seat's topic reaches the
+// connection already and the request has an id, a success comes back as
+// the seat's MovedEvent with that id (Request.ByEvent): the owner sends
+// no reply. Called with p.mu held.
+func (p *proxy) doMove(req *Request) error {
+	if req.ID != "" && p.player && p.seat == req.Seat && p.gate.seat.Load() == int32(req.Seat) {
+		req.ByEvent, req.answered = true, make(chan struct{})
+		p.gate.await(req.Seat, req.ID, req.answered)
+		defer p.gate.await(-1, "", nil)
+	}
+	return p.do(context.Background(), req).err()
 }
 
 // Rematch asks for a rematch.

@@ -25,6 +25,26 @@ type Request struct {
 	Seat     int    `json:"seat"`
 	Move     string `json:"move,omitempty"`
 	Watching bool   `json:"watching,omitempty"`
+	// ByEvent asks the owner to send no reply when a move or resignation
+	// succeeds: the seat's MovedEvent, with the request's ID, which the
+	// connection's instance follows anyway, tells it. A refusal is still
+	// a reply. It saves one Redis command of every forwarded move.
+	ByEvent bool `json:"byEvent,omitempty"`
+
+	// answered is closed once the MovedEvent of a ByEvent request has
+	// reached the connection (see Answered).
+	answered chan struct{}
+}
+
+// Answered is closed once the owner's answer to a ByEvent request has
+// arrived as the seat's MovedEvent; nil (never ready) for other requests.
+// Transport.Call returns an empty reply then.
+func (r *Request) Answered() <-chan struct{} { return r.answered }
+
+// answeredByEvent reports whether the owner sends no reply to req, whose
+// answer is rep: a ByEvent move or resignation that succeeded.
+func answeredByEvent(req *Request, rep *Reply) bool {
+	return req.ByEvent && (req.Op == OpMove || req.Op == OpResign) && rep.Err == nil
 }
 
 // Op names a Request.

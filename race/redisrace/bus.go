@@ -3,6 +3,7 @@ package redisrace
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +42,11 @@ type BusStats struct {
 // subscribers on this instance and queues the event for Redis, which
 // brings it to the other instances; one goroutine publishes, so the events
 // of one topic reach every instance in the order they were published.
+// On a Redis Cluster it uses sharded pub/sub (SPUBLISH, SSUBSCRIBE: Redis
+// 7): a race's channels share one of BusShards hash tags, an event goes to
+// the node serving that tag's slot only (plain PUBLISH is broadcast to
+// every node), and the bus holds one subscription connection per tag in
+// use, made again on the slot's new node when a resharding moves it.
 // Subscribing happens in the background: events published before Redis
 // has confirmed a subscription may not reach it (the race sends a full
 // state to every new subscriber, so nothing is missed for good).
@@ -57,7 +63,14 @@ type Bus struct {
 	mu   sync.RWMutex
 	subs map[string]map[*entry]struct{} // by channel
 
-	ps     *redis.PubSub
+	// ps holds every subscription on one Redis; on a Redis Cluster
+	// (sharded) shards holds one per bus shard in use instead. Both are
+	// changed by subscribeLoop only, and read by Close under psMu.
+	ps      *redis.PubSub
+	sharded bool
+	psMu    sync.Mutex
+	shards  [BusShards]*redis.PubSub
+
 	out    chan message
 	ops    chan subOp
 	ctx    context.Context
@@ -71,38 +84,62 @@ type Bus struct {
 
 type entry struct{ s race.Subscriber }
 
+// subOp is a change of the bus's subscriptions: subscribe or unsubscribe
+// channel, or (renew) subscribe shard's channels again on a new
+// connection, where a resharding moved its slot.
 type subOp struct {
 	channel string
 	sub     bool
+	renew   bool
+	shard   int
 }
 
-var _ race.Bus = (*Bus)(nil)
+var (
+	_ race.Bus            = (*Bus)(nil)
+	_ race.LocalPublisher = (*Bus)(nil)
+)
 
 // NewBus starts a Bus on rdb; origin names this instance (unique per
-// process: a random token). Close stops it.
+// process: a random token). On a *redis.ClusterClient it uses sharded
+// pub/sub. Close stops it.
 func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Logger) *Bus {
 	ctx, cancel := context.WithCancel(context.Background())
+	_, sharded := rdb.(*redis.ClusterClient)
 	b := &Bus{
 		rdb: rdb, keys: keys, origin: origin, ownPrefix: originPrefix(origin), log: log,
 		subs:    make(map[string]map[*entry]struct{}),
-		ps:      rdb.Subscribe(ctx),
+		sharded: sharded,
 		out:     make(chan message, outQueue),
 		ops:     make(chan subOp, opsQueue),
 		ctx:     ctx,
 		cancel:  cancel,
 		syncers: make(map[string]chan struct{}),
 	}
-	b.wg.Add(3)
+	b.wg.Add(2)
+	if !sharded {
+		b.ps = rdb.Subscribe(ctx)
+		b.wg.Add(1)
+		go b.receiveLoop(b.ps)
+	}
 	go b.publishLoop()
-	go b.receiveLoop()
 	go b.subscribeLoop()
 	return b
 }
 
-// Close stops the bus's goroutines and its pub/sub connection.
+// Close stops the bus's goroutines and its pub/sub connections.
 func (b *Bus) Close() error {
 	b.cancel()
-	err := b.ps.Close()
+	b.psMu.Lock()
+	var err error
+	if b.ps != nil {
+		err = b.ps.Close()
+	}
+	for _, ps := range b.shards {
+		if ps != nil {
+			_ = ps.Close()
+		}
+	}
+	b.psMu.Unlock()
 	b.wg.Wait()
 	return err
 }
@@ -126,6 +163,15 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 	}
 }
 
+// PublishLocal delivers ev to this instance's subscribers of topic only,
+// sending nothing to Redis: no other instance follows the topic (see
+// race.LocalPublisher).
+func (b *Bus) PublishLocal(topic string, ev race.Event) {
+	for _, s := range b.local(b.keys.Channel(topic)) {
+		s.Deliver(ev)
+	}
+}
+
 // Subscribe adds s to topic, here at once and through Redis soon after;
 // cancel removes it and may be called more than once.
 func (b *Bus) Subscribe(topic string, s race.Subscriber) (cancel func()) {
@@ -136,7 +182,7 @@ func (b *Bus) Subscribe(topic string, s race.Subscriber) (cancel func()) {
 	if m == nil {
 		m = make(map[*entry]struct{})
 		b.subs[ch] = m
-		b.queueOp(subOp{ch, true})
+		b.queueOp(subOp{channel: ch, sub: true})
 	}
 	m[e] = struct{}{}
 	b.mu.Unlock()
@@ -149,7 +195,7 @@ func (b *Bus) Subscribe(topic string, s race.Subscriber) (cancel func()) {
 				delete(m, e)
 				if len(m) == 0 {
 					delete(b.subs, ch)
-					b.queueOp(subOp{ch, false})
+					b.queueOp(subOp{channel: ch, sub: false})
 				}
 			}
 		})
@@ -173,11 +219,16 @@ func (b *Bus) subscribeLoop() {
 			return
 		case op := <-b.ops:
 			var err error
-			if op.sub {
+			switch {
+			case op.renew:
+				b.renewShard(op.shard)
+			case b.sharded:
+				err = b.changeShard(op)
+			case op.sub:
 				// go-redis remembers the channel even when this fails and
 				// subscribes again whenever it reconnects.
 				err = b.ps.Subscribe(b.ctx, op.channel)
-			} else {
+			default:
 				err = b.ps.Unsubscribe(b.ctx, op.channel)
 			}
 			if err != nil && b.ctx.Err() == nil {
@@ -187,26 +238,190 @@ func (b *Bus) subscribeLoop() {
 	}
 }
 
+// changeShard makes op on the subscription connection of its channel's
+// shard (sharded pub/sub), opening it on first use. go-redis subscribes
+// a sharded connection on the master of its first channel's slot, and
+// again with all its channels, in one SSUBSCRIBE, when it reconnects:
+// they share a hash tag, so that is one slot.
+func (b *Bus) changeShard(op subOp) error {
+	i := b.keys.shardOfChannel(op.channel)
+	if i < 0 {
+		return fmt.Errorf("channel %q has no bus shard", op.channel)
+	}
+	ps := b.shards[i]
+	switch {
+	case ps == nil && op.sub:
+		b.openShard(i, op.channel)
+		return nil
+	case ps == nil:
+		return nil
+	case op.sub:
+		return ps.SSubscribe(b.ctx, op.channel)
+	default:
+		return ps.SUnsubscribe(b.ctx, op.channel)
+	}
+}
+
+// openShard opens shard i's subscription connection with channels and
+// starts its receiver.
+func (b *Bus) openShard(i int, channels ...string) {
+	ps := b.rdb.(*redis.ClusterClient).SSubscribe(b.ctx, channels...)
+	b.psMu.Lock()
+	if b.ctx.Err() != nil {
+		b.psMu.Unlock()
+		_ = ps.Close()
+		return
+	}
+	b.shards[i] = ps
+	b.wg.Add(1)
+	b.psMu.Unlock()
+	go b.receiveLoop(ps)
+}
+
+// renewShard replaces shard i's subscription connection with a new one
+// holding the channels the bus still wants there: Redis ended them on the
+// old node (a resharding moved the shard's slot), and go-redis does not
+// subscribe them again by itself. It reloads where the slots are, waits
+// for Redis to confirm each channel, and tries again in renewRetry while
+// that fails.
+func (b *Bus) renewShard(i int) {
+	channels := b.wantedIn(i)
+	b.psMu.Lock()
+	old := b.shards[i]
+	b.shards[i] = nil
+	b.psMu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	if len(channels) == 0 {
+		return
+	}
+	b.log.Info().Int("shard", i).Int("channels", len(channels)).Msg("bus shard moved: subscribing again")
+	cc := b.rdb.(*redis.ClusterClient)
+	ctx, cancel := context.WithTimeout(b.ctx, opTimeout)
+	defer cancel()
+	cc.ReloadState(ctx)
+	ps := cc.SSubscribe(ctx, channels...)
+	for confirmed := 0; confirmed < len(channels); {
+		m, err := ps.Receive(ctx)
+		if err != nil {
+			_ = ps.Close()
+			if b.ctx.Err() == nil {
+				b.log.Warn().Err(err).Int("shard", i).Msg("bus shard not subscribed again; trying again")
+				time.AfterFunc(renewRetry, func() { b.queueOp(subOp{renew: true, shard: i}) })
+			}
+			return
+		}
+		switch m := m.(type) {
+		case *redis.Subscription:
+			confirmed++
+		case *redis.Message:
+			b.receive(m)
+		}
+	}
+	b.psMu.Lock()
+	defer b.psMu.Unlock()
+	if b.ctx.Err() != nil {
+		_ = ps.Close()
+		return
+	}
+	b.shards[i] = ps
+	b.wg.Add(1)
+	go b.receiveLoop(ps)
+}
+
+// renewRetry is how soon a bus shard that could not be subscribed again
+// tries again.
+const renewRetry = 500 * time.Millisecond
+
+// wantedIn lists the channels of bus shard i the bus subscribes to: its
+// subscribers' and its Sync markers'.
+func (b *Bus) wantedIn(i int) []string {
+	var channels []string
+	b.mu.RLock()
+	for ch := range b.subs {
+		if b.keys.shardOfChannel(ch) == i {
+			channels = append(channels, ch)
+		}
+	}
+	b.mu.RUnlock()
+	b.syncMu.Lock()
+	for ch := range b.syncers {
+		if b.keys.shardOfChannel(ch) == i {
+			channels = append(channels, ch)
+		}
+	}
+	b.syncMu.Unlock()
+	return channels
+}
+
+// lost handles the end of a subscription to channel that Redis, not this
+// bus, ended (sharded pub/sub, after a resharding): when the bus still
+// wants the channel, its shard is subscribed again on a new connection.
+func (b *Bus) lost(channel string) {
+	b.mu.RLock()
+	_, want := b.subs[channel]
+	b.mu.RUnlock()
+	if !want {
+		b.syncMu.Lock()
+		_, want = b.syncers[channel]
+		b.syncMu.Unlock()
+	}
+	if i := b.keys.shardOfChannel(channel); want && i >= 0 {
+		b.queueOp(subOp{renew: true, shard: i})
+	}
+}
+
 func (b *Bus) publishLoop() {
 	defer b.wg.Done()
-	publishBatches(b.ctx, b.rdb, b.keys.prefix()+"bus", b.out, func(n int, err error) {
+	send := func(ctx context.Context, batch []message) error {
+		return publishVia(ctx, b.rdb, b.keys.prefix()+"bus", batch)
+	}
+	if b.sharded {
+		send = b.spublish
+	}
+	publishBatches(b.ctx, b.out, send, func(n int, err error) {
 		b.Stats.PublishErrs.Add(1)
 		b.log.Warn().Err(err).Int("events", n).Msg("events not published")
 	})
 }
 
-func (b *Bus) receiveLoop() {
+// spublish publishes batch by sharded pub/sub, in one cluster pipeline:
+// go-redis sends each SPUBLISH to the node serving its channel's slot
+// (following a resharding's redirections), each node's share in the
+// order of the batch, so a race's events (one bus shard) keep theirs.
+func (b *Bus) spublish(ctx context.Context, batch []message) error {
+	_, err := b.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, m := range batch {
+			p.SPublish(ctx, m.channel, m.payload)
+		}
+		return nil
+	})
+	if err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
+func (b *Bus) receiveLoop(ps *redis.PubSub) {
 	defer b.wg.Done()
-	in := b.ps.Channel(redis.WithChannelSize(inQueue))
+	in := ps.ChannelWithSubscriptions(redis.WithChannelSize(inQueue))
 	for {
 		select {
 		case <-b.ctx.Done():
 			return
-		case msg, ok := <-in:
+		case m, ok := <-in:
 			if !ok {
 				return
 			}
-			b.receive(msg)
+			switch m := m.(type) {
+			case *redis.Message:
+				b.receive(m)
+			case *redis.Subscription:
+				if m.Kind == "sunsubscribe" {
+					b.lost(m.Channel)
+				}
+			}
 		}
 	}
 }
@@ -214,11 +429,53 @@ func (b *Bus) receiveLoop() {
 // Sync waits until every subscription made before it is live in Redis:
 // it subscribes to a marker channel of its own after them and publishes on
 // it until the marker comes back (Redis handles one connection's
-// subscriptions in order).
+// subscriptions in order). With sharded pub/sub it does so on each
+// shard's connection that holds a subscription.
 func (b *Bus) Sync(ctx context.Context) error {
+	shards := []int{0}
+	if b.sharded {
+		shards = b.subscribedShards()
+	}
+	errs := make(chan error, len(shards))
+	for _, i := range shards {
+		go func() { errs <- b.syncShard(ctx, i) }()
+	}
+	var first error
+	for range shards {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// subscribedShards lists the bus shards this bus subscribes on.
+func (b *Bus) subscribedShards() []int {
+	var in [BusShards]bool
+	b.mu.RLock()
+	for ch := range b.subs {
+		if i := b.keys.shardOfChannel(ch); i >= 0 {
+			in[i] = true
+		}
+	}
+	b.mu.RUnlock()
+	var out []int
+	for i, ok := range in {
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// syncMarker is the payload of Sync's marker messages.
+const syncMarker = "sync"
+
+// syncShard is Sync on the connection of bus shard i.
+func (b *Bus) syncShard(ctx context.Context, i int) error {
 	b.syncMu.Lock()
 	b.syncN++
-	ch := b.syncPrefix() + fmt.Sprint(b.syncN)
+	ch := b.keys.shardStem(i) + ":bus-sync:" + b.origin + ":" + strconv.Itoa(b.syncN)
 	done := make(chan struct{})
 	b.syncers[ch] = done
 	b.syncMu.Unlock()
@@ -226,13 +483,17 @@ func (b *Bus) Sync(ctx context.Context) error {
 		b.syncMu.Lock()
 		delete(b.syncers, ch)
 		b.syncMu.Unlock()
-		b.queueOp(subOp{ch, false})
+		b.queueOp(subOp{channel: ch, sub: false})
 	}()
-	b.queueOp(subOp{ch, true})
+	b.queueOp(subOp{channel: ch, sub: true})
 	tick := time.NewTicker(syncPoll)
 	defer tick.Stop()
 	for {
-		_ = b.rdb.Publish(ctx, ch, "sync").Err()
+		if b.sharded {
+			_ = b.rdb.SPublish(ctx, ch, syncMarker).Err()
+		} else {
+			_ = b.rdb.Publish(ctx, ch, syncMarker).Err()
+		}
 		select {
 		case <-done:
 			return nil
@@ -243,10 +504,8 @@ func (b *Bus) Sync(ctx context.Context) error {
 	}
 }
 
-func (b *Bus) syncPrefix() string { return b.keys.prefix() + "bus-sync:" + b.origin + ":" }
-
 func (b *Bus) receive(msg *redis.Message) {
-	if strings.HasPrefix(msg.Channel, b.syncPrefix()) {
+	if msg.Payload == syncMarker {
 		b.syncMu.Lock()
 		if done, ok := b.syncers[msg.Channel]; ok {
 			close(done)

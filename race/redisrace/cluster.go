@@ -421,9 +421,6 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
 	}
-	// On a Redis Cluster PUBLISH counts the receivers of the node it is
-	// sent to only: it goes to the node the owner subscribed its inbox
-	// on (go-redis subscribes on the master of the channel's slot).
 	inbox := c.o.Keys.Inbox(owner)
 	node, err := publisher(ctx, c.rdb, inbox)
 	if err != nil {
@@ -433,16 +430,36 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if err != nil {
 		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, classify(err))
 	}
-	if receivers == 0 {
-		// Nobody listens on the owner's inbox: its process is gone.
+	_, onCluster := c.rdb.(*redis.ClusterClient)
+	if receivers == 0 && !onCluster {
+		// Nobody listens on the owner's inbox: its process is gone. On
+		// one Redis the count is every subscriber's; on a Redis Cluster
+		// it is one node's (a resharding may have moved the inbox's slot
+		// away from the node the owner subscribed on), so there only the
+		// owner's silence and its lease tell (below).
 		return nil, owner, fmt.Errorf("race %s: %w", req.Race, &fleet.GoneError{Owner: owner})
 	}
 	select {
 	case rep := <-ch:
 		return rep, owner, nil
+	case <-req.Answered():
+		return &fleet.Reply{}, owner, nil
 	case <-ctx.Done():
-		return nil, owner, fmt.Errorf("race %s: owner %s did not answer: %w", req.Race, owner, race.ErrUnavailable)
 	}
+	if onCluster && c.leaseGone(req.Race, owner) {
+		return nil, owner, fmt.Errorf("race %s: owner %s did not answer and its lease is gone: %w", req.Race, owner, fleet.ErrNoOwner)
+	}
+	return nil, owner, fmt.Errorf("race %s: owner %s did not answer: %w", req.Race, owner, race.ErrUnavailable)
+}
+
+// leaseGone reports whether the race's lease no longer names owner, which
+// did not answer a forwarded request: it died (its lease expired) or lost
+// the race, and the caller may take it over.
+func (c *Cluster) leaseGone(id, owner string) bool {
+	ctx, cancel := context.WithTimeout(c.ctx, opTimeout)
+	defer cancel()
+	now, err := c.rdb.Get(ctx, c.o.Keys.Owner(id)).Result()
+	return errors.Is(err, redis.Nil) || err == nil && now != owner
 }
 
 func (c *Cluster) receiveLoop() {
@@ -510,6 +527,9 @@ func (c *Cluster) serve(e *envelope) {
 	if h != nil {
 		rep = h(e.Request)
 	}
+	if rep == nil {
+		return // answered by the event the request made (Request.ByEvent)
+	}
 	b, err := json.Marshal(envelope{N: e.N, Reply: rep})
 	if err != nil {
 		c.log.Error().Err(err).Msg("reply not encoded")
@@ -524,7 +544,10 @@ func (c *Cluster) serve(e *envelope) {
 // replyLoop publishes the queued replies.
 func (c *Cluster) replyLoop() {
 	defer c.wg.Done()
-	publishBatches(c.ctx, c.rdb, c.o.Keys.prefix()+"bus", c.replies, func(n int, err error) {
+	send := func(ctx context.Context, batch []message) error {
+		return publishVia(ctx, c.rdb, c.o.Keys.prefix()+"bus", batch)
+	}
+	publishBatches(c.ctx, c.replies, send, func(n int, err error) {
 		// The callers time out and answer unavailable; the requests
 		// themselves were handled (a move is stored).
 		c.log.Warn().Err(err).Int("replies", n).Msg("replies not sent")

@@ -4,10 +4,13 @@
 // appends idempotent, and pub/sub carrying events between instances.
 //
 // Every key carries a prefix (default "sirtommy:") and a hash tag, so that
-// one race's keys share a Redis Cluster slot: "sirtommy:{race:ID}:log".
+// one race's keys share a Redis Cluster slot: "sirtommy:{race:ID}:log";
+// its pub/sub channels share one of BusShards tags.
 package redisrace
 
 import (
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -69,12 +72,52 @@ func (k Keys) Live() string { return k.prefix() + "live" }
 // and replies.
 func (k Keys) Inbox(id string) string { return k.prefix() + "instance:" + id }
 
+// BusShards is how many hash tags the bus's channels are spread over:
+// every channel of a race shares one ("PREFIX{bus:N}:ID:seat/0"), so that
+// on a Redis Cluster a race's events go, by sharded pub/sub, to the one
+// node serving that tag's slot, in order, and an instance needs one
+// subscription connection per tag rather than per race. Channels are not
+// keys: no script touches them with a race's keys.
+const BusShards = 16
+
 // Channel is the pub/sub channel of a bus topic. Topics of a race
-// ("ID/seat/0", "ID/watch") share the race's hash tag.
+// ("ID/seat/0", "ID/watch", "ID/conn/...") share the race's bus shard.
 func (k Keys) Channel(topic string) string {
 	id, rest, ok := strings.Cut(topic, "/")
 	if !ok {
-		return k.prefix() + "bus:" + topic
+		return k.busStem(topic) + ":" + topic
 	}
-	return k.Race(id) + ":bus:" + rest
+	return k.busStem(id) + ":" + id + ":" + rest
+}
+
+// busStem is the start of the channels of race id (or of a topic that
+// belongs to no race): the prefix and its bus shard's hash tag.
+func (k Keys) busStem(id string) string { return k.shardStem(busShard(id)) }
+
+// shardStem is the start of bus shard i's channels.
+func (k Keys) shardStem(i int) string { return k.prefix() + "{bus:" + strconv.Itoa(i) + "}" }
+
+// busShard is the bus shard of race id.
+func busShard(id string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return int(h.Sum32() % BusShards)
+}
+
+// shardOfChannel is the bus shard a channel's hash tag names, or -1 for a
+// channel without one.
+func (k Keys) shardOfChannel(channel string) int {
+	rest, ok := strings.CutPrefix(channel, k.prefix()+"{bus:")
+	if !ok {
+		return -1
+	}
+	n, _, ok := strings.Cut(rest, "}")
+	if !ok {
+		return -1
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 0 || i >= BusShards {
+		return -1
+	}
+	return i
 }

@@ -15,17 +15,12 @@ type message struct {
 	payload []byte
 }
 
-// publishBatches publishes the messages that arrive on in until ctx is
-// done: as many as are waiting, up to publishBatch, in one pipeline, so a
-// busy instance pays one round trip for many messages and whoever queued
-// them never waits for Redis. failed hears of each pipeline that failed
-// while ctx was live, with the number of messages it held.
-//
-// On a Redis Cluster every batch goes to one node, the master of the slot
-// of via: go-redis would send each PUBLISH (which names no key) to a node
-// of its own, and the nodes' broadcasts would reorder a race's events.
-// One node passes them on to the others in the order it got them.
-func publishBatches(ctx context.Context, rdb redis.UniversalClient, via string, in <-chan message, failed func(n int, err error)) {
+// publishBatches hands the messages that arrive on in to send until ctx
+// is done: as many as are waiting, up to publishBatch, at once, so a busy
+// instance pays one round trip for many messages and whoever queued them
+// never waits for Redis. failed hears of each batch that failed while ctx
+// was live, with the number of messages it held.
+func publishBatches(ctx context.Context, in <-chan message, send func(ctx context.Context, batch []message) error, failed func(n int, err error)) {
 	batch := make([]message, 0, publishBatch)
 	for {
 		select {
@@ -43,26 +38,32 @@ func publishBatches(ctx context.Context, rdb redis.UniversalClient, via string, 
 				}
 			}
 			pctx, cancel := context.WithTimeout(ctx, opTimeout)
-			node, err := publisher(pctx, rdb, via)
-			if err != nil {
-				cancel()
-				if ctx.Err() == nil {
-					failed(len(batch), err)
-				}
-				continue
-			}
-			_, err = node.Pipelined(pctx, func(p redis.Pipeliner) error {
-				for _, m := range batch {
-					p.Publish(pctx, m.channel, m.payload)
-				}
-				return nil
-			})
+			err := send(pctx, batch)
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				failed(len(batch), err)
 			}
 		}
 	}
+}
+
+// publishVia publishes batch in one pipeline through rdb, or on a Redis
+// Cluster through the master of the slot of via: go-redis would send each
+// PUBLISH (which names no key) to a node of its own, and the nodes'
+// broadcasts would reorder the messages. One node passes them on to the
+// others in the order it got them.
+func publishVia(ctx context.Context, rdb redis.UniversalClient, via string, batch []message) error {
+	node, err := publisher(ctx, rdb, via)
+	if err != nil {
+		return err
+	}
+	_, err = node.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, m := range batch {
+			p.Publish(ctx, m.channel, m.payload)
+		}
+		return nil
+	})
+	return err
 }
 
 // publisher is the client to PUBLISH through: rdb itself, or on a Redis

@@ -3,6 +3,7 @@ package redisrace_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -38,4 +39,47 @@ func TestRedisClusterConformance(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestBusFollowsReshardedShard: the slot of a race's bus shard moves to
+// another node (a resharding) while an instance follows the race: Redis
+// ends the sharded subscriptions of that slot, and the bus must subscribe
+// again where the slot now is, so that the race's events still arrive.
+func TestBusFollowsReshardedShard(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	rdb := cl.Client(t)
+	keys := redisrace.Keys{Prefix: "m:"}
+	a := redisrace.NewBus(rdb, keys, "instance-a", zerolog.Nop())
+	b := redisrace.NewBus(rdb, keys, "instance-b", zerolog.Nop())
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	got := &racetest.Recorder{}
+	topic := race.WatchTopic("R")
+	b.Subscribe(topic, got)
+	ctx, cancel := context.WithTimeout(t.Context(), settleWait)
+	defer cancel()
+	if err := b.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// heard publishes a board with seq n until b has it (the first ones
+	// may go while b subscribes again).
+	heard := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(settleWait)
+		for time.Now().Before(deadline) {
+			a.Publish(topic, &race.BoardEvent{Race: "R", Seq: n})
+			time.Sleep(20 * time.Millisecond)
+			for _, ev := range got.Events() {
+				if bd, ok := ev.(*race.BoardEvent); ok && bd.Seq == n {
+					return
+				}
+			}
+		}
+		t.Fatalf("board %d never reached b", n)
+	}
+	heard(1)
+	cl.MoveSlot(t, keys.Channel(topic))
+	heard(2)
+	if b.Stats.DecodeErrs.Load() != 0 || a.Stats.PublishErrs.Load() > 3 {
+		t.Errorf("decode errors %d, publish errors %d", b.Stats.DecodeErrs.Load(), a.Stats.PublishErrs.Load())
+	}
 }

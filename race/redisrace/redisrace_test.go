@@ -2,6 +2,8 @@ package redisrace_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,13 +50,33 @@ func TestBusConformance(t *testing.T) {
 
 func TestKeysShareTheRaceSlot(t *testing.T) {
 	k := redisrace.Keys{}
-	for _, got := range []string{k.Log("R"), k.Seqs("R"), k.Channel(race.SeatTopic("R", 1)), k.Channel(race.WatchTopic("R"))} {
-		if len(got) < len("sirtommy:{race:R}") || got[:len("sirtommy:{race:R}")] != "sirtommy:{race:R}" {
+	for _, got := range []string{k.Log("R"), k.Seqs("R"), k.Meta("R"), k.Owner("R")} {
+		if !strings.HasPrefix(got, "sirtommy:{race:R}") {
 			t.Errorf("%q does not start with the race's hash tag", got)
 		}
 	}
 	if got := (redisrace.Keys{Prefix: "x:"}).Log("R"); got != "x:{race:R}:log" {
 		t.Errorf("prefixed log key %q", got)
+	}
+	// A race's channels share one bus shard's hash tag, so that sharded
+	// pub/sub carries them on one node in order.
+	seat := k.Channel(race.SeatTopic("R", 1))
+	tag, _, _ := strings.Cut(seat, "}")
+	if !strings.HasPrefix(tag, "sirtommy:{bus:") {
+		t.Fatalf("seat channel %q has no bus shard tag", seat)
+	}
+	for _, got := range []string{k.Channel(race.SeatTopic("R", 0)), k.Channel(race.WatchTopic("R")), k.Channel("R/conn/a/1"), k.Channel("R/owner")} {
+		if !strings.HasPrefix(got, tag+"}:R:") {
+			t.Errorf("%q is not in the bus shard of %q", got, seat)
+		}
+	}
+	shards := map[string]bool{}
+	for i := range 200 {
+		c := k.Channel(race.WatchTopic(fmt.Sprint("race", i)))
+		shards[c[:strings.Index(c, "}")]] = true
+	}
+	if len(shards) != redisrace.BusShards {
+		t.Errorf("200 races' channels in %d bus shards, want all %d", len(shards), redisrace.BusShards)
 	}
 }
 

@@ -295,3 +295,62 @@ func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb
 }
+
+// MoveSlot moves the slot of key to another master of the cluster, with
+// its keys, as a resharding does.
+func (c *Cluster) MoveSlot(t testing.TB, key string) {
+	t.Helper()
+	ctx := t.Context()
+	rdb := c.Client(t)
+	slot64, err := rdb.ClusterKeySlot(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot := int(slot64)
+	src, err := rdb.MasterForKey(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dst *redis.Client
+	var masters []*redis.Client
+	for _, addr := range c.Addrs() {
+		m := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() { _ = m.Close() })
+		masters = append(masters, m)
+		if addr != src.Options().Addr && dst == nil {
+			dst = m
+		}
+	}
+	srcID, err := src.ClusterMyID(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dstID, err := dst.ClusterMyID(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(dst.Do(ctx, "cluster", "setslot", slot, "importing", srcID).Err())
+	must(src.Do(ctx, "cluster", "setslot", slot, "migrating", dstID).Err())
+	host, port, _ := strings.Cut(dst.Options().Addr, ":")
+	for {
+		keys, err := src.ClusterGetKeysInSlot(ctx, slot, 100).Result()
+		must(err)
+		if len(keys) == 0 {
+			break
+		}
+		args := []any{"migrate", host, port, "", 0, 5000, "keys"}
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		must(src.Do(ctx, args...).Err())
+	}
+	for _, m := range masters {
+		must(m.Do(ctx, "cluster", "setslot", slot, "node", dstID).Err())
+	}
+}

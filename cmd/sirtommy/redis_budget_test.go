@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sirtommy/race/redisrace/redistest"
+)
+
+// commandCalls is Redis's count of calls of each command since the last
+// CONFIG RESETSTAT (INFO commandstats), by command name.
+func commandCalls(t *testing.T, rds *redistest.Server) map[string]int {
+	t.Helper()
+	info, err := rds.Client(t).Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	for line := range strings.SplitSeq(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+		calls[strings.TrimPrefix(name, "cmdstat_")] = n
+	}
+	return calls
+}
+
+// TestRedisCommandsPerMoveAcrossInstances plays a race whose players are
+// on two instances and counts the Redis commands the moves cost (issue
+// #19's budget: at most 3 per move). A move made on the race's owner is
+// its log append and the opponent's update on the remote seat's channel;
+// a forwarded move is the request, the append and the mover's "moved" on
+// its seat's channel, which also answers the request. The seat that is
+// on the owner's instance gets its events there, through no channel.
+func TestRedisCommandsPerMoveAcrossInstances(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	_, p0, p1 := raceAcross(t, a, b)
+	if err := rds.Client(t).ConfigResetStat(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 20
+	moves := 0
+	for range rounds {
+		for _, p := range []*player{p0, p1} {
+			if p.move() {
+				moves++
+			}
+		}
+	}
+	calls := commandCalls(t, rds)
+	// The commands the instances send; Redis also counts those the
+	// scripts run inside (the append's XADD, HSET, ...), which are no
+	// round trips. Lease renewals (a script each second) are among them.
+	perMove := calls["publish"] + calls["evalsha"] + calls["eval"]
+	t.Logf("%d moves: %v", moves, calls)
+	if moves < rounds {
+		t.Fatalf("only %d moves played", moves)
+	}
+	if max := 3 * moves; perMove > max+rounds/2 {
+		t.Errorf("%d moves cost %d PUBLISH, EVALSHA and EVAL (%v): more than 3 a move", moves, perMove, calls)
+	}
+	if calls["publish"] > 3*moves/2+rounds/2 {
+		t.Errorf("%d moves cost %d PUBLISH: more than 1.5 a move (one forwarded request, one event to the other instance)", moves, calls["publish"])
+	}
+}
