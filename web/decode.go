@@ -5,7 +5,7 @@ import "encoding/json"
 // The client message sent on every move, {"v":1,"type":"move","id":"…",
 // "move":"…"}, is read by hand: encoding/json's reflection over the
 // client message's twenty fields was a twentieth of a load run's CPU.
-// decodeFast takes only the plainest form (no spaces, the keys v, type, id
+// decodeFast takes only the plainest form (no spaces but after the object, the keys v, type, id
 // and move each at most once, v a small integer, the strings printable
 // ASCII, escaped only as \u00XX) and leaves everything else to encoding/json, so
 // that what it accepts it reads exactly as encoding/json does
@@ -28,6 +28,12 @@ func decodeClientMsg(data []byte, m *clientMsg) error {
 // leaves m in any state.
 func decodeFast(data []byte, m *clientMsg) bool {
 	*m = clientMsg{}
+	// Whitespace after the object is JSON too: encoders that write one
+	// value per line (gorilla's WriteJSON, the load client's) end with a
+	// newline.
+	for len(data) > 0 && isJSONSpace(data[len(data)-1]) {
+		data = data[:len(data)-1]
+	}
 	if len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' {
 		return false
 	}
@@ -87,6 +93,9 @@ func decodeFast(data []byte, m *clientMsg) bool {
 		}
 	}
 }
+
+// isJSONSpace reports whether b is whitespace between JSON tokens.
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\r' || b == '\t' }
 
 // plainString reads the JSON string at data[i]: printable ASCII, where a
 // \u00XX escape of a printable ASCII character may stand for it (Go's

@@ -15,6 +15,8 @@ func TestDecodeFastTakesMoves(t *testing.T) {
 		`{"type":"ping","v":1}`:                              {V: 1, Type: "ping"},
 		`{"v":1,"type":"move","id":"9","move":"3H\u003eF2"}`: {V: 1, Type: "move", ID: "9", Move: "3H>F2"}, // as Go's encoding/json writes it
 		`{"v":1,"type":"mo\u0076e"}`:                         {V: 1, Type: "move"},
+		// As gorilla's WriteJSON sends it (the load client): a newline after.
+		"{\"v\":1,\"type\":\"move\",\"id\":\"4\",\"move\":\"T\"}\n": {V: 1, Type: "move", ID: "4", Move: "T"},
 	} {
 		var m clientMsg
 		if !decodeFast([]byte(in), &m) || m != want {
@@ -41,7 +43,7 @@ func TestDecodeFastTakesMoves(t *testing.T) {
 // FuzzDecodeFast: whatever the fast path accepts, encoding/json accepts
 // too and reads the same.
 func FuzzDecodeFast(f *testing.F) {
-	for _, s := range []string{`{"v":1,"type":"move","id":"m1","move":"3H>F2"}`, `{"v":1,"type":"ping"}`, `{"v":12,"id":""}`, `{"move":"x","v":0}`, `{"v":1,"type":"move","id":"m\u0031","move":"3H\u003eF2"}`, `{"id":"\u005c\u0022"}`} {
+	for _, s := range []string{"{\"v\":1,\"type\":\"move\"}\r\n ", `{"v":1,"type":"move","id":"m1","move":"3H>F2"}`, `{"v":1,"type":"ping"}`, `{"v":12,"id":""}`, `{"move":"x","v":0}`, `{"v":1,"type":"move","id":"m\u0031","move":"3H\u003eF2"}`, `{"id":"\u005c\u0022"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
