@@ -315,6 +315,61 @@ func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
 	}
 }
 
+// TestRedisClusterOwnerKilled: on a real three-node Redis Cluster the
+// instance that owns a race is killed with SIGKILL mid-race. Its
+// player on the survivor and a spectator there send nothing: with no
+// receiver count to tell (it is one node's on a cluster), the survivor
+// takes the race over when the owner's lease runs out and both get a
+// fresh state without asking; the idle player is not forfeited past the
+// grace period, and
+// every acknowledged move is in the log at the end.
+func TestRedisClusterOwnerKilled(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	bin := buildBinary(t)
+	a, proc := startProcess(t, bin, "--redis", cl.URL(), "--secret", testSecret, "--grace", "6s")
+	b, logB, _, _ := startServe(t, "--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--grace", "6s")
+	defer func() {
+		if t.Failed() {
+			t.Logf("b:\n%s", logB)
+		}
+	}()
+	id, p0, p1 := raceAcross(t, a, b) // a owns the race
+	watcher := dial(t, b)
+	watcher.send(map[string]any{"type": "watch", "race": id})
+	watcher.next("watching", ofType("watching"))
+	for range 6 {
+		p0.move()
+		p1.move()
+	}
+	if err := proc.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// p1 and the spectator say nothing; b adopts the race once a's
+	// lease (3 s) runs out and attaches them to it.
+	p1.c.next("a fresh joined from the new owner", ofType("joined"))
+	p1.c.next("its state", ofType("state"))
+	watcher.next("a spectator's state from the new owner", ofType("state"))
+	// p0, whose instance died, comes back within the grace period; p1
+	// then stays idle past it: the new owner armed both seats' grace when
+	// it rebuilt the race, and p1's stopped when b attached it.
+	p0.reconnect(t, b)
+	p0.resume(t)
+	time.Sleep(7 * time.Second)
+	for p0.move() || p1.move() {
+	}
+	r0, r1, rw := p0.c.result(), p1.c.result(), watcher.result()
+	if r0 != r1 || rw != r0 {
+		t.Errorf("results differ:\n%s\n%s\n%s", r0, r1, rw)
+	}
+	if strings.Contains(r0, "forfeit") {
+		t.Errorf("a connected player was forfeited: %s", r0)
+	}
+	n, err := cl.Client(t).XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
+	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
+		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
+	}
+}
+
 // checkRaceChannelsSharded checks that b's subscriptions to race id's
 // channels (the seat of its player, the spectators') are sharded pub/sub
 // on the one node serving their slot, and plain pub/sub on none: a plain

@@ -70,6 +70,11 @@ type Bus struct {
 	sharded bool
 	psMu    sync.Mutex
 	shards  [BusShards]*redis.PubSub
+	// unsubbing counts the sharded unsubscribes of each channel that
+	// Redis has not confirmed yet: a sunsubscribe Redis sends of its own
+	// (a resharding) is told from those.
+	unsubMu   sync.Mutex
+	unsubbing map[string]int
 
 	out    chan message
 	ops    chan subOp
@@ -108,7 +113,7 @@ func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Log
 	b := &Bus{
 		rdb: rdb, keys: keys, origin: origin, ownPrefix: originPrefix(origin), log: log,
 		subs:    make(map[string]map[*entry]struct{}),
-		sharded: sharded,
+		sharded: sharded, unsubbing: make(map[string]int),
 		out:     make(chan message, outQueue),
 		ops:     make(chan subOp, opsQueue),
 		ctx:     ctx,
@@ -258,8 +263,28 @@ func (b *Bus) changeShard(op subOp) error {
 	case op.sub:
 		return ps.SSubscribe(b.ctx, op.channel)
 	default:
+		b.unsubMu.Lock()
+		b.unsubbing[op.channel]++
+		b.unsubMu.Unlock()
 		return ps.SUnsubscribe(b.ctx, op.channel)
 	}
+}
+
+// ownUnsubscribe reports whether a sunsubscribe of channel confirms one
+// this bus asked for (else Redis ended the subscription: a resharding).
+func (b *Bus) ownUnsubscribe(channel string) bool {
+	b.unsubMu.Lock()
+	defer b.unsubMu.Unlock()
+	n := b.unsubbing[channel]
+	if n == 0 {
+		return false
+	}
+	if n == 1 {
+		delete(b.unsubbing, channel)
+	} else {
+		b.unsubbing[channel] = n - 1
+	}
+	return true
 }
 
 // openShard opens shard i's subscription connection with channels and
@@ -359,6 +384,9 @@ func (b *Bus) wantedIn(i int) []string {
 // bus, ended (sharded pub/sub, after a resharding): when the bus still
 // wants the channel, its shard is subscribed again on a new connection.
 func (b *Bus) lost(channel string) {
+	if b.ownUnsubscribe(channel) {
+		return // the confirmation of an unsubscribe of ours
+	}
 	b.mu.RLock()
 	_, want := b.subs[channel]
 	b.mu.RUnlock()
