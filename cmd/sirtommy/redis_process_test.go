@@ -163,6 +163,66 @@ func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
 	}
 }
 
+// TestRedisOwnerFrozen: the instance that owns a race is frozen
+// (SIGSTOP) past its lease mid-race, then thawed. Its player on the other
+// instance and a spectator there send nothing while it is frozen: the
+// other instance adopts the race when the lease runs out and both get a
+// fresh state without asking. Thawed, the old owner finds it lost the
+// race (its writes are fenced by the lease) and its own player's moves go
+// to the new owner. Nobody connected is forfeited, and every acknowledged
+// move is in the log.
+func TestRedisOwnerFrozen(t *testing.T) {
+	rds := redistest.Start(t, redistest.Options{})
+	bin := buildBinary(t)
+	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret, "--grace", "8s")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--grace", "8s")
+	defer func() {
+		if t.Failed() {
+			t.Logf("b:\n%s", logB)
+		}
+	}()
+	id, p0, p1 := raceAcross(t, a, b) // a owns the race
+	watcher := dial(t, b)
+	watcher.send(map[string]any{"type": "watch", "race": id})
+	watcher.next("watching", ofType("watching"))
+	for range 6 {
+		p0.move()
+		p1.move()
+	}
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	thawed := false
+	thaw := func() {
+		if !thawed {
+			thawed = true
+			_ = proc.Signal(syscall.SIGCONT)
+		}
+	}
+	defer thaw()
+	p1.c.next("a fresh joined from the new owner", ofType("joined"))
+	p1.c.next("its state", ofType("state"))
+	watcher.next("a spectator's state from the new owner", ofType("state"))
+	thaw()
+	// p0 stays on a, which forwards its moves to b now.
+	for p0.move() || p1.move() {
+	}
+	r0, r1, rw := p0.c.result(), p1.c.result(), watcher.result()
+	if r0 != r1 || rw != r0 {
+		t.Errorf("results differ:\n%s\n%s\n%s", r0, r1, rw)
+	}
+	if strings.Contains(r0, "forfeit") {
+		t.Errorf("a connected player was forfeited: %s", r0)
+	}
+	opt, _ := redis.ParseURL(rds.URL())
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	n, err := rdb.XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
+	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
+		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
+	}
+}
+
 func TestRedisRestartedMidRace(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{AppendOnly: true})
