@@ -325,22 +325,8 @@ func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
 // every acknowledged move is in the log at the end.
 func TestRedisClusterOwnerKilled(t *testing.T) {
 	cl := redistest.StartCluster(t)
-	bin := buildBinary(t)
-	a, proc := startProcess(t, bin, "--redis", cl.URL(), "--secret", testSecret, "--grace", "6s")
-	b, logB, _, _ := startServe(t, "--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--grace", "6s")
-	defer func() {
-		if t.Failed() {
-			t.Logf("b:\n%s", logB)
-		}
-	}()
-	id, p0, p1 := raceAcross(t, a, b) // a owns the race
-	watcher := dial(t, b)
-	watcher.send(map[string]any{"type": "watch", "race": id})
-	watcher.next("watching", ofType("watching"))
-	for range 6 {
-		p0.move()
-		p1.move()
-	}
+	rc := ownerWithIdleSurvivors(t, cl.URL(), "6s")
+	p0, p1, watcher, proc := rc.p0, rc.p1, rc.watcher, rc.proc
 	if err := proc.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -352,22 +338,10 @@ func TestRedisClusterOwnerKilled(t *testing.T) {
 	// p0, whose instance died, comes back within the grace period; p1
 	// then stays idle past it: the new owner armed both seats' grace when
 	// it rebuilt the race, and p1's stopped when b attached it.
-	p0.reconnect(t, b)
+	p0.reconnect(t, rc.b)
 	p0.resume(t)
 	time.Sleep(7 * time.Second)
-	for p0.move() || p1.move() {
-	}
-	r0, r1, rw := p0.c.result(), p1.c.result(), watcher.result()
-	if r0 != r1 || rw != r0 {
-		t.Errorf("results differ:\n%s\n%s\n%s", r0, r1, rw)
-	}
-	if strings.Contains(r0, "forfeit") {
-		t.Errorf("a connected player was forfeited: %s", r0)
-	}
-	n, err := cl.Client(t).XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
-	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
-		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
-	}
+	rc.playOut(t, cl.Client(t))
 }
 
 // checkRaceChannelsSharded checks that b's subscriptions to race id's

@@ -173,22 +173,8 @@ func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
 // move is in the log.
 func TestRedisOwnerFrozen(t *testing.T) {
 	rds := redistest.Start(t, redistest.Options{})
-	bin := buildBinary(t)
-	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret, "--grace", "8s")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--grace", "8s")
-	defer func() {
-		if t.Failed() {
-			t.Logf("b:\n%s", logB)
-		}
-	}()
-	id, p0, p1 := raceAcross(t, a, b) // a owns the race
-	watcher := dial(t, b)
-	watcher.send(map[string]any{"type": "watch", "race": id})
-	watcher.next("watching", ofType("watching"))
-	for range 6 {
-		p0.move()
-		p1.move()
-	}
+	rc := ownerWithIdleSurvivors(t, rds.URL(), "8s")
+	p1, watcher, proc := rc.p1, rc.watcher, rc.proc
 	if err := proc.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -205,20 +191,61 @@ func TestRedisOwnerFrozen(t *testing.T) {
 	watcher.next("a spectator's state from the new owner", ofType("state"))
 	thaw()
 	// p0 stays on a, which forwards its moves to b now.
-	for p0.move() || p1.move() {
+	rc.playOut(t, rds.Client(t))
+}
+
+// faultRace is a race owned by a real server process (a), with one
+// player on a and one on an in-process server (b), and a spectator on b:
+// the set-up of the tests that kill or freeze the owner.
+type faultRace struct {
+	b       string // b's base URL
+	id      string
+	p0, p1  *player
+	watcher *client
+	proc    *os.Process
+}
+
+// ownerWithIdleSurvivors starts a (a process) and b on the Redis at url
+// with the grace period given, makes the race on a, seats and watches it,
+// and plays six moves each.
+func ownerWithIdleSurvivors(t *testing.T, url, grace string) *faultRace {
+	t.Helper()
+	bin := buildBinary(t)
+	a, proc := startProcess(t, bin, "--redis", url, "--secret", testSecret, "--grace", grace)
+	b, logB, _, _ := startServe(t, "--redis", url, "--secret", testSecret, "--drain-timeout", "100ms", "--grace", grace)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("b:\n%s", logB)
+		}
+	})
+	rc := &faultRace{b: b, proc: proc}
+	rc.id, rc.p0, rc.p1 = raceAcross(t, a, b) // a owns the race
+	rc.watcher = dial(t, b)
+	rc.watcher.send(map[string]any{"type": "watch", "race": rc.id})
+	rc.watcher.next("watching", ofType("watching"))
+	for range 6 {
+		rc.p0.move()
+		rc.p1.move()
 	}
-	r0, r1, rw := p0.c.result(), p1.c.result(), watcher.result()
+	return rc
+}
+
+// playOut plays the race to its end and checks that everyone saw one
+// result, that no connected player was forfeited, and that the log on
+// rdb holds every acknowledged move.
+func (rc *faultRace) playOut(t *testing.T, rdb redis.Cmdable) {
+	t.Helper()
+	for rc.p0.move() || rc.p1.move() {
+	}
+	r0, r1, rw := rc.p0.c.result(), rc.p1.c.result(), rc.watcher.result()
 	if r0 != r1 || rw != r0 {
 		t.Errorf("results differ:\n%s\n%s\n%s", r0, r1, rw)
 	}
 	if strings.Contains(r0, "forfeit") {
 		t.Errorf("a connected player was forfeited: %s", r0)
 	}
-	opt, _ := redis.ParseURL(rds.URL())
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	n, err := rdb.XLen(t.Context(), "sirtommy:{race:"+id+"}:log").Result()
-	if want := int64(p0.game.Plies() + p1.game.Plies()); err != nil || n != want {
+	n, err := rdb.XLen(t.Context(), "sirtommy:{race:"+rc.id+"}:log").Result()
+	if want := int64(rc.p0.game.Plies() + rc.p1.game.Plies()); err != nil || n != want {
 		t.Errorf("the log holds %d moves (%v), want the %d acknowledged", n, err, want)
 	}
 }
