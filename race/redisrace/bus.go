@@ -290,16 +290,20 @@ func (b *Bus) ownUnsubscribe(channel string) bool {
 // openShard opens shard i's subscription connection with channels and
 // starts its receiver.
 func (b *Bus) openShard(i int, channels ...string) {
-	ps := b.rdb.(*redis.ClusterClient).SSubscribe(b.ctx, channels...)
+	b.startShard(i, b.rdb.(*redis.ClusterClient).SSubscribe(b.ctx, channels...))
+}
+
+// startShard makes ps shard i's subscription connection and starts its
+// receiver, unless the bus is closing (then ps is closed).
+func (b *Bus) startShard(i int, ps *redis.PubSub) {
 	b.psMu.Lock()
+	defer b.psMu.Unlock()
 	if b.ctx.Err() != nil {
-		b.psMu.Unlock()
 		_ = ps.Close()
 		return
 	}
 	b.shards[i] = ps
 	b.wg.Add(1)
-	b.psMu.Unlock()
 	go b.receiveLoop(ps)
 }
 
@@ -344,15 +348,7 @@ func (b *Bus) renewShard(i int) {
 			b.receive(m)
 		}
 	}
-	b.psMu.Lock()
-	defer b.psMu.Unlock()
-	if b.ctx.Err() != nil {
-		_ = ps.Close()
-		return
-	}
-	b.shards[i] = ps
-	b.wg.Add(1)
-	go b.receiveLoop(ps)
+	b.startShard(i, ps)
 }
 
 // renewRetry is how soon a bus shard that could not be subscribed again
