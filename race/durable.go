@@ -187,6 +187,9 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		st.game = engine.New(rules, r.deal)
 		st.ghost = sr.Ghost
 		st.solo = opts.Solo && s == 0
+		if !sr.Computer {
+			st.connected = sr.Connected // as the feed starts; Rearm decides what holds
+		}
 		if st.solo {
 			st.connected = true
 		}
@@ -279,13 +282,25 @@ func (r *Race) rearmLocked(rec *Record) {
 			}
 			continue
 		}
-		// Whoever was connected was connected to another instance: they
-		// resume here or forfeit after the grace period.
+		if rec.Seats[s].Connected && !r.state.Over() {
+			// Whoever was connected was connected to another instance, and
+			// is shown as still connected while their connection follows the
+			// race here (TakeoverWait); only then does the grace period start.
+			st.connected = true
+			st.graceT = r.clock.AfterFunc(min(TakeoverWait, r.opts.Grace), func() { r.takeoverWaitOver(s, now) })
+			continue
+		}
+		st.connected = false
+		if st.game.Status().Over() {
+			continue // a player whose game is over forfeits nothing by leaving
+		}
+		// A player who had left resumes here or forfeits when their grace
+		// period ends.
 		end := rec.Seats[s].GraceEnd
-		if rec.Seats[s].Connected || end.IsZero() {
+		if end.IsZero() {
 			end = now.Add(r.opts.Grace)
 		}
-		st.connected, st.graceEnd = false, end
+		st.graceEnd = end
 		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
 	}
 	if len(r.specQ) > 0 {

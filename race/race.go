@@ -84,6 +84,13 @@ const (
 	// DefaultGrace is how long a disconnected player may take to resume
 	// before forfeiting: enough for a page reload or a network change.
 	DefaultGrace = 30 * time.Second
+	// TakeoverWait is how long a race another instance took over holds the
+	// seats that were connected, as connected, for their connections to
+	// follow it there (each instance that has one hears of the takeover and
+	// resumes the seat at once). A seat nobody resumes in that time starts
+	// its grace period then, counted from the takeover: so the grace clock
+	// of a player whose connection is alive never starts.
+	TakeoverWait = 5 * time.Second
 	// DefaultWaitTimeout aborts a race whose seats are not both taken
 	// this long after it was made ("expired"): an invite nobody used must
 	// not hold memory for ever.
@@ -1036,6 +1043,29 @@ func (r *Race) waitOver() {
 	}
 	r.log.Info().Dur("waited", r.opts.WaitTimeout).Msg("nobody came: the race expires")
 	r.abortLocked(ReasonExpired)
+}
+
+// takeoverWaitOver starts the grace period of seat s, held as connected
+// since the takeover at from, if no connection has resumed it since.
+func (r *Race) takeoverWaitOver(s int, from time.Time) {
+	r.mu.Lock()
+	defer r.unlock()
+	st := &r.seats[s]
+	if r.state.Over() || st.sub != nil || !st.connected {
+		return // resumed in time, or a stale timer
+	}
+	st.connected = false
+	if st.game.Status().Over() {
+		r.saveLocked()
+		r.presenceLocked(s, nil)
+		return // a player whose game is over forfeits nothing by leaving
+	}
+	st.graceEnd = from.Add(r.opts.Grace)
+	st.graceT = r.clock.AfterFunc(max(st.graceEnd.Sub(r.clock.Now()), 0), func() { r.graceOver(s) })
+	r.saveLocked()
+	r.log.Info().Int("seat", s).Time("graceUntil", st.graceEnd).Msg("player did not follow the takeover")
+	end := st.graceEnd
+	r.presenceLocked(s, &end)
 }
 
 func (r *Race) graceOver(s int) {
