@@ -80,9 +80,11 @@ const (
 // written by whoever finds nobody writing, one goroutine at a time. The
 // reader writes the replies to the message it handled itself once it is
 // done with it; an event from elsewhere (the opponent's move, the lobby's
-// heartbeat, a ping) starts a short-lived writer goroutine that writes
-// what is queued and ends. An idle connection so costs one goroutine. The
-// race's events reach it through Deliver, which never blocks.
+// heartbeat, a ping) is written by the goroutine that delivers it, as far
+// as the socket takes it without waiting (writeOnTheWay), and only what is
+// left starts a short-lived writer goroutine. An idle connection so costs
+// one goroutine. The race's events reach it through Deliver, which never
+// blocks.
 type conn struct {
 	srv     *Server
 	ws      *websocket.Conn
@@ -293,7 +295,50 @@ func (c *conn) afterPush(start, drop bool) {
 		return
 	}
 	if start {
+		c.writeOnTheWay()
+	}
+}
+
+// writeOnTheWay writes what is queued from the calling goroutine (the
+// race's, for an opponent's update; the lobby's, for its heartbeat)
+// without waiting: encoded and handed to the socket in one system call
+// that takes what its buffer has room for. Only if something is left (a
+// client that does not read, the close frame to send, more queued
+// meanwhile) does a writer goroutine start to finish it. That keeps
+// Deliver from blocking and spares a goroutine's start and wake-up per
+// event. The caller owns the writing side (set writing).
+func (c *conn) writeOnTheWay() {
+	if c.cork == nil || c.cork.raw == nil {
 		go c.writeQueued()
+		return
+	}
+	c.mu.Lock()
+	batch := c.queue
+	if c.ctx.Err() != nil || len(batch) == 0 {
+		c.mu.Unlock()
+		go c.writeQueued()
+		return
+	}
+	c.queue = c.spare
+	c.spare = nil
+	c.mu.Unlock()
+	done, err := c.writeBatch(batch, false)
+	clear(batch)
+	c.mu.Lock()
+	c.spare = batch[:0]
+	if err != nil && c.werr == nil {
+		c.werr = err
+	}
+	rest := !done || err != nil || len(c.queue) > 0 || c.ctx.Err() != nil
+	if !rest {
+		c.writing = false
+	}
+	c.mu.Unlock()
+	if err != nil {
+		c.cancel(err)
+	}
+	if rest {
+		go c.writeQueued() // flushes what the socket did not take first
 	}
 }
 
@@ -313,8 +358,19 @@ func (c *conn) ping() {
 // writeQueued writes the send queue until it is empty, in batches of what
 // was queued at once; the caller owns the writing side (set writing). Once
 // the connection is closing it sends the close frame and closes the
-// websocket instead, and keeps the writing side for good.
+// websocket instead, and keeps the writing side for good. What a write on
+// the way left in the cork goes first.
 func (c *conn) writeQueued() {
+	if c.cork != nil {
+		if err := c.cork.flush(); err != nil {
+			c.mu.Lock()
+			if c.werr == nil {
+				c.werr = fmt.Errorf("write: %w", err)
+			}
+			c.mu.Unlock()
+			c.cancel(err)
+		}
+	}
 	for {
 		c.mu.Lock()
 		if c.ctx.Err() != nil {
@@ -331,7 +387,7 @@ func (c *conn) writeQueued() {
 		c.queue = c.spare
 		c.spare = nil
 		c.mu.Unlock()
-		err := c.writeBatch(batch)
+		_, err := c.writeBatch(batch, true)
 		clear(batch)
 		c.mu.Lock()
 		c.spare = batch[:0]
@@ -373,7 +429,7 @@ func (c *conn) finish() {
 	}
 	c.mu.Unlock()
 	if len(rest) > 0 {
-		_ = c.writeBatch(rest)
+		_, _ = c.writeBatch(rest, true)
 	}
 	code, text := closeFor(context.Cause(c.ctx))
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
@@ -394,13 +450,14 @@ const maxPooledBuf = 64 << 10
 
 // writeBatch writes the messages queued together, corked: one system call
 // for all of them. A "replaced" event is the last a connection sends.
-func (c *conn) writeBatch(batch []any) error {
+// With wait false it does not wait for the socket: done is false if some
+// of the batch is still in the cork, for writeQueued's flush.
+func (c *conn) writeBatch(batch []any, wait bool) (done bool, err error) {
 	deadline := time.Now().Add(writeWait)
 	_ = c.ws.SetWriteDeadline(deadline)
 	if c.cork != nil {
 		c.cork.hold()
 	}
-	var err error
 	for _, m := range batch {
 		if err = c.write(m, deadline); err != nil {
 			break
@@ -410,12 +467,19 @@ func (c *conn) writeBatch(batch []any) error {
 			break
 		}
 	}
+	done = true
 	if c.cork != nil {
-		if ferr := c.cork.flush(); ferr != nil && err == nil {
+		var ferr error
+		if wait {
+			ferr = c.cork.flush()
+		} else {
+			done, ferr = c.cork.tryFlush()
+		}
+		if ferr != nil && err == nil {
 			err = fmt.Errorf("write: %w", ferr)
 		}
 	}
-	return err
+	return done, err
 }
 
 // write encodes and writes one message (through the cork, if held).

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -15,13 +16,36 @@ import (
 // reply and the lobby's heartbeat, or a backlog) costs one write, not one
 // each. Not held, writes go straight through (the handshake, the close
 // frame, the pongs gorilla's reader answers pings with).
+//
+// What is kept is first written without waiting (tryFlush: one write
+// system call that takes what the socket's buffer has room for, which on
+// a client that reads is all of it), so that any goroutine may write a
+// connection's queue on its way, without a writer goroutine of its own;
+// only what the socket would not take waits for flush, under the
+// deadline gorilla set.
 type corkConn struct {
 	net.Conn
+	raw syscall.RawConn // the socket, for writes that do not wait; nil if none
 
 	mu       sync.Mutex
 	corked   bool
 	buf      *[]byte
+	off      int       // how much of buf was written already
 	deadline time.Time // the write deadline gorilla set while corked
+	// sockDeadline is the write deadline set on the socket itself, which
+	// a write that does not wait needs clear (an expired one refuses it).
+	sockDeadline time.Time
+}
+
+// newCorkConn corks nc.
+func newCorkConn(nc net.Conn) *corkConn {
+	c := &corkConn{Conn: nc}
+	if sc, ok := nc.(syscall.Conn); ok && canWriteNow {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+		}
+	}
+	return c
 }
 
 // corkBufs recycle the buffers of flushes, so that an idle connection holds
@@ -35,26 +59,76 @@ func (c *corkConn) hold() {
 	c.mu.Unlock()
 }
 
-// flush uncorks the connection and writes what was kept, in one call,
-// under the last deadline gorilla set.
+// tryFlush writes what was kept as far as the socket takes it without
+// waiting. If all of it went, the connection is uncorked and done is
+// true; otherwise the rest stays kept, the connection corked (so that a
+// pong gorilla writes meanwhile goes after it), for flush.
+func (c *corkConn) tryFlush() (done bool, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buf == nil {
+		c.corked = false
+		return true, nil
+	}
+	if c.raw == nil {
+		return false, nil
+	}
+	if !c.sockDeadline.IsZero() {
+		if err := c.Conn.SetWriteDeadline(time.Time{}); err != nil {
+			return false, err
+		}
+		c.sockDeadline = time.Time{}
+	}
+	n, err := writeNow(c.raw, (*c.buf)[c.off:])
+	c.off += n
+	if err != nil {
+		return false, err
+	}
+	if c.off < len(*c.buf) {
+		return false, nil
+	}
+	c.releaseLocked()
+	c.corked = false
+	return true, nil
+}
+
+// flush uncorks the connection and writes what is kept, waiting as long
+// as the last deadline gorilla set allows.
 func (c *corkConn) flush() error {
+	if done, err := c.tryFlush(); done || err != nil {
+		c.uncork()
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.corked = false
 	if c.buf == nil {
 		return nil
 	}
-	bp := c.buf
-	c.buf = nil
 	var err error
 	if err = c.Conn.SetWriteDeadline(c.deadline); err == nil {
-		_, err = c.Conn.Write(*bp)
+		c.sockDeadline = c.deadline
+		_, err = c.Conn.Write((*c.buf)[c.off:])
 	}
+	c.releaseLocked()
+	return err
+}
+
+// uncork lets writes go straight through again.
+func (c *corkConn) uncork() {
+	c.mu.Lock()
+	c.corked = false
+	c.mu.Unlock()
+}
+
+// releaseLocked gives the kept buffer back to the pool.
+func (c *corkConn) releaseLocked() {
+	bp := c.buf
+	c.buf, c.off = nil, 0
 	if cap(*bp) <= maxPooledBuf {
 		*bp = (*bp)[:0]
 		corkBufs.Put(bp)
 	}
-	return err
 }
 
 // Write keeps b while corked and writes it otherwise.
@@ -80,6 +154,7 @@ func (c *corkConn) SetWriteDeadline(t time.Time) error {
 		c.deadline = t
 		return nil
 	}
+	c.sockDeadline = t
 	return c.Conn.SetWriteDeadline(t)
 }
 
@@ -100,6 +175,6 @@ func (w *corkingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w.conn = &corkConn{Conn: nc}
+	w.conn = newCorkConn(nc)
 	return w.conn, brw, nil
 }
