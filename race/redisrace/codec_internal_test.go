@@ -39,3 +39,59 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+// decodeSlow is decode through encoding/json alone, envelope included.
+func decodeSlow(payload string) (string, race.Event, error) {
+	var w wire
+	if err := json.Unmarshal([]byte(payload), &w); err != nil {
+		return "", nil, err
+	}
+	ev, err := newEvent(w.Type)
+	if err != nil {
+		return w.Origin, nil, err
+	}
+	if err := json.Unmarshal(w.Event, ev); err != nil {
+		return w.Origin, nil, err
+	}
+	return w.Origin, ev, nil
+}
+
+// FuzzDecodeFastEnvelope: what decode reads through its hand-read envelope
+// is what encoding/json reads from the same bytes; encode's messages take
+// that path.
+func FuzzDecodeFastEnvelope(f *testing.F) {
+	for _, ev := range []race.Event{
+		&race.MovedEvent{Race: "r1", ID: "m7", Seat: 1, Seq: 3, Move: "3H>F2"},
+		&race.OpponentEvent{Race: "r1", Counts: race.Counts{Score: 4, Moves: 9}},
+		&race.PresenceEvent{Race: "r1", Seat: 1},
+	} {
+		b, err := encode("3b2dec2b75f96288", ev)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if _, _, _, ok := splitWire(string(b)); !ok {
+			f.Fatalf("encode's message %s does not take the fast path", b)
+		}
+		f.Add(string(b))
+	}
+	f.Add(`{"o":"a\"b","t":"moved","e":{}}`)
+	f.Add(`{"o":"a","t":"moved","e":{"race":"x"},"t":"state"}`)
+	f.Fuzz(func(t *testing.T, p string) {
+		if _, _, _, ok := splitWire(p); !ok {
+			return
+		}
+		o, ev, err := decode(p)
+		if err != nil {
+			return
+		}
+		so, sev, serr := decodeSlow(p)
+		if serr != nil || so != o || sev.EventType() != ev.EventType() {
+			t.Fatalf("%q: fast %q %T, slow %q %T %v", p, o, ev, so, sev, serr)
+		}
+		a, _ := json.Marshal(ev)
+		b, _ := json.Marshal(sev)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%q: fast %s, slow %s", p, a, b)
+		}
+	})
+}
