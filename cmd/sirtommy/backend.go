@@ -74,15 +74,15 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	instance := race.NewToken()[:16]
 	keys := redisrace.Keys{Prefix: cfg.redisPrefix}
 	clock := race.SystemClock{}
+	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
 	cluster, err := redisrace.NewCluster(pctx, rdb, redisrace.ClusterOptions{
 		Keys: keys, Instance: instance, Retention: cfg.redisRetention, Clock: clock,
-		Log: log.With().Str("component", "cluster").Logger(), Leases: leases,
+		Log: log.With().Str("component", "cluster").Logger(), Leases: leases, Bus: bus,
 	})
 	if err != nil {
-		_ = errors.Join(leases.Close(), rdb.Close())
+		_ = errors.Join(bus.Close(), leases.Close(), rdb.Close())
 		return nil, fmt.Errorf("redis at %s: %w", addr, err)
 	}
-	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
 	lobbyKeys := redislobby.Keys{Prefix: cfg.redisPrefix}
 	presence := redislobby.NewPresence(rdb, lobbyKeys, instance, clock)
 	courier, err := redislobby.NewCourier(pctx, rdb, lobbyKeys, instance, log.With().Str("component", "courier").Logger())

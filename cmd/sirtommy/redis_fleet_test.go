@@ -345,29 +345,35 @@ func TestRedisClusterOwnerKilled(t *testing.T) {
 }
 
 // checkRaceChannelsSharded checks that b's subscriptions to race id's
-// channels (the seat of its player, the spectators') are sharded pub/sub
-// on the one node serving their slot, and plain pub/sub on none: a plain
-// PUBLISH goes to every node of a Redis Cluster.
+// channels (the seat of its player, the spectators') and both instances'
+// inboxes (where forwarded requests and their replies go) are sharded
+// pub/sub on the one node serving their slot, and that no plain pub/sub
+// channel is subscribed on any node: a plain PUBLISH goes to every node of
+// a Redis Cluster. (On the code before, the inboxes were plain channels.)
 func checkRaceChannelsSharded(t *testing.T, cl *redistest.Cluster, id string) {
 	t.Helper()
 	var mu sync.Mutex
-	var sharded, plain []string
+	var sharded, inboxes, plain []string
 	err := cl.Client(t).ForEachMaster(t.Context(), func(ctx context.Context, node *redis.Client) error {
 		s, err := node.PubSubShardChannels(ctx, "*"+id+"*").Result()
 		if err != nil {
 			return err
 		}
-		p, err := node.PubSubChannels(ctx, "*"+id+"*").Result()
+		in, err := node.PubSubShardChannels(ctx, "*:instance:*").Result()
+		if err != nil {
+			return err
+		}
+		p, err := node.PubSubChannels(ctx, "*").Result()
 		mu.Lock()
 		defer mu.Unlock()
-		sharded, plain = append(sharded, s...), append(plain, p...)
+		sharded, inboxes, plain = append(sharded, s...), append(inboxes, in...), append(plain, p...)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sharded) < 2 || len(plain) != 0 {
-		t.Errorf("race %s: sharded channels %v (want a seat's and the spectators'), plain channels %v (want none)", id, sharded, plain)
+	if len(sharded) < 2 || len(inboxes) < 2 || len(plain) != 0 {
+		t.Errorf("race %s: sharded channels %v (want a seat's and the spectators'), inboxes %v (want both instances'), plain channels %v (want none)", id, sharded, inboxes, plain)
 	}
 }
 

@@ -115,6 +115,12 @@ type ClusterOptions struct {
 	// own, so that renewals do not queue behind the requests' commands for
 	// the main client's pool. Nil: the main client.
 	Leases redis.UniversalClient
+	// Bus, on a Redis Cluster, carries the instances' inboxes by sharded
+	// pub/sub (each inbox on one node, followed there across a
+	// resharding), where classic PUBLISH would go to every node. Nil, or
+	// on one Redis: the inbox is a classic channel, whose receiver count
+	// tells at once that an owner is gone.
+	Bus *Bus
 }
 
 // Cluster is a fleet.Cluster in Redis: records as JSON strings, results
@@ -138,6 +144,11 @@ type Cluster struct {
 
 	work    [requestWorkers]chan *envelope
 	replies chan message
+
+	// bus carries the inboxes on a Redis Cluster (ClusterOptions.Bus);
+	// nil when ps does.
+	bus     *Bus
+	unInbox func()
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -163,16 +174,27 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	c := &Cluster{rdb: rdb, o: o, log: o.Log, pending: make(map[uint64]chan *fleet.Reply), ctx: cctx, cancel: cancel}
-	c.ps = rdb.Subscribe(ctx, o.Keys.Inbox(o.Instance))
-	if _, err := c.ps.Receive(ctx); err != nil { // the subscription's confirmation
-		cancel()
-		_ = c.ps.Close()
-		return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
+	if _, onCluster := rdb.(*redis.ClusterClient); onCluster && o.Bus != nil {
+		c.bus = o.Bus
+		c.unInbox = c.bus.Subscribe(inboxTopic(o.Instance), inboxSub{c})
+		if err := c.bus.Sync(ctx); err != nil { // subscribed on the inbox's node
+			cancel()
+			c.unInbox()
+			return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
+		}
+	} else {
+		c.ps = rdb.Subscribe(ctx, o.Keys.Inbox(o.Instance))
+		if _, err := c.ps.Receive(ctx); err != nil { // the subscription's confirmation
+			cancel()
+			_ = c.ps.Close()
+			return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
+		}
+		c.wg.Add(2)
+		c.replies = make(chan message, replyQueue)
+		go c.receiveLoop()
+		go c.replyLoop()
 	}
-	c.replies = make(chan message, replyQueue)
-	c.wg.Add(2 + requestWorkers)
-	go c.receiveLoop()
-	go c.replyLoop()
+	c.wg.Add(requestWorkers)
 	for i := range c.work {
 		c.work[i] = make(chan *envelope, workerQueue)
 		go c.worker(c.work[i])
@@ -183,7 +205,12 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 // Close stops listening.
 func (c *Cluster) Close() error {
 	c.cancel()
-	err := c.ps.Close()
+	var err error
+	if c.ps != nil {
+		err = c.ps.Close()
+	} else {
+		c.unInbox()
+	}
 	c.wg.Wait()
 	return err
 }
@@ -417,6 +444,12 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 		delete(c.pending, n)
 		c.mu.Unlock()
 	}()
+	if c.bus != nil {
+		// On a Redis Cluster: by sharded pub/sub, to the inbox's node only;
+		// whether the owner is there, its answer or its lease tells (below).
+		c.bus.Publish(inboxTopic(owner), &inboxEvent{envelope{N: n, From: c.o.Instance, Request: req}})
+		return c.await(ctx, req, owner, ch, true)
+	}
 	b, err := json.Marshal(envelope{N: n, From: c.o.Instance, Request: req})
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
@@ -439,6 +472,13 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 		// owner's silence and its lease tell (below).
 		return nil, owner, fmt.Errorf("race %s: %w", req.Race, &fleet.GoneError{Owner: owner})
 	}
+	return c.await(ctx, req, owner, ch, onCluster)
+}
+
+// await waits for the answer to forwarded request req: its reply on ch, or
+// the event that answers it (Request.ByEvent). On a Redis Cluster an owner
+// that does not answer in time is taken for gone once its lease is.
+func (c *Cluster) await(ctx context.Context, req *fleet.Request, owner string, ch chan *fleet.Reply, onCluster bool) (*fleet.Reply, string, error) {
 	select {
 	case rep := <-ch:
 		return rep, owner, nil
@@ -478,14 +518,19 @@ func (c *Cluster) receiveLoop() {
 	}
 }
 
-// receive handles one inbox message: a reply goes to its caller, a
-// request to its connection's worker.
+// receive handles one inbox message of the classic channel.
 func (c *Cluster) receive(payload string) {
 	var e envelope
 	if err := json.Unmarshal([]byte(payload), &e); err != nil {
 		c.log.Warn().Err(err).Msg("inbox message unreadable")
 		return
 	}
+	c.route(&e)
+}
+
+// route hands an inbox message on: a reply to its caller, a request to its
+// connection's worker.
+func (c *Cluster) route(e *envelope) {
 	if e.Reply != nil {
 		c.mu.Lock()
 		ch := c.pending[e.N]
@@ -501,7 +546,7 @@ func (c *Cluster) receive(payload string) {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(e.Request.Topic))
 	select {
-	case c.work[h.Sum32()%requestWorkers] <- &e:
+	case c.work[h.Sum32()%requestWorkers] <- e:
 	case <-c.ctx.Done():
 	}
 }
@@ -530,6 +575,10 @@ func (c *Cluster) serve(e *envelope) {
 	if rep == nil {
 		return // answered by the event the request made (Request.ByEvent)
 	}
+	if c.bus != nil {
+		c.bus.Publish(inboxTopic(e.From), &inboxEvent{envelope{N: e.N, Reply: rep}})
+		return
+	}
 	b, err := json.Marshal(envelope{N: e.N, Reply: rep})
 	if err != nil {
 		c.log.Error().Err(err).Msg("reply not encoded")
@@ -552,4 +601,24 @@ func (c *Cluster) replyLoop() {
 		// themselves were handled (a move is stored).
 		c.log.Warn().Err(err).Int("replies", n).Msg("replies not sent")
 	})
+}
+
+// inboxTopic is instance id's inbox as a bus topic (on a Redis Cluster).
+func inboxTopic(id string) string { return "instance:" + id }
+
+// inboxEvent is an inbox message carried by the Bus: it is no race event,
+// and goes to no connection.
+type inboxEvent struct{ envelope }
+
+// EventType is "inbox".
+func (*inboxEvent) EventType() string { return "inbox" }
+
+// inboxSub takes this instance's inbox messages off the Bus.
+type inboxSub struct{ c *Cluster }
+
+// Deliver routes an inbox message.
+func (s inboxSub) Deliver(ev race.Event) {
+	if e, ok := ev.(*inboxEvent); ok {
+		s.c.route(&e.envelope)
+	}
 }

@@ -69,7 +69,8 @@ func (k Keys) Owner(id string) string { return k.Race(id) + ":owner" }
 func (k Keys) Live() string { return k.prefix() + "live" }
 
 // Inbox is the pub/sub channel where instance id takes forwarded requests
-// and replies.
+// and replies on one Redis. On a Redis Cluster they go by the bus instead,
+// on Channel("instance:"+id), a sharded channel.
 func (k Keys) Inbox(id string) string { return k.prefix() + "instance:" + id }
 
 // BusShards is how many hash tags the bus's channels are spread over:

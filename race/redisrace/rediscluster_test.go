@@ -2,12 +2,15 @@ package redisrace_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 
 	"sirtommy/race"
+	"sirtommy/race/fleet"
 	"sirtommy/race/racetest"
 	"sirtommy/race/redisrace"
 	"sirtommy/race/redisrace/redistest"
@@ -82,4 +85,60 @@ func TestBusFollowsReshardedShard(t *testing.T) {
 	if b.Stats.DecodeErrs.Load() != 0 || a.Stats.PublishErrs.Load() > 3 {
 		t.Errorf("decode errors %d, publish errors %d", b.Stats.DecodeErrs.Load(), a.Stats.PublishErrs.Load())
 	}
+}
+
+// TestForwardingFollowsReshardedInbox: on a Redis Cluster the instances'
+// inboxes are sharded channels (no plain channel is subscribed on any
+// node), and a request forwarded to the owner, and its reply, still go
+// through after both inboxes' slots moved to other nodes.
+func TestForwardingFollowsReshardedInbox(t *testing.T) {
+	cl := redistest.StartCluster(t)
+	rdb := cl.Client(t)
+	keys := redisrace.Keys{Prefix: "f:"}
+	start := func(name string) *redisrace.Cluster {
+		bus := redisrace.NewBus(rdb, keys, name, zerolog.Nop())
+		c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{
+			Keys: keys, Instance: name, Clock: race.SystemClock{}, Log: zerolog.Nop(), Bus: bus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close(); _ = bus.Close() })
+		return c
+	}
+	a, b := start("a"), start("b")
+	a.Serve(func(req *fleet.Request) *fleet.Reply { return &fleet.Reply{Seat: req.Seat + 100} })
+	if ok, err := a.Claim(t.Context(), "R", ""); !ok || err != nil {
+		t.Fatalf("a claims: %v %v", ok, err)
+	}
+	var mu sync.Mutex
+	var plain []string
+	err := rdb.ForEachMaster(t.Context(), func(ctx context.Context, node *redis.Client) error {
+		p, err := node.PubSubChannels(ctx, "*").Result()
+		mu.Lock()
+		defer mu.Unlock()
+		plain = append(plain, p...)
+		return err
+	})
+	if err != nil || len(plain) != 0 {
+		t.Fatalf("plain channels subscribed %v (%v), want none", plain, err)
+	}
+	// answered forwards seat n until a's reply comes back (the first tries
+	// may go while an inbox subscribes again on its new node).
+	answered := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(settleWait)
+		for time.Now().Before(deadline) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			rep, owner, err := b.Call(ctx, &fleet.Request{Op: fleet.OpMove, Race: "R", Topic: "R/seat/0", Seat: n})
+			cancel()
+			if err == nil && owner == "a" && rep != nil && rep.Seat == n+100 {
+				return
+			}
+		}
+		t.Fatalf("request %d was never answered", n)
+	}
+	answered(1)
+	cl.MoveSlot(t, keys.Channel("instance:a"))
+	cl.MoveSlot(t, keys.Channel("instance:b"))
+	answered(2)
 }
