@@ -4,11 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"sirtommy/engine"
 	"sirtommy/race"
-	"sirtommy/race/memrace"
 	"sirtommy/race/racetest"
 )
 
@@ -115,14 +112,7 @@ func TestGhostRestoredPlaysOn(t *testing.T) {
 	if err := f.race.Move(1, engine.PlaceMove(g.View().Turned[0], engine.W(0)).String(), ""); err != nil {
 		t.Fatal(err) // a first move, so that the race is not aborted
 	}
-	rec := race.RecordForTest(f.race)
-	moves, _ := f.store.Moves(t.Context(), "r1")
-	f.race.Stop()
-	r2, err := race.Restore(rec, moves, race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	race.RearmForTest(r2, rec)
+	r2 := restored(t, f)
 	f.clock.Advance(race.DefaultTimeLimit)
 	in, err := r2.Info(t.Context())
 	if err != nil || in.Result == nil {

@@ -10,9 +10,9 @@ import (
 	"sirtommy/race/memrace"
 )
 
-// takenOver rebuilds f's running race as another instance taking it over
-// does (Restore, then Rearm) and returns it with a spectator watching it.
-func takenOver(t *testing.T, f *fixture) (*race.Race, *recorder) {
+// restored rebuilds f's race as another instance taking it over does
+// (Restore from its record and log, then Rearm); f's race is stopped.
+func restored(t *testing.T, f *fixture) *race.Race {
 	t.Helper()
 	rec := race.RecordForTest(f.race)
 	moves, _ := f.store.Moves(t.Context(), "r1")
@@ -23,9 +23,15 @@ func takenOver(t *testing.T, f *fixture) (*race.Race, *recorder) {
 	}
 	race.RearmForTest(r, rec)
 	t.Cleanup(r.Stop)
+	return r
+}
+
+// takenOver is f's race restored, with a spectator watching it.
+func takenOver(t *testing.T, f *fixture) (*race.Race, *recorder) {
+	t.Helper()
+	r := restored(t, f)
 	spec := &recorder{}
-	cancel := r.Watch(spec)
-	t.Cleanup(cancel)
+	t.Cleanup(r.Watch(spec))
 	return r, spec
 }
 

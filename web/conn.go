@@ -313,22 +313,16 @@ func (c *conn) writeOnTheWay() {
 		return
 	}
 	c.mu.Lock()
-	batch := c.queue
-	if c.ctx.Err() != nil || len(batch) == 0 {
+	if c.ctx.Err() != nil || len(c.queue) == 0 {
 		c.mu.Unlock()
 		go c.writeQueued()
 		return
 	}
-	c.queue = c.spare
-	c.spare = nil
+	batch := c.takeLocked()
 	c.mu.Unlock()
 	done, err := c.writeBatch(batch, false)
-	clear(batch)
 	c.mu.Lock()
-	c.spare = batch[:0]
-	if err != nil && c.werr == nil {
-		c.werr = err
-	}
+	c.doneLocked(batch, err)
 	rest := !done || err != nil || len(c.queue) > 0 || c.ctx.Err() != nil
 	if !rest {
 		c.writing = false
@@ -378,26 +372,38 @@ func (c *conn) writeQueued() {
 			c.finish()
 			return
 		}
-		batch := c.queue
-		if len(batch) == 0 {
+		if len(c.queue) == 0 {
 			c.writing = false
 			c.mu.Unlock()
 			return
 		}
-		c.queue = c.spare
-		c.spare = nil
+		batch := c.takeLocked()
 		c.mu.Unlock()
 		_, err := c.writeBatch(batch, true)
-		clear(batch)
 		c.mu.Lock()
-		c.spare = batch[:0]
-		if err != nil && c.werr == nil {
-			c.werr = err
-		}
+		c.doneLocked(batch, err)
 		c.mu.Unlock()
 		if err != nil {
 			c.cancel(err)
 		}
+	}
+}
+
+// takeLocked takes what is queued as one batch, the last batch's slice
+// becoming the queue; c.mu held.
+func (c *conn) takeLocked() []any {
+	batch := c.queue
+	c.queue, c.spare = c.spare, nil
+	return batch
+}
+
+// doneLocked keeps a written batch's slice for the next and the first
+// write error; c.mu held.
+func (c *conn) doneLocked(batch []any, err error) {
+	clear(batch)
+	c.spare = batch[:0]
+	if err != nil && c.werr == nil {
+		c.werr = err
 	}
 }
 
