@@ -82,6 +82,7 @@ func (c *corkConn) tryFlush() (done bool, err error) {
 	n, err := writeNow(c.raw, (*c.buf)[c.off:])
 	c.off += n
 	if err != nil {
+		c.releaseLocked() // the connection is broken: nothing kept goes out
 		return false, err
 	}
 	if c.off < len(*c.buf) {
