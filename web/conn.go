@@ -358,9 +358,7 @@ func (c *conn) writeQueued() {
 	if c.cork != nil {
 		if err := c.cork.flush(); err != nil {
 			c.mu.Lock()
-			if c.werr == nil {
-				c.werr = fmt.Errorf("write: %w", err)
-			}
+			c.failedLocked(fmt.Errorf("write: %w", err))
 			c.mu.Unlock()
 			c.cancel(err)
 		}
@@ -402,6 +400,12 @@ func (c *conn) takeLocked() []any {
 func (c *conn) doneLocked(batch []any, err error) {
 	clear(batch)
 	c.spare = batch[:0]
+	c.failedLocked(err)
+}
+
+// failedLocked keeps err (if any) as the connection's write error, unless
+// an earlier one is kept already; c.mu held.
+func (c *conn) failedLocked(err error) {
 	if err != nil && c.werr == nil {
 		c.werr = err
 	}
