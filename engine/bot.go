@@ -116,8 +116,10 @@ type Bot struct {
 	// Easy: the chance, in percent, of placing a card at random.
 	carelessness int
 
-	// Expert: see expert.go.
-	expert expertConfig
+	// Expert: see expert.go. shuffles is its memory of the waste layouts
+	// it moved through (strategy), so that it never loops.
+	expert   expertConfig
+	shuffles wasteShuffles
 }
 
 // NewBot makes a bot of the given level whose choices are drawn from its

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -121,5 +122,76 @@ func TestExpertChanceEnds(t *testing.T) {
 	w := h.Memory()
 	if p, m := ExpertChance(&w, nil); p != 0 || m != (Move{}) {
 		t.Errorf("no legal moves: %v %v", p, m)
+	}
+}
+
+// In strategy a game can loop only through moves between waste piles: the
+// expert never comes back to a position it has left. Its quick
+// configuration, whose draws tell moves apart least, looped on the code
+// before on deal 4, as the default one did on deals 4 and 5 (2,000 moves,
+// then resigned).
+func TestExpertDoesNotLoop(t *testing.T) {
+	rules := mustVariant(t, "strategy")
+	deals := uint64(12)
+	if testing.Short() || raceEnabled {
+		deals = 4
+	}
+	for deal := uint64(1); deal <= deals; deal++ {
+		b := testBot(Expert, deal, true)
+		g := New(rules, deal)
+		type position struct {
+			progress
+			layout uint64
+		}
+		seen := map[position]int{}
+		for ply := 0; g.Status() == Playing; ply++ {
+			here := position{progressOf(&g), g.wasteLayout()}
+			if at, ok := seen[here]; ok {
+				t.Fatalf("deal %d: the position of move %d came back at move %d", deal, at, ply)
+			}
+			seen[here] = ply
+			v := g.Memory()
+			m, _ := b.Choose(&v, g.Moves())
+			if err := g.Apply(m); err != nil {
+				t.Fatalf("deal %d: %v", deal, err)
+			}
+		}
+	}
+}
+
+// withoutReturns leaves out the move back to the layout just left, and
+// only that, until the position progresses.
+func TestWithoutReturns(t *testing.T) {
+	rules := mustVariant(t, "strategy")
+	g := New(rules, 1)
+	// Two turned cards on W1, one on W2 and one on W3.
+	for _, p := range []int{0, 0, 1, 2} {
+		if err := g.Apply(PlaceMove(g.hand[0], W(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var w wasteShuffles
+	top := g.wasteTop(0)
+	there, back := PlaceMove(top, W(1)), PlaceMove(top, W(0))
+	if got := w.withoutReturns(&g, []Move{there}, g.Moves()); !slices.Equal(got, []Move{there}) {
+		t.Fatalf("first move: kept %v", got)
+	}
+	h := g
+	if err := h.Apply(there); err != nil {
+		t.Fatal(err)
+	}
+	legal := h.Moves()
+	if got := w.withoutReturns(&h, []Move{back, PlaceMove(top, W(2))}, legal); len(got) != 1 || got[0] == back {
+		t.Fatalf("after %v: kept %v, want the move to W3 alone", there, got)
+	}
+	// Only the move back is left: another legal move that does not go back
+	// is played instead.
+	if got := w.withoutReturns(&h, []Move{back}, legal); len(got) != 1 || got[0] == back {
+		t.Fatalf("only the move back: kept %v", got)
+	}
+	// Once the position progresses, the layouts are forgotten.
+	h.hand[0], h.hand[1] = NoCard, h.hand[0]
+	if got := w.withoutReturns(&h, []Move{back}, legal); !slices.Equal(got, []Move{back}) {
+		t.Fatalf("after progress: kept %v", got)
 	}
 }
