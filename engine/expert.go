@@ -181,8 +181,8 @@ func (g *Game) expertCandidates(first Move, legal []Move, limit int) []Move {
 // undecidedByPlayout reports whether, in these rules, a draw the search
 // leaves undecided within its budget is decided by the medium policy's
 // playout. That is so where waste cards move between piles (strategy):
-// there the search decided 5% of the expert's draws on tuning deals 21-220
-// (against 67% in classic), so the draws told the moves apart by chance,
+// there the search decided 23% of the expert's draws on tuning deals 21-30
+// (against 60% in classic), so the draws told the moves apart by chance,
 // and the expert won 86% of deals 100001-100200 against hard's 99%.
 // Elsewhere the expert stays as it was measured (docs/solver.md).
 func undecidedByPlayout(r *Rules) bool { return r.WasteToWaste }
