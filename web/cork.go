@@ -26,6 +26,7 @@ import (
 type corkConn struct {
 	net.Conn
 	raw syscall.RawConn // the socket, for writes that do not wait; nil if none
+	now nowWriter       // writes to raw, under mu
 
 	mu       sync.Mutex
 	corked   bool
@@ -79,7 +80,7 @@ func (c *corkConn) tryFlush() (done bool, err error) {
 		}
 		c.sockDeadline = time.Time{}
 	}
-	n, err := writeNow(c.raw, (*c.buf)[c.off:])
+	n, err := c.now.write(c.raw, (*c.buf)[c.off:])
 	c.off += n
 	if err != nil {
 		c.releaseLocked() // the connection is broken: nothing kept goes out

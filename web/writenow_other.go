@@ -7,5 +7,7 @@ import "syscall"
 // canWriteNow: on this system every flush waits in a writer goroutine.
 const canWriteNow = false
 
-// writeNow is never called here (canWriteNow is false).
-func writeNow(syscall.RawConn, []byte) (int, error) { return 0, nil }
+// nowWriter is never used here (canWriteNow is false).
+type nowWriter struct{}
+
+func (*nowWriter) write(syscall.RawConn, []byte) (int, error) { return 0, nil }
