@@ -40,13 +40,13 @@ func decodeFast(data []byte, m *clientMsg) bool {
 	var seen [4]bool
 	i := 1
 	for {
-		key, next, ok := plainString(data, i)
+		key, next, ok := plainBytes(data, i)
 		if !ok || next >= len(data) || data[next] != ':' {
 			return false
 		}
 		i = next + 1
 		var field int
-		switch key {
+		switch string(key) {
 		case "v":
 			field = 0
 		case "type":
@@ -69,17 +69,17 @@ func decodeFast(data []byte, m *clientMsg) bool {
 			}
 			m.V, i = n, next
 		} else {
-			s, next, ok := plainString(data, i)
+			s, next, ok := plainBytes(data, i)
 			if !ok {
 				return false
 			}
 			switch field {
 			case 1:
-				m.Type = s
+				m.Type = messageType(s)
 			case 2:
-				m.ID = s
+				m.ID = string(s)
 			case 3:
-				m.Move = s
+				m.Move = string(s)
 			}
 			i = next
 		}
@@ -97,13 +97,14 @@ func decodeFast(data []byte, m *clientMsg) bool {
 // isJSONSpace reports whether b is whitespace between JSON tokens.
 func isJSONSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\r' || b == '\t' }
 
-// plainString reads the JSON string at data[i]: printable ASCII, where a
+// plainBytes reads the JSON string at data[i]: printable ASCII, where a
 // \u00XX escape of a printable ASCII character may stand for it (Go's
 // encoding/json writes > as \u003e, and moves have one); next is the index
-// after its closing quote.
-func plainString(data []byte, i int) (s string, next int, ok bool) {
+// after its closing quote. Without escapes s is data's own bytes, so that
+// a key or a type compared with constants costs no allocation.
+func plainBytes(data []byte, i int) (s []byte, next int, ok bool) {
 	if i >= len(data) || data[i] != '"' {
-		return "", 0, false
+		return nil, 0, false
 	}
 	var buf []byte // the string so far, once it had an escape
 	from := i + 1
@@ -111,22 +112,36 @@ func plainString(data []byte, i int) (s string, next int, ok bool) {
 		switch b := data[j]; {
 		case b == '"':
 			if buf == nil {
-				return string(data[from:j]), j + 1, true
+				return data[from:j], j + 1, true
 			}
-			return string(append(buf, data[from:j]...)), j + 1, true
+			return append(buf, data[from:j]...), j + 1, true
 		case b == '\\':
 			c, ok := asciiEscape(data, j)
 			if !ok {
-				return "", 0, false
+				return nil, 0, false
 			}
 			buf = append(append(buf, data[from:j]...), c)
 			j += 5
 			from = j + 1
 		case b < 0x20 || b > 0x7e:
-			return "", 0, false
+			return nil, 0, false
 		}
 	}
-	return "", 0, false
+	return nil, 0, false
+}
+
+// hotTypes are the message types a connection sends over and over: their
+// strings are shared, not made anew for every message.
+var hotTypes = [...]string{"move", "ping", "resign"}
+
+// messageType is the message type named by b.
+func messageType(b []byte) string {
+	for _, t := range hotTypes {
+		if string(b) == t {
+			return t
+		}
+	}
+	return string(b)
 }
 
 // asciiEscape reads the escape \u00XX at data[j] that stands for a
