@@ -119,6 +119,7 @@ type conn struct {
 	heldLobby *lobby.LobbyEvent
 
 	// Owned by the reader goroutine.
+	readSet time.Time // when the read deadline was last pushed back
 	role    role
 	race    race.Handle
 	seat    int
@@ -522,9 +523,11 @@ func (c *conn) write(m any, deadline time.Time) error {
 
 func (c *conn) readLoop(ctx context.Context) error {
 	c.ws.SetReadLimit(hardReadLimit)
-	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	c.readSet = time.Now()
+	_ = c.ws.SetReadDeadline(c.readSet.Add(pongWait))
 	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(pongWait))
+		c.extendRead(time.Now())
+		return nil
 	})
 	for {
 		_, r, err := c.ws.NextReader()
@@ -542,6 +545,22 @@ func (c *conn) readLoop(ctx context.Context) error {
 			return fmt.Errorf("read: %w", err)
 		}
 	}
+}
+
+// readDeadlineSlack is how stale the read deadline may grow before a
+// message or pong pushes it back: setting it on every message was a
+// timer update each (about 1.5% of a load run's CPU), and pongWait less
+// a second is still far more than pingPeriod.
+const readDeadlineSlack = time.Second
+
+// extendRead pushes the read deadline back to pongWait from now, at most
+// once every readDeadlineSlack; by the reader goroutine.
+func (c *conn) extendRead(now time.Time) {
+	if now.Sub(c.readSet) < readDeadlineSlack {
+		return
+	}
+	c.readSet = now
+	_ = c.ws.SetReadDeadline(now.Add(pongWait))
 }
 
 // readBufs hold one client message each while it is read and handled, so
@@ -564,7 +583,7 @@ func (c *conn) readOne(r io.Reader) (more bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	_ = c.ws.SetReadDeadline(time.Now().Add(pongWait))
+	c.extendRead(time.Now())
 	c.mu.Lock()
 	c.reading = true
 	c.mu.Unlock()
