@@ -80,6 +80,14 @@ func (c Card) String() string {
 	return string([]byte{rankLetters[c.Rank()-1], suitLetters[c.Suit()]})
 }
 
+// AppendText appends the two-letter form (as String) to b.
+func (c Card) AppendText(b []byte) []byte {
+	if c == Hidden || !c.Valid() {
+		return append(b, c.String()...)
+	}
+	return append(b, rankLetters[c.Rank()-1], suitLetters[c.Suit()])
+}
+
 // MarshalText writes the two-letter form, so that JSON carries "AS", not 1.
 func (c Card) MarshalText() ([]byte, error) {
 	if !c.Valid() && c != Hidden {

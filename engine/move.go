@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -28,14 +29,17 @@ func F(i int) Pile { return Pile{Foundation, uint8(i)} }
 func W(i int) Pile { return Pile{Waste, uint8(i)} }
 
 // String is the notation form, "F1" to "F4" or "W1" to "W4".
-func (p Pile) String() string {
+func (p Pile) String() string { return string(p.AppendText(nil)) }
+
+// AppendText appends the notation form to b.
+func (p Pile) AppendText(b []byte) []byte {
 	switch p.Kind {
 	case Foundation:
-		return fmt.Sprintf("F%d", p.Index+1)
+		return strconv.AppendUint(append(b, 'F'), uint64(p.Index)+1, 10)
 	case Waste:
-		return fmt.Sprintf("W%d", p.Index+1)
+		return strconv.AppendUint(append(b, 'W'), uint64(p.Index)+1, 10)
 	}
-	return "?"
+	return append(b, '?')
 }
 
 // ParsePile reads "F1".."F4" or "W1".."W4", case-insensitively.
@@ -88,13 +92,19 @@ var TurnMove = Move{Kind: Turn}
 // "JD>W1" (the Jack of Diamonds to waste pile 1), "R" (redeal) or "T"
 // (turn the next four).
 func (m Move) String() string {
+	var buf [8]byte
+	return string(m.AppendText(buf[:0]))
+}
+
+// AppendText appends the notation form to b: "3H>F2", "R" or "T".
+func (m Move) AppendText(b []byte) []byte {
 	switch m.Kind {
 	case Redeal:
-		return "R"
+		return append(b, 'R')
 	case Turn:
-		return "T"
+		return append(b, 'T')
 	}
-	return m.Card.String() + ">" + m.To.String()
+	return m.To.AppendText(append(m.Card.AppendText(b), '>'))
 }
 
 // MarshalText writes the notation form.

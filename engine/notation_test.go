@@ -27,6 +27,9 @@ func TestMoveRoundTrip(t *testing.T) {
 				t.Fatalf("ParseMove(%q) = %v, %v; want %v", form, got, err, m)
 			}
 		}
+		if got := string(m.AppendText([]byte("x"))); got != "x"+s {
+			t.Fatalf("AppendText(%v) = %q, want %q", m, got, "x"+s)
+		}
 		b, err := m.MarshalText()
 		if err != nil || string(b) != s {
 			t.Fatalf("MarshalText(%v) = %q, %v", m, b, err)
