@@ -531,10 +531,23 @@ func (g *Game) View() View { return g.view(g.rules.HiddenWaste) }
 func (g *Game) Memory() View { return g.view(false) }
 
 func (g *Game) view(hideBuried bool) View {
+	// One array holds every card shown, the turned ones first, then each
+	// waste pile's: a view is made on every move, and one allocation
+	// rather than five is a tenth less of what a move allocates. Each
+	// slice's capacity ends where it does, so that appending to one never
+	// writes into the next.
+	shown := int(g.handN)
+	for p := range 4 {
+		if n := int(g.wasteN[p]); hideBuried && n > 1 {
+			shown++
+		} else {
+			shown += n
+		}
+	}
+	all := make([]Card, 0, shown)
 	v := View{
 		Variant:     g.rules.Name,
 		Stock:       g.StockLeft(),
-		Turned:      make([]Card, 0, g.handN),
 		RedealsLeft: g.rules.Redeals - int(g.redeals),
 		WasteLocked: g.wasteLocked(),
 		Status:      g.status,
@@ -544,9 +557,10 @@ func (g *Game) view(hideBuried bool) View {
 	}
 	for _, c := range g.hand {
 		if c != NoCard {
-			v.Turned = append(v.Turned, c)
+			all = append(all, c)
 		}
 	}
+	v.Turned = all[:len(all):len(all)]
 	for f := range 4 {
 		fv := FoundationView{Top: g.found[f], Count: int(g.foundN[f]), Step: g.rules.Step[f]}
 		switch {
@@ -563,7 +577,9 @@ func (g *Game) view(hideBuried bool) View {
 		if hideBuried && n > 1 {
 			cards = cards[n-1:]
 		}
-		v.Waste[p] = WasteView{Cards: append([]Card{}, cards...), Count: n}
+		from := len(all)
+		all = append(all, cards...)
+		v.Waste[p] = WasteView{Cards: all[from:len(all):len(all)], Count: n}
 	}
 	return v
 }

@@ -344,3 +344,29 @@ func TestTakes(t *testing.T) {
 		}
 	}
 }
+
+// A View's card slices share one array but not their room: appending to
+// one leaves the others as they were, and a View's cards are its own,
+// not the game's.
+func TestViewSlicesAreApart(t *testing.T) {
+	g := New(mustVariant(t, "classic"), 7)
+	for _, p := range []int{0, 1, 1, 2} {
+		if err := g.Apply(PlaceMove(g.hand[0], W(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := g.View()
+	want := g.View()
+	_ = append(v.Turned, Card(1), Card(2))
+	for p := range 3 {
+		_ = append(v.Waste[p].Cards, Card(3))
+	}
+	v.Waste[1].Cards[0] = Card(4)
+	if !slices.Equal(v.Turned, want.Turned) || !slices.Equal(v.Waste[2].Cards, want.Waste[2].Cards) ||
+		!slices.Equal(v.Waste[0].Cards, want.Waste[0].Cards) {
+		t.Fatalf("an append to one slice of the view changed another: %v, want %v", v, want)
+	}
+	if again := g.View(); !slices.Equal(again.Waste[1].Cards, want.Waste[1].Cards) {
+		t.Fatalf("writing to a view changed the game: %v", again.Waste[1].Cards)
+	}
+}
