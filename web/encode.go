@@ -151,93 +151,10 @@ func appendCounts(dst []byte, c *race.Counts) ([]byte, bool) {
 	return append(dst, '}'), true
 }
 
+// appendView writes v as the engine writes it (engine.View.AppendJSON).
 func appendView(dst []byte, v *engine.View) ([]byte, bool) {
-	st, ok := statusName(v.Status)
-	if !ok {
-		return dst, false
-	}
-	dst = append(dst, `{"variant":`...)
-	dst = appendString(dst, v.Variant)
-	dst = appendIntField(dst, "stock", int64(v.Stock))
-	dst = appendField(dst, "turned")
-	if dst, ok = appendCards(dst, v.Turned); !ok {
-		return dst, false
-	}
-	dst = append(dst, `,"foundations":[`...)
-	for i := range v.Foundations {
-		f := &v.Foundations[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '{')
-		if f.Top != engine.NoCard {
-			if !f.Top.Valid() && f.Top != engine.Hidden {
-				return dst, false
-			}
-			dst = append(dst, `"top":`...)
-			dst = appendCard(dst, f.Top)
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `"count":`...)
-		dst = strconv.AppendInt(dst, int64(f.Count), 10)
-		if f.Wants != 0 {
-			if f.Wants < engine.Ace || f.Wants > engine.King {
-				return dst, false
-			}
-			dst = append(dst, `,"wants":"`...)
-			dst = append(dst, f.Wants.String()...)
-			dst = append(dst, '"')
-		}
-		dst = appendIntField(dst, "step", int64(f.Step))
-		dst = append(dst, '}')
-	}
-	dst = append(dst, `],"waste":[`...)
-	for i := range v.Waste {
-		w := &v.Waste[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"cards":`...)
-		if dst, ok = appendCards(dst, w.Cards); !ok {
-			return dst, false
-		}
-		dst = appendIntField(dst, "count", int64(w.Count))
-		dst = append(dst, '}')
-	}
-	dst = append(dst, ']')
-	dst = appendIntField(dst, "redealsLeft", int64(v.RedealsLeft))
-	if v.WasteLocked {
-		dst = append(dst, `,"wasteLocked":true`...)
-	}
-	dst = appendField(dst, "status")
-	dst = appendString(dst, st)
-	dst = appendIntField(dst, "score", int64(v.Score))
-	dst = appendIntField(dst, "target", int64(v.Target))
-	dst = appendIntField(dst, "moves", int64(v.Moves))
-	return append(dst, '}'), true
-}
-
-func appendCards(dst []byte, cs []engine.Card) ([]byte, bool) {
-	if cs == nil {
-		return append(dst, "null"...), true
-	}
-	dst = append(dst, '[')
-	for i, c := range cs {
-		if !c.Valid() && c != engine.Hidden { // a spectator's face-down card is "??"
-			return dst, false
-		}
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendCard(dst, c)
-	}
-	return append(dst, ']'), true
-}
-
-func appendCard(dst []byte, c engine.Card) []byte {
-	dst = append(dst, '"')
-	dst = append(dst, c.String()...)
-	return append(dst, '"')
+	out, err := v.AppendJSON(dst)
+	return out, err == nil
 }
 
 func statusName(s engine.Status) (string, bool) {
