@@ -178,6 +178,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
 	}
 	r.writer = writerFor(d.Records, r.log)
+	r.commit()
 	if r.match.BestOf == 0 {
 		r.match = Match{Round: 1, BestOf: opts.BestOf}
 	}
@@ -236,9 +237,9 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		case !behind || m.AtMs <= cutMs:
 			spec[m.Seat], specLast[m.Seat] = st.game, m
 		default:
-			r.specQ = append(r.specQ, delayed{
+			r.specQ.PushBack(delayed{
 				due:  r.startAt.Add(r.opts.SpectatorDelay + m.At()),
-				item: feedItem{ev: &BoardEvent{Race: r.id, Seat: m.Seat, Seq: m.Seq, Move: m.Move, AtMs: m.AtMs}, game: st.game},
+				item: feedItem{move: feedMove{seat: m.Seat, seq: m.Seq, move: m.Move, atMs: m.AtMs}, game: st.game},
 			})
 		}
 	}
@@ -303,8 +304,8 @@ func (r *Race) rearmLocked(rec *Record) {
 		st.graceEnd = end
 		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
 	}
-	if len(r.specQ) > 0 {
-		r.specT = r.clock.AfterFunc(until(r.specQ[0].due), r.releaseDue)
+	if r.specQ.Len() > 0 {
+		r.specT = r.clock.AfterFunc(until(r.specQ.Front().due), r.releaseDue)
 	}
 	switch r.state {
 	case Waiting:

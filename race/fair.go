@@ -205,29 +205,42 @@ func (r *Race) watchSnapshotLocked() *StateEvent {
 	return &ev
 }
 
-// feedItem is an event on its way to the spectators: for a board, the
-// seat's game after the move.
+// feedItem is on its way to the spectators: an event, or (ev nil) a
+// seat's move with the seat's game after it, of which the board is made
+// when the feed reaches it. A move's item holds no event of its own: it
+// was half of what a move allocated, for the few races watched.
 type feedItem struct {
 	ev   Event
+	move feedMove
 	game engine.Game
+}
+
+// feedMove is the move a board item shows.
+type feedMove struct {
+	seat, seq int
+	move      string
+	atMs      int64
 }
 
 // releaseLocked moves the feed forward by one item and sends the
 // spectators what it changes, each event with the next version.
 func (r *Race) releaseLocked(it *feedItem) {
 	f := &r.feed
-	switch e := it.ev.(type) {
-	case *BoardEvent:
+	if it.ev == nil {
+		m := &it.move
 		before := r.revealLimitLocked()
-		s := e.Seat
+		s := m.seat
 		f.games[s] = it.game
-		f.seq[s], f.move[s], f.atMs[s] = e.Seq, e.Move, e.AtMs
+		f.seq[s], f.move[s], f.atMs[s] = m.seq, m.move, m.atMs
 		r.sendBoardLocked(s, false)
 		if after := r.revealLimitLocked(); f.hid[1-s] && after != before && r.holdsLocked(1-s, before, after) {
 			// The other seat's board shows cards that every racer still
 			// playing has turned now: it is sent again, face up.
 			r.sendBoardLocked(1-s, true)
 		}
+		return
+	}
+	switch e := it.ev.(type) {
 	case *PresenceEvent:
 		f.connected[e.Seat] = e.Connected
 		st := *f.state
@@ -295,9 +308,12 @@ func (r *Race) sendBoardLocked(s int, reveal bool) {
 		f.ver++
 		return
 	}
-	r.sendWatchersLocked(&BoardEvent{
+	// Made for the spectators alone: its version is set in place, where
+	// sendWatchersLocked copies an event others may hold.
+	f.ver++
+	r.publishLocked(watchTopicIndex, &BoardEvent{
 		Race: r.id, Seat: s, Seq: f.seq[s], Move: r.spectatorMoveLocked(f.move[s]), AtMs: f.atMs[s],
-		View: r.spectatorViewLocked(s), Counts: r.spectatorCountsLocked(s), Reveal: reveal,
+		View: r.spectatorViewLocked(s), Counts: r.spectatorCountsLocked(s), Reveal: reveal, Ver: f.ver,
 	})
 }
 
@@ -316,7 +332,8 @@ func (e *RematchEvent) withVer(v uint64) Event    { c := *e; c.Ver = v; return &
 func (e *NextEvent) withVer(v uint64) Event       { c := *e; c.Ver = v; return &c }
 
 // sendWatchersLocked publishes ev to the spectators with the next
-// version. Every event on the watch topic goes through here.
+// version. Every event on the watch topic goes through here but the
+// boards sendBoardLocked makes, which number themselves the same way.
 func (r *Race) sendWatchersLocked(ev Event) {
 	r.feed.ver++
 	if v, ok := ev.(versioned); ok {

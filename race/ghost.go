@@ -162,7 +162,7 @@ func (r *Race) ghostMove(s int) {
 	} else {
 		var mv engine.Move
 		if mv, err = engine.ParseMove(m.Move); err == nil {
-			err = r.moveLocked(s, mv, "")
+			err = r.moveLocked(s, mv, notation(mv, m.Move), "")
 		}
 	}
 	if err != nil {

@@ -78,7 +78,7 @@ func (r *Race) Rematch(s int) (string, error) {
 		r.rematch[s] = true
 		r.saveLocked()
 		ev := &RematchEvent{Race: r.id, Seat: s}
-		r.bus.Publish(SeatTopic(r.id, 1-s), ev)
+		r.publishEverywhereLocked(1-s, ev)
 		r.publishWatchLocked(ev)
 	}
 	for i := range 2 {
@@ -198,7 +198,7 @@ func (r *Race) makeNext(m Match) (*Race, error) {
 	r.log.Info().Str("next", next.ID()).Int("round", m.Round).Msg("next race")
 	ev := &NextEvent{Race: r.id, Next: next.ID(), Match: m}
 	for s := range 2 {
-		r.bus.Publish(SeatTopic(r.id, s), ev)
+		r.publishEverywhereLocked(s, ev)
 	}
 	r.publishWatchLocked(ev)
 	return next, nil

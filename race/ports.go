@@ -85,6 +85,11 @@ type Remote interface {
 // memrace.Bus; redisrace.Bus carries them between instances over Redis
 // pub/sub. Events published on
 // one topic reach each subscriber in the order they were published.
+//
+// A race uses the bus for its own topics only where the bus relays them
+// (a LocalPublisher: other instances, and the fleet's proxies, may
+// follow them). On any other bus its connections are all its topics
+// have, and the race delivers to them itself, in the same order.
 type Bus interface {
 	// Publish delivers ev to every current subscriber of topic.
 	Publish(topic string, ev Event)

@@ -44,12 +44,14 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gammazero/deque"
 	"github.com/rs/zerolog"
 
 	"sirtommy/engine"
@@ -293,6 +295,8 @@ type Race struct {
 	log   zerolog.Logger
 	store Store
 	bus   Bus
+	// commitment is Commitment(), set by commit.
+	commitment string
 	// records is nil in memory mode; writer saves the race's records
 	// through it, outside mu (writer.go).
 	records Records
@@ -329,11 +333,14 @@ type Race struct {
 	// The spectators' feed (fair.go): where each card lies in the deal,
 	// what the spectators have been sent, and this copy's epoch (one more
 	// for each instance that took the race over). In public races events
-	// wait in specQ for the spectator delay, specT releasing the head.
+	// wait in specQ for the spectator delay, specT releasing the head. A
+	// ring, as a slice taken from the front and appended to was
+	// reallocated over and over (a quarter of the bytes a move
+	// allocated).
 	sight sight
 	feed  feed
 	epoch uint64
-	specQ []delayed
+	specQ deque.Deque[delayed]
 	specT Timer
 	// specArmed is set while specT runs (memory mode: see feedIdleLocked).
 	specArmed bool
@@ -359,6 +366,12 @@ type Race struct {
 	// topics are the seats' topics and the watch topic (topicLocked),
 	// made once rather than on every publish.
 	topics [3]string
+	// own are the subscribers of each topic (as topics) where the race
+	// delivers its events itself: on a bus that carries nothing to other
+	// instances (not a LocalPublisher), the race's own subscribers are
+	// all a topic has, and looking them up on the bus for every event was
+	// a twentieth of a one-instance server's CPU (docs/performance.md).
+	own [3][]Subscriber
 }
 
 // watchTopicIndex is the watch topic's place in Race.topics.
@@ -377,12 +390,34 @@ func (r *Race) topicLocked(i int) string {
 // watchTopicIndex): to other instances too only while a connection there
 // follows it (see LocalPublisher).
 func (r *Race) publishLocked(i int, ev Event) {
+	lp, relays := r.bus.(LocalPublisher)
+	if !relays {
+		r.deliverLocked(i, ev)
+		return
+	}
 	topic := r.topicLocked(i)
-	if lp, ok := r.bus.(LocalPublisher); ok && !r.followedElsewhereLocked(i) {
+	if !r.followedElsewhereLocked(i) {
 		lp.PublishLocal(topic, ev)
 		return
 	}
 	r.bus.Publish(topic, ev)
+}
+
+// publishEverywhereLocked publishes ev on the race's topic i, to other
+// instances whether or not a connection there follows it yet.
+func (r *Race) publishEverywhereLocked(i int, ev Event) {
+	if _, relays := r.bus.(LocalPublisher); !relays {
+		r.deliverLocked(i, ev)
+		return
+	}
+	r.bus.Publish(r.topicLocked(i), ev)
+}
+
+// deliverLocked hands ev to the race's own subscribers of topic i (own).
+func (r *Race) deliverLocked(i int, ev Event) {
+	for _, sub := range r.own[i] {
+		sub.Deliver(ev)
+	}
 }
 
 // followedElsewhereLocked reports whether a connection on another
@@ -442,6 +477,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	default:
 		r.deal, r.salt = randomDeal()
 	}
+	r.commit()
 	r.createdAt = r.clock.Now()
 	if opts.Solo {
 		r.seats[0].taken, r.seats[0].connected, r.seats[0].solo = true, true, true
@@ -480,14 +516,20 @@ func (r *Race) State() State {
 
 // Commitment is the published hash of the secret deal, or "" when the deal
 // was named.
-func (r *Race) Commitment() string {
+func (r *Race) Commitment() string { return r.commitment }
+
+// commit sets the commitment from the deal, its salt and its grade, once
+// they are fixed: it is shown in every state and lobby listing, and a
+// hash each time was most of what the lobby's heartbeat allocated.
+func (r *Race) commit() {
 	switch {
 	case r.opts.DealNamed:
-		return ""
+		r.commitment = ""
 	case r.opts.Grade != "":
-		return GradedCommitment(r.deal, r.opts.Grade, r.salt)
+		r.commitment = GradedCommitment(r.deal, r.opts.Grade, r.salt)
+	default:
+		r.commitment = Commitment(r.deal, r.salt)
 	}
-	return Commitment(r.deal, r.salt)
 }
 
 // Grade is the grade the secret deal was drawn from, or "".
@@ -700,12 +742,12 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	}
 	sub.Deliver(r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
-	unsub := r.subscribeLocked(WatchTopic(r.id), sub)
+	unsub := r.subscribeLocked(watchTopicIndex, sub)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			unsub()
 			r.mu.Lock()
+			unsub()
 			r.spectators--
 			if remote {
 				r.remoteSpectators--
@@ -770,7 +812,17 @@ func (r *Race) Move(s int, text, id string) error {
 	}
 	r.mu.Lock()
 	defer r.unlock()
-	return r.moveLocked(s, m, id)
+	return r.moveLocked(s, m, notation(m, text), id)
+}
+
+// notation is m's notation: text itself when that is what m prints as
+// (as clients send it), so that a move costs no new string.
+func notation(m engine.Move, text string) string {
+	var buf [8]byte
+	if b := m.AppendText(buf[:0]); string(b) != text {
+		return string(b)
+	}
+	return text
 }
 
 // Resign ends seat s's game as resigned; id is the request's id, echoed in
@@ -863,8 +915,9 @@ func (r *Race) playableLocked() error {
 	return nil
 }
 
-func (r *Race) moveLocked(s int, m engine.Move, id string) error {
-	if r.repeatedLocked(s, m.String(), id) {
+// moveLocked plays move m, whose notation is text, for seat s.
+func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
+	if r.repeatedLocked(s, text, id) {
 		return nil
 	}
 	if err := r.playableLocked(); err != nil {
@@ -879,7 +932,7 @@ func (r *Race) moveLocked(s int, m engine.Move, id string) error {
 		}
 		return &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
 	}
-	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: m.String(), AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
+	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: text, AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
 	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
 		return r.appendFailedLocked(s, "move", err)
 	}
@@ -902,7 +955,7 @@ func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
 	counts := r.countsLocked(s)
 	r.publishLocked(1-s, &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
 	// The spectators' board is made when the feed reaches the move.
-	r.feedLocked(feedItem{ev: &BoardEvent{Race: r.id, Seat: s, Seq: seq, Move: move, AtMs: at}, game: st.game})
+	r.feedLocked(feedItem{move: feedMove{seat: s, seq: seq, move: move, atMs: at}, game: st.game})
 	if w, reason, done := r.refereeLocked(); done {
 		r.finishLocked(w, reason)
 		return
@@ -948,17 +1001,27 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 	}
 	st.sub, st.connected = sub, true
 	sub.Deliver(r.snapshotLocked(s))
-	st.unsub = r.subscribeLocked(SeatTopic(r.id, s), sub)
+	st.unsub = r.subscribeLocked(s, sub)
 }
 
-// subscribeLocked subscribes sub to the race's topic, unless it stands
+// subscribeLocked subscribes sub to the race's topic i, unless it stands
 // for a connection on another instance, which follows the topic from
-// there (see Remote).
-func (r *Race) subscribeLocked(topic string, sub Subscriber) (cancel func()) {
+// there (see Remote): on the bus where it relays events, or among the
+// race's own subscribers. cancel must be called with the race's lock
+// held.
+func (r *Race) subscribeLocked(i int, sub Subscriber) (cancel func()) {
 	if isRemote(sub) {
 		return func() {}
 	}
-	return r.bus.Subscribe(topic, sub)
+	if _, relays := r.bus.(LocalPublisher); relays {
+		return r.bus.Subscribe(r.topicLocked(i), sub)
+	}
+	r.own[i] = append(r.own[i], sub)
+	return func() {
+		if k := slices.Index(r.own[i], sub); k >= 0 {
+			r.own[i] = slices.Delete(r.own[i], k, k+1)
+		}
+	}
 }
 
 func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
@@ -1118,7 +1181,7 @@ func (r *Race) botMove(s int) {
 		_ = r.resignLocked(s, "")
 		return
 	}
-	if err := r.moveLocked(s, m, ""); err != nil {
+	if err := r.moveLocked(s, m, m.String(), ""); err != nil {
 		r.log.Error().Err(err).Int("seat", s).Msg("computer player chose a refused move; it resigns")
 		_ = r.resignLocked(s, "")
 	}
@@ -1214,7 +1277,7 @@ func (r *Race) endedLocked(res *Result, state State) {
 	// What it still held back is dropped, not sent in a burst (which would
 	// overflow a spectator's send queue after a fast race): the final state
 	// below carries both boards as they end.
-	r.specQ = nil
+	r.specQ.Clear()
 	r.log.Info().Str("state", string(state)).Str("outcome", string(res.Outcome)).Str("reason", string(res.Reason)).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)
@@ -1260,7 +1323,7 @@ func (r *Race) unlock() {
 func (r *Race) publishStateLocked(except int) {
 	for s := range 2 {
 		if s != except {
-			r.bus.Publish(SeatTopic(r.id, s), r.snapshotLocked(s))
+			r.publishEverywhereLocked(s, r.snapshotLocked(s))
 		}
 	}
 	// The spectators' state gets its boards when the feed reaches it.
@@ -1282,15 +1345,23 @@ func (r *Race) feedLocked(it feedItem) {
 	if r.feedIdleLocked() {
 		r.releaseDueLocked(now) // no timer runs for them
 	}
-	r.specQ = append(r.specQ, delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
+	if r.specQ.Cap() == 0 {
+		r.specQ.SetBaseCap(feedRoom)
+	}
+	r.specQ.PushBack(delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
 	if r.records != nil {
-		if len(r.specQ) == 1 {
+		if r.specQ.Len() == 1 {
 			r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
 		}
 		return
 	}
 	r.armFeedLocked(now)
 }
+
+// feedRoom is the room a race's delayed feed starts with, so that it
+// does not grow three times in every public race: 10 s of both players'
+// moves at 2 a second each, and a few states.
+const feedRoom = 64
 
 // feedIdleLocked reports whether the feed's delay runs without a timer:
 // in memory mode while nobody watches, what is due is released by the
@@ -1304,11 +1375,11 @@ func (r *Race) feedIdleLocked() bool { return r.records == nil && r.spectators =
 // armFeedLocked starts the timer that releases the feed's head (memory
 // mode), unless it runs already or the feed is idle.
 func (r *Race) armFeedLocked(now time.Time) {
-	if r.specArmed || len(r.specQ) == 0 || r.feedIdleLocked() {
+	if r.specArmed || r.specQ.Len() == 0 || r.feedIdleLocked() {
 		return
 	}
 	r.specArmed = true
-	r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
+	r.specT = r.clock.AfterFunc(r.specQ.Front().due.Sub(now), r.releaseDue)
 }
 
 func (r *Race) releaseDue() {
@@ -1319,16 +1390,15 @@ func (r *Race) releaseDue() {
 	r.releaseDueLocked(now)
 	if r.records == nil {
 		r.armFeedLocked(now)
-	} else if len(r.specQ) > 0 {
-		r.specT = r.clock.AfterFunc(r.specQ[0].due.Sub(now), r.releaseDue)
+	} else if r.specQ.Len() > 0 {
+		r.specT = r.clock.AfterFunc(r.specQ.Front().due.Sub(now), r.releaseDue)
 	}
 }
 
 // releaseDueLocked releases the feed's items that are due.
 func (r *Race) releaseDueLocked(now time.Time) {
-	for len(r.specQ) > 0 && !r.specQ[0].due.After(now) {
-		it := r.specQ[0].item
-		r.specQ = r.specQ[1:]
+	for r.specQ.Len() > 0 && !r.specQ.Front().due.After(now) {
+		it := r.specQ.PopFront().item
 		r.releaseLocked(&it)
 	}
 }

@@ -17,10 +17,10 @@ type Store struct {
 	moves map[string]*raceLog
 }
 
-// raceLog is one race's moves and each seat's last seq.
+// raceLog is one race's moves and each seat's last seq (0: none yet).
 type raceLog struct {
 	moves []race.MoveRecord
-	last  map[int]int
+	last  [2]int
 }
 
 var _ race.Store = (*Store)(nil)
@@ -34,12 +34,15 @@ func NewStore() *Store { return &Store{moves: make(map[string]*raceLog)} }
 func (s *Store) Append(_ context.Context, raceID string, m race.MoveRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if m.Seat < 0 || m.Seat >= len(raceLog{}.last) {
+		return fmt.Errorf("race %s: no seat %d", raceID, m.Seat)
+	}
 	l := s.moves[raceID]
 	if l == nil {
-		l = &raceLog{last: make(map[int]int)}
+		l = &raceLog{}
 		s.moves[raceID] = l
 	}
-	if last, ok := l.last[m.Seat]; ok && m.Seq <= last {
+	if last := l.last[m.Seat]; last > 0 && m.Seq <= last {
 		for i := len(l.moves) - 1; i >= 0; i-- {
 			if old := l.moves[i]; old.Seat == m.Seat && old.Seq == m.Seq && old.Move == m.Move {
 				return nil // already stored
