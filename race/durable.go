@@ -178,6 +178,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
 	}
 	r.writer = writerFor(d.Records, r.log)
+	r.relay, _ = d.Bus.(LocalPublisher)
 	r.commit()
 	if r.match.BestOf == 0 {
 		r.match = Match{Round: 1, BestOf: opts.BestOf}
@@ -304,9 +305,7 @@ func (r *Race) rearmLocked(rec *Record) {
 		st.graceEnd = end
 		st.graceT = r.clock.AfterFunc(until(end), func() { r.graceOver(s) })
 	}
-	if r.specQ.Len() > 0 {
-		r.specT = r.clock.AfterFunc(until(r.specQ.Front().due), r.releaseDue)
-	}
+	r.armFeedLocked(now)
 	switch r.state {
 	case Waiting:
 		r.waitT = r.clock.AfterFunc(until(r.createdAt.Add(r.opts.WaitTimeout)), r.waitOver)

@@ -181,7 +181,7 @@ func TestUnwatchedFeedRunsWithoutTimers(t *testing.T) {
 	if len(boards) != 1 || boards[0] != 3 {
 		t.Errorf("boards of seqs %v reached the spectator, want only the third's (the fourth is not due)", boards)
 	}
-	f.clock.Advance(delay)
+	f.clock.Advance(delay + race.FeedSlack)
 	if last, ok := w.Last().(*race.BoardEvent); !ok || last.Seq != 4 {
 		t.Errorf("the spectator's last event is %#v, want the fourth move's board", w.Last())
 	}

@@ -80,7 +80,7 @@ func TestEventsLeaveTheInstanceOnlyWhereFollowed(t *testing.T) {
 		if err := games[s].Apply(m); err != nil {
 			t.Fatal(err)
 		}
-		clock.Advance(opts.SpectatorDelay) // the board reaches the feed
+		clock.Advance(opts.SpectatorDelay + race.FeedSlack) // the board reaches the feed
 	}
 	local := &racetest.Recorder{}
 	cancelLocal := r.Watch(local)

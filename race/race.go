@@ -342,8 +342,10 @@ type Race struct {
 	epoch uint64
 	specQ deque.Deque[delayed]
 	specT Timer
-	// specArmed is set while specT runs (memory mode: see feedIdleLocked).
+	// specArmed is set while specT runs; specGen numbers its arming
+	// (armFeedLocked).
 	specArmed bool
+	specGen   uint64
 	// The match this race is a round of, the next race once made, who asked
 	// for a rematch, and how to make a race (set by the Service).
 	match   Match
@@ -366,12 +368,14 @@ type Race struct {
 	// topics are the seats' topics and the watch topic (topicLocked),
 	// made once rather than on every publish.
 	topics [3]string
-	// own are the subscribers of each topic (as topics) where the race
-	// delivers its events itself: on a bus that carries nothing to other
-	// instances (not a LocalPublisher), the race's own subscribers are
-	// all a topic has, and looking them up on the bus for every event was
-	// a twentieth of a one-instance server's CPU (docs/performance.md).
-	own [3][]Subscriber
+	// relay is the bus where it relays events to other instances (a
+	// LocalPublisher), nil where it does not. There the race delivers
+	// its events itself to its own subscribers of each topic (own, as
+	// topics): they are all a topic has, and looking them up on the bus
+	// for every event was a twentieth of a one-instance server's CPU
+	// (docs/performance.md).
+	relay LocalPublisher
+	own   [3][]Subscriber
 }
 
 // watchTopicIndex is the watch topic's place in Race.topics.
@@ -390,14 +394,13 @@ func (r *Race) topicLocked(i int) string {
 // watchTopicIndex): to other instances too only while a connection there
 // follows it (see LocalPublisher).
 func (r *Race) publishLocked(i int, ev Event) {
-	lp, relays := r.bus.(LocalPublisher)
-	if !relays {
+	if r.relay == nil {
 		r.deliverLocked(i, ev)
 		return
 	}
 	topic := r.topicLocked(i)
 	if !r.followedElsewhereLocked(i) {
-		lp.PublishLocal(topic, ev)
+		r.relay.PublishLocal(topic, ev)
 		return
 	}
 	r.bus.Publish(topic, ev)
@@ -406,7 +409,7 @@ func (r *Race) publishLocked(i int, ev Event) {
 // publishEverywhereLocked publishes ev on the race's topic i, to other
 // instances whether or not a connection there follows it yet.
 func (r *Race) publishEverywhereLocked(i int, ev Event) {
-	if _, relays := r.bus.(LocalPublisher); !relays {
+	if r.relay == nil {
 		r.deliverLocked(i, ev)
 		return
 	}
@@ -457,6 +460,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		state: Waiting,
 	}
 	r.writer = writerFor(d.Records, r.log)
+	r.relay, _ = d.Bus.(LocalPublisher)
 	switch {
 	case opts.DealNamed:
 		r.deal, r.opts.Grade = opts.Deal, ""
@@ -1013,7 +1017,7 @@ func (r *Race) subscribeLocked(i int, sub Subscriber) (cancel func()) {
 	if isRemote(sub) {
 		return func() {}
 	}
-	if _, relays := r.bus.(LocalPublisher); relays {
+	if r.relay != nil {
 		return r.bus.Subscribe(r.topicLocked(i), sub)
 	}
 	r.own[i] = append(r.own[i], sub)
@@ -1335,26 +1339,23 @@ func (r *Race) publishStateLocked(except int) {
 func (r *Race) publishWatchLocked(ev Event) { r.feedLocked(feedItem{ev: ev}) }
 
 // feedLocked adds it to the spectators' feed: at once, or after the
-// spectator delay in public races that are not over.
+// spectator delay in public races that are not over. What is due by now
+// goes first: a race's events release its feed (see FeedSlack).
 func (r *Race) feedLocked(it feedItem) {
 	if r.opts.SpectatorDelay <= 0 || r.state.Over() {
 		r.releaseLocked(&it)
 		return
 	}
 	now := r.clock.Now()
-	if r.feedIdleLocked() {
-		r.releaseDueLocked(now) // no timer runs for them
+	if r.releaseDueLocked(now) && r.specArmed {
+		// The head moved on: the timer waits for the new one.
+		r.specT.Stop()
+		r.specArmed = false
 	}
 	if r.specQ.Cap() == 0 {
 		r.specQ.SetBaseCap(feedRoom)
 	}
 	r.specQ.PushBack(delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
-	if r.records != nil {
-		if r.specQ.Len() == 1 {
-			r.specT = r.clock.AfterFunc(r.opts.SpectatorDelay, r.releaseDue)
-		}
-		return
-	}
 	r.armFeedLocked(now)
 }
 
@@ -1362,6 +1363,15 @@ func (r *Race) feedLocked(it feedItem) {
 // does not grow three times in every public race: 10 s of both players'
 // moves at 2 a second each, and a few states.
 const feedRoom = 64
+
+// FeedSlack is how long after an item of the spectators' feed is due
+// its timer releases it, if no event of the race (a move, a spectator)
+// has done so first. In a race being played that is what happens: its
+// spectators' boards go out from the mover's goroutine, up to FeedSlack
+// later than the delay asks (never earlier), and cost no wake-up of
+// their own. A timer per item, and its goroutine, was most of the feed's
+// cost.
+const FeedSlack = 250 * time.Millisecond
 
 // feedIdleLocked reports whether the feed's delay runs without a timer:
 // in memory mode while nobody watches, what is due is released by the
@@ -1372,35 +1382,43 @@ const feedRoom = 64
 // spectators follow the feed.
 func (r *Race) feedIdleLocked() bool { return r.records == nil && r.spectators == 0 }
 
-// armFeedLocked starts the timer that releases the feed's head (memory
-// mode), unless it runs already or the feed is idle.
+// armFeedLocked starts the timer that releases the feed's head, FeedSlack
+// after it is due, unless it runs already or the feed is idle. Its
+// callback does nothing if the timer was stopped meanwhile (a call that
+// Stop came too late for), so that no more than one runs at a time.
 func (r *Race) armFeedLocked(now time.Time) {
 	if r.specArmed || r.specQ.Len() == 0 || r.feedIdleLocked() {
 		return
 	}
 	r.specArmed = true
-	r.specT = r.clock.AfterFunc(r.specQ.Front().due.Sub(now), r.releaseDue)
+	r.specGen++
+	gen := r.specGen
+	r.specT = r.clock.AfterFunc(r.specQ.Front().due.Add(FeedSlack).Sub(now), func() { r.releaseDue(gen) })
 }
 
-func (r *Race) releaseDue() {
+// releaseDue is the feed's timer (armFeedLocked) of generation gen.
+func (r *Race) releaseDue(gen uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.specArmed || gen != r.specGen {
+		return // stopped, and another armed since, or none
+	}
 	r.specArmed = false
 	now := r.clock.Now()
 	r.releaseDueLocked(now)
-	if r.records == nil {
-		r.armFeedLocked(now)
-	} else if r.specQ.Len() > 0 {
-		r.specT = r.clock.AfterFunc(r.specQ.Front().due.Sub(now), r.releaseDue)
-	}
+	r.armFeedLocked(now)
 }
 
-// releaseDueLocked releases the feed's items that are due.
-func (r *Race) releaseDueLocked(now time.Time) {
+// releaseDueLocked releases the feed's items that are due, and reports
+// whether there were any.
+func (r *Race) releaseDueLocked(now time.Time) bool {
+	any := false
 	for r.specQ.Len() > 0 && !r.specQ.Front().due.After(now) {
 		it := r.specQ.PopFront().item
 		r.releaseLocked(&it)
+		any = true
 	}
+	return any
 }
 
 // snapshotLocked is the StateEvent for seat s, or for spectators if s < 0

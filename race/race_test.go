@@ -341,9 +341,37 @@ func TestSpectatorDelay(t *testing.T) {
 	if boards() != 0 {
 		t.Fatal("spectator saw the move at once")
 	}
-	f.clock.Advance(5 * time.Second)
+	f.clock.Advance(5*time.Second - time.Millisecond)
+	if boards() != 0 {
+		t.Fatal("spectator saw the move before the delay")
+	}
+	// Due now, it waits for the race's next event or, at the latest,
+	// FeedSlack more.
+	f.clock.Advance(time.Millisecond)
+	f.clock.Advance(race.FeedSlack - time.Millisecond)
+	if boards() != 0 {
+		t.Fatal("the timer released the move before FeedSlack")
+	}
+	f.clock.Advance(time.Millisecond)
 	if boards() != 1 {
-		t.Fatalf("spectator saw %d moves after the delay, want 1", boards())
+		t.Fatalf("spectator saw %d moves after the delay and FeedSlack, want 1", boards())
+	}
+	// A move releases what is due at once, with no timer.
+	m2 := engine.PlaceMove(f.subs[0].Last().(*race.MovedEvent).View.Turned[0], engine.W(1))
+	if err := f.race.Move(0, m2.String(), ""); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(5 * time.Second)
+	timers := f.clock.Pending()
+	m3 := engine.PlaceMove(f.subs[0].Last().(*race.MovedEvent).View.Turned[0], engine.W(2))
+	if err := f.race.Move(0, m3.String(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if boards() != 2 {
+		t.Fatalf("spectator saw %d moves once a move followed the second's due time, want 2", boards())
+	}
+	if got := f.clock.Pending(); got != timers {
+		t.Errorf("%d timers pending after the move released the feed, want %d (one, for the third)", got, timers)
 	}
 	// The spectators' state says how far behind live their feed runs; the
 	// players' does not (it is not theirs).

@@ -11,14 +11,17 @@ import (
 	"sirtommy/race"
 )
 
-// Store is an in-memory race.Store.
+// Store is an in-memory race.Store. Each race's log has a lock of its
+// own, and the logs are found without a lock (sync.Map: written once per
+// race, read on every move), so that races on different cores do not
+// wait for each other's appends.
 type Store struct {
-	mu    sync.Mutex
-	moves map[string]*raceLog
+	logs sync.Map // race id -> *raceLog
 }
 
 // raceLog is one race's moves and each seat's last seq (0: none yet).
 type raceLog struct {
+	mu    sync.Mutex
 	moves []race.MoveRecord
 	last  [2]int
 }
@@ -26,22 +29,22 @@ type raceLog struct {
 var _ race.Store = (*Store)(nil)
 
 // NewStore makes an empty Store.
-func NewStore() *Store { return &Store{moves: make(map[string]*raceLog)} }
+func NewStore() *Store { return &Store{} }
 
 // Append adds a move to a race's log; a record already there (same seat,
 // seq and move) is not added twice, and one that contradicts the log is
 // refused with race.ErrConflict.
 func (s *Store) Append(_ context.Context, raceID string, m race.MoveRecord) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if m.Seat < 0 || m.Seat >= len(raceLog{}.last) {
 		return fmt.Errorf("race %s: no seat %d", raceID, m.Seat)
 	}
-	l := s.moves[raceID]
-	if l == nil {
-		l = &raceLog{}
-		s.moves[raceID] = l
+	v, ok := s.logs.Load(raceID)
+	if !ok {
+		v, _ = s.logs.LoadOrStore(raceID, &raceLog{})
 	}
+	l := v.(*raceLog)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if last := l.last[m.Seat]; last > 0 && m.Seq <= last {
 		for i := len(l.moves) - 1; i >= 0; i-- {
 			if old := l.moves[i]; old.Seat == m.Seat && old.Seq == m.Seq && old.Move == m.Move {
@@ -59,20 +62,19 @@ var _ race.Forgetter = (*Store)(nil)
 
 // Forget drops a race's log.
 func (s *Store) Forget(_ context.Context, raceID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.moves, raceID)
+	s.logs.Delete(raceID)
 	return nil
 }
 
 // Moves returns a copy of a race's log.
 func (s *Store) Moves(_ context.Context, raceID string) ([]race.MoveRecord, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l := s.moves[raceID]
-	if l == nil {
+	v, ok := s.logs.Load(raceID)
+	if !ok {
 		return nil, nil
 	}
+	l := v.(*raceLog)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return append([]race.MoveRecord(nil), l.moves...), nil
 }
 

@@ -40,7 +40,7 @@ func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
 	play(t, r, &games[0], 0, 5)
 	play(t, r, &games[1], 1, 1)
-	clock.Advance(delay) // those reach the spectators
+	clock.Advance(delay + race.FeedSlack) // those reach the spectators
 	play(t, r, &games[0], 0, 3)
 	play(t, r, &games[1], 1, 1) // these are held back
 
@@ -86,7 +86,7 @@ func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 	if st.Boards[0].Moves != 5 || st.Boards[1].Moves != 1 {
 		t.Fatalf("the rebuilt feed shows %d and %d moves, want the delayed 5 and 1", st.Boards[0].Moves, st.Boards[1].Moves)
 	}
-	clock.Advance(delay)
+	clock.Advance(delay + race.FeedSlack)
 	seqs := [2]int{5, 1}
 	onB.waitFor(t, "the held boards", func(race.Event) bool {
 		n := 0
