@@ -388,7 +388,7 @@ func TestPublicRaceSpectatorsAreDelayed(t *testing.T) {
 			t.Fatalf("board before the delay: %s", m.raw)
 		}
 	}
-	e.clock.Advance(10 * time.Second)
+	e.clock.Advance(10*time.Second + race.FeedSlack)
 	m := w.untilType("board")
 	if *m.Seat != a.seat || m.Seq != 1 {
 		t.Fatalf("board %s", m.raw)
