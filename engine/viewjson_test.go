@@ -3,12 +3,9 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
-
-// plainView has View's fields and tags but not its MarshalJSON: what
-// encoding/json's reflection writes, the reference.
-type plainView View
 
 // View's hand-written JSON is encoding/json's, byte for byte: over whole
 // games of every variant, as the player sees them (strict hides buried
@@ -88,4 +85,64 @@ func encodeJSON(t *testing.T, v any, html bool) []byte {
 		t.Fatal(err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// A View read back from its JSON is the View written, over whole games
+// of every variant; and what the hand-written reader takes it reads as
+// encoding/json does (FuzzViewUnmarshalJSON).
+func TestViewJSONRoundTrip(t *testing.T) {
+	const maxMoves = 300
+	for _, rules := range Variants() {
+		g := New(rules, 2)
+		for n := 0; g.Status() == Playing && n < maxMoves; n++ {
+			m, ok := mediumMove(&g)
+			if !ok || g.Apply(m) != nil {
+				break
+			}
+			for _, v := range []View{g.View(), g.Memory()} {
+				b, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back View
+				if !readViewJSON(b, &back) {
+					t.Fatalf("%s: the fast reader refused %s", rules.Name, b)
+				}
+				if !reflect.DeepEqual(back, v) {
+					t.Fatalf("%s: read back %+v, want %+v", rules.Name, back, v)
+				}
+			}
+		}
+	}
+}
+
+// FuzzViewUnmarshalJSON: on any input, View.UnmarshalJSON and
+// encoding/json's reflection (plainView) agree on whether it is a View
+// and, when it is, on the View, starting from the same one (fields the
+// input does not name keep their values in both).
+func FuzzViewUnmarshalJSON(f *testing.F) {
+	g := New(mustVariant(f, "four-at-a-time"), 3)
+	for range 30 {
+		m, _ := mediumMove(&g)
+		_ = g.Apply(m)
+		b, _ := json.Marshal(g.View())
+		f.Add(b)
+	}
+	f.Add([]byte(`{"variant":"x","stock":-3,"turned":[],"foundations":[{"count":0,"step":1},{"top":"??","count":1,"wants":"T","step":2},{"count":0,"step":1},{"count":0,"step":1}],"waste":[{"cards":["??"],"count":5},{"cards":[],"count":0},{"cards":[],"count":0},{"cards":[],"count":0}],"redealsLeft":0,"wasteLocked":true,"status":"won","score":52,"target":52,"moves":104}`))
+	f.Add([]byte(`{"variant":"classic","stock":1,"turned":null}`))
+	f.Add([]byte(`{"variant":"classic","stock":01}`))
+	f.Add([]byte(`{"variant":"classic","stock":-0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		start := View{Variant: "before", Stock: 9, Turned: []Card{Hidden}, Foundations: [4]FoundationView{{Top: NewCard(Ace, Spades), Count: 1, Wants: 2, Step: 1}}, Score: 7}
+		fast, slow := start, start
+		fast.Turned, slow.Turned = []Card{Hidden}, []Card{Hidden}
+		errFast := json.Unmarshal(data, &fast)
+		errSlow := json.Unmarshal(data, (*plainView)(&slow))
+		if (errFast == nil) != (errSlow == nil) {
+			t.Fatalf("%q: UnmarshalJSON err %v, encoding/json err %v", data, errFast, errSlow)
+		}
+		if errFast == nil && !reflect.DeepEqual(fast, View(slow)) {
+			t.Fatalf("%q:\n fast %+v\n json %+v", data, fast, View(slow))
+		}
+	})
 }
