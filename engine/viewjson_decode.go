@@ -88,7 +88,10 @@ type jsonReader struct {
 	i int
 }
 
-func (r *jsonReader) peek(s string) bool { return strings.HasPrefix(string(r.b[r.i:]), s) }
+func (r *jsonReader) peek(s string) bool {
+	// A comparison of string(bytes) makes no string.
+	return len(r.b)-r.i >= len(s) && string(r.b[r.i:r.i+len(s)]) == s
+}
 
 func (r *jsonReader) lit(s string) bool {
 	if !r.peek(s) {
