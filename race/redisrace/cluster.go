@@ -95,11 +95,11 @@ const (
 	workerQueue    = 256
 )
 
-// replyQueue is how many replies to forwarded requests may wait for the
-// reply goroutine, which sends them in pipelines (publishBatches). A worker
-// handing its reply over waits only when the queue is full, not for a
-// Redis round trip per reply.
-const replyQueue = 4 << 10
+// outboxQueue is how many inbox messages (forwarded requests and their
+// replies) may wait for the outbox goroutine, which sends them in
+// pipelines (publishBatches). A worker handing its reply over waits only
+// when the queue is full, not for a Redis round trip per reply.
+const outboxQueue = 4 << 10
 
 // ClusterOptions configure a Cluster.
 type ClusterOptions struct {
@@ -142,8 +142,10 @@ type Cluster struct {
 	pending map[uint64]chan *fleet.Reply
 	handler func(*fleet.Request) *fleet.Reply
 
-	work    [requestWorkers]chan *envelope
-	replies chan message
+	work [requestWorkers]chan *envelope
+	// outbox holds the inbox messages (forwarded requests and replies)
+	// waiting for the outbox goroutine, which sends them in pipelines.
+	outbox chan message
 
 	// bus carries the inboxes on a Redis Cluster (ClusterOptions.Bus);
 	// nil when ps does.
@@ -190,9 +192,9 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 			return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
 		}
 		c.wg.Add(2)
-		c.replies = make(chan message, replyQueue)
+		c.outbox = make(chan message, outboxQueue)
 		go c.receiveLoop()
-		go c.replyLoop()
+		go c.outboxLoop()
 	}
 	c.wg.Add(requestWorkers)
 	for i := range c.work {
@@ -454,14 +456,27 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
 	}
-	inbox := c.o.Keys.Inbox(owner)
-	node, err := publisher(ctx, c.rdb, inbox)
-	if err != nil {
-		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
+	// The request goes out in the reply goroutine's next pipeline, with
+	// whatever else is waiting: one round trip for many under load.
+	sent := make(chan published, 1)
+	select {
+	case c.outbox <- message{c.o.Keys.Inbox(owner), b, sent}:
+	case <-ctx.Done():
+		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, race.ErrUnavailable)
+	case <-c.ctx.Done():
+		return nil, owner, fmt.Errorf("race %s: forward: instance closing: %w", req.Race, race.ErrUnavailable)
 	}
-	receivers, err := node.Publish(ctx, inbox, b).Result()
-	if err != nil {
-		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, classify(err))
+	var receivers int64
+	select {
+	case p := <-sent:
+		if p.err != nil {
+			return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, p.err)
+		}
+		receivers = p.receivers
+	case <-ctx.Done():
+		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, race.ErrUnavailable)
+	case <-c.ctx.Done():
+		return nil, owner, fmt.Errorf("race %s: forward: instance closing: %w", req.Race, race.ErrUnavailable)
 	}
 	_, onCluster := c.rdb.(*redis.ClusterClient)
 	if receivers == 0 && !onCluster {
@@ -585,21 +600,21 @@ func (c *Cluster) serve(e *envelope) {
 		return
 	}
 	select {
-	case c.replies <- message{c.o.Keys.Inbox(e.From), b}:
+	case c.outbox <- message{channel: c.o.Keys.Inbox(e.From), payload: b}:
 	case <-c.ctx.Done():
 	}
 }
 
-// replyLoop publishes the queued replies.
-func (c *Cluster) replyLoop() {
+// outboxLoop publishes the queued inbox messages.
+func (c *Cluster) outboxLoop() {
 	defer c.wg.Done()
 	send := func(ctx context.Context, batch []message) error {
 		return publishVia(ctx, c.rdb, c.o.Keys.prefix()+"bus", batch)
 	}
-	publishBatches(c.ctx, c.replies, send, func(n int, err error) {
+	publishBatches(c.ctx, c.outbox, send, func(n int, err error) {
 		// The callers time out and answer unavailable; the requests
-		// themselves were handled (a move is stored).
-		c.log.Warn().Err(err).Int("replies", n).Msg("replies not sent")
+		// answered were handled (a move is stored).
+		c.log.Warn().Err(err).Int("messages", n).Msg("inbox messages not sent")
 	})
 }
 

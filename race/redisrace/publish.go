@@ -13,6 +13,15 @@ const publishBatch = 256
 type message struct {
 	channel string
 	payload []byte
+	// sent, when set, hears how many subscribers got the message (or why
+	// it was not published), once its pipeline has run.
+	sent chan<- published
+}
+
+// published is what PUBLISH answered for one message.
+type published struct {
+	receivers int64
+	err       error
 }
 
 // publishBatches hands the messages that arrive on in to send until ctx
@@ -43,6 +52,7 @@ func publishBatches(ctx context.Context, in <-chan message, send func(ctx contex
 			if err != nil && ctx.Err() == nil {
 				failed(len(batch), err)
 			}
+			clear(batch) // let the payloads go
 		}
 	}
 }
@@ -55,14 +65,29 @@ func publishBatches(ctx context.Context, in <-chan message, send func(ctx contex
 func publishVia(ctx context.Context, rdb redis.UniversalClient, via string, batch []message) error {
 	node, err := publisher(ctx, rdb, via)
 	if err != nil {
+		for _, m := range batch {
+			if m.sent != nil {
+				m.sent <- published{err: err}
+			}
+		}
 		return err
 	}
+	cmds := make([]*redis.IntCmd, len(batch))
 	_, err = node.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, m := range batch {
-			p.Publish(ctx, m.channel, m.payload)
+		for i, m := range batch {
+			cmds[i] = p.Publish(ctx, m.channel, m.payload)
 		}
 		return nil
 	})
+	for i, m := range batch {
+		if m.sent != nil {
+			n, err := cmds[i].Result()
+			if err != nil {
+				err = classify(err)
+			}
+			m.sent <- published{n, err}
+		}
+	}
 	return err
 }
 
