@@ -6,18 +6,16 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"sirtommy/engine"
 	"sirtommy/race"
 )
 
 // The messages sent on every move ("moved" to the mover, "opponent" to the
-// other player, "board" to spectators) are written by hand below: the
-// profile of a load run had encoding/json's reflection, MarshalText calls
-// per card and its re-compaction of Marshaler output at 40% of the server's
-// CPU. The output is byte for byte what encodeEvent's generic path writes
-// (TestFastEncodingMatchesJSON compares them over whole games of every
-// variant), so a field added to an event or to engine.View must be added
-// here too, or the test fails.
+// other player, "board" to spectators) are written by hand (the events'
+// race.JSONAppender): the profile of a load run had encoding/json's
+// reflection, MarshalText calls per card and its re-compaction of
+// Marshaler output at 40% of the server's CPU. The output is byte for byte
+// what encodeEvent's generic path writes (TestFastEncodingMatchesJSON
+// compares them over whole games of every variant).
 
 // appendMessage appends the protocol message for m (a race.Event or a
 // reply struct) to dst.
@@ -66,108 +64,30 @@ func appendHead(dst []byte, typ string) []byte {
 	return appendString(dst, typ)
 }
 
-// appendMoveFields writes the fields "moved" and "board" share, in their
-// order: seat, seq, move, atMs and view.
-func appendMoveFields(dst []byte, seat, seq int, move string, atMs int64, v *engine.View) ([]byte, bool) {
-	dst = appendIntField(dst, "seat", int64(seat))
-	dst = appendIntField(dst, "seq", int64(seq))
-	dst = appendField(dst, "move")
-	dst = appendString(dst, move)
-	dst = appendIntField(dst, "atMs", atMs)
-	dst = appendField(dst, "view")
-	return appendView(dst, v)
-}
-
-// appendFast writes the per-move events by hand; false means the generic
-// path must (an unexpected value, such as an invalid card).
+// appendFast writes the events that write their own JSON (the per-move
+// ones, race.JSONAppender) after the envelope's head; false means the
+// generic path must (an unexpected value, such as an invalid card).
 func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
+	j, ok := ev.(race.JSONAppender)
+	if !ok {
+		return dst, false
+	}
 	start := len(dst)
-	ok := true
-	switch e := ev.(type) {
-	case *race.MovedEvent:
-		dst = appendHead(dst, "moved")
-		dst = appendField(dst, "race")
-		dst = appendString(dst, e.Race)
-		if e.ID != "" {
-			dst = appendField(dst, "id")
-			dst = appendString(dst, e.ID)
-		}
-		dst, ok = appendMoveFields(dst, e.Seat, e.Seq, e.Move, e.AtMs, &e.View)
-	case *race.OpponentEvent:
-		dst = appendHead(dst, "opponent")
-		dst = appendField(dst, "race")
-		dst = appendString(dst, e.Race)
-		dst = appendIntField(dst, "seat", int64(e.Seat))
-		dst = appendField(dst, "counts")
-		dst, ok = appendCounts(dst, &e.Counts)
-	case *race.BoardEvent:
-		dst = appendHead(dst, "board")
-		dst = appendField(dst, "race")
-		dst = appendString(dst, e.Race)
-		dst, ok = appendMoveFields(dst, e.Seat, e.Seq, e.Move, e.AtMs, &e.View)
-		if ok {
-			dst = appendField(dst, "counts")
-			dst, ok = appendCounts(dst, &e.Counts)
-		}
-		if e.Reveal {
-			dst = append(dst, `,"reveal":true`...)
-		}
-		if e.Ver != 0 {
-			dst = strconv.AppendUint(appendField(dst, "ver"), e.Ver, 10)
-		}
-	default:
-		return dst, false
-	}
-	if !ok {
+	dst = appendHead(dst, ev.EventType())
+	brace := len(dst)
+	dst, err := j.AppendJSON(dst)
+	switch {
+	case err != nil || len(dst)-brace < 2:
 		return dst[:start], false
+	case len(dst)-brace == 2: // {}
+		return append(dst[:brace], '}'), true
 	}
-	return append(dst, '}'), true
-}
-
-// appendField writes ,"name": (every fast field follows another).
-func appendField(dst []byte, name string) []byte {
-	dst = append(dst, ',', '"')
-	dst = append(dst, name...)
-	return append(dst, '"', ':')
-}
-
-func appendIntField(dst []byte, name string, n int64) []byte {
-	return strconv.AppendInt(appendField(dst, name), n, 10)
-}
-
-func appendCounts(dst []byte, c *race.Counts) ([]byte, bool) {
-	st, ok := statusName(c.Status)
-	if !ok {
-		return dst, false
-	}
-	dst = append(dst, `{"score":`...)
-	dst = strconv.AppendInt(dst, int64(c.Score), 10)
-	dst = appendIntField(dst, "stock", int64(c.Stock))
-	dst = appendField(dst, "status")
-	dst = appendString(dst, st)
-	dst = appendIntField(dst, "moves", int64(c.Moves))
-	dst = append(dst, `,"connected":`...)
-	dst = strconv.AppendBool(dst, c.Connected)
-	return append(dst, '}'), true
-}
-
-// appendView writes v as the engine writes it (engine.View.AppendJSON).
-func appendView(dst []byte, v *engine.View) ([]byte, bool) {
-	out, err := v.AppendJSON(dst)
-	return out, err == nil
-}
-
-func statusName(s engine.Status) (string, bool) {
-	switch s {
-	case engine.Playing, engine.Won, engine.Stuck, engine.Resigned:
-		return s.String(), true
-	}
-	return "", false
+	dst[brace] = ',' // the event's fields follow the head's
+	return dst, true
 }
 
 // appendString writes s as a JSON string as encoding/json does without
-// HTML escaping: ids and names come from clients, so anything may be in
-// them. Plain printable ASCII, the usual case, is copied as it is.
+// HTML escaping.
 func appendString(dst []byte, s string) []byte {
 	plain := true
 	for i := 0; i < len(s); i++ {

@@ -156,13 +156,13 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 	for _, s := range b.local(ch) {
 		s.Deliver(ev)
 	}
-	payload, err := encode(b.origin, ev)
+	payload, err := encode(b.ownPrefix, ev)
 	if err != nil {
 		b.log.Error().Err(err).Str("topic", topic).Msg("event not published")
 		return
 	}
 	select {
-	case b.out <- message{ch, payload}:
+	case b.out <- message{channel: ch, payload: payload}:
 	default:
 		b.Stats.Dropped.Add(1)
 	}
