@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/racetest"
 )
 
 // TestEncodeIsJSONMarshal: the hand-built envelope is valid JSON that
@@ -97,4 +99,44 @@ func FuzzDecodeFastEnvelope(f *testing.F) {
 			t.Fatalf("%q: fast %s, slow %s", p, a, b)
 		}
 	})
+}
+
+// BenchmarkEncodeMoved encodes a mid-game "moved" event for the bus.
+func BenchmarkEncodeMoved(b *testing.B) {
+	g := engine.New(engine.Variants()[0], 3)
+	for range 20 {
+		if err := g.Apply(racetest.Greedy(&g)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ev := &race.MovedEvent{Race: "r1", ID: "m7", Seat: 1, Seq: 21, Move: "3H>F2", AtMs: 61234, View: g.View()}
+	prefix := originPrefix("3b2dec2b75f96288")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := encode(prefix, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeMoved decodes what BenchmarkEncodeMoved encodes.
+func BenchmarkDecodeMoved(b *testing.B) {
+	g := engine.New(engine.Variants()[0], 3)
+	for range 20 {
+		if err := g.Apply(racetest.Greedy(&g)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ev := &race.MovedEvent{Race: "r1", ID: "m7", Seat: 1, Seq: 21, Move: "3H>F2", AtMs: 61234, View: g.View()}
+	p, err := encode(originPrefix("3b2dec2b75f96288"), ev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := string(p)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := decode(payload); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
