@@ -129,6 +129,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	races := fs.Int("races", 10, "races kept running at once (two players each)")
 	spectators := fs.Int("spectators", 0, "spectator connections")
 	duration := fs.Duration("duration", 30*time.Second, "how long to run")
+	warmup := fs.Duration("warmup", 0, "leave the moves (and echoes) sent in the first --warmup of the run out of the latency percentiles: every race starts at once, which a running service never sees; the run still lasts --duration in all")
 	bot := fs.String("bot", "medium", "the players' bot level: easy, medium, hard or expert")
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -147,6 +148,9 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 || *flooders < 0 || *floodRate <= 0 {
 		return usagef("loadtest: --races, --duration and --rate must be positive, --spectators not negative")
+	}
+	if *warmup < 0 || *warmup >= *duration {
+		return usagef("loadtest: --warmup must be at least 0 and shorter than --duration")
 	}
 	if *idle > 0 {
 		if len(urls) == 0 {
@@ -188,7 +192,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
 				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct,
-				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration,
+				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration, Warmup: *warmup,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
 			}, progress)
 			if err != nil {
@@ -202,7 +206,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 		g.Go(func() error {
 			r, err := loadtest.RunEcho(gctx, loadtest.EchoConfig{
 				URL: *echoURL, Conns: 2**races + *spectators, Senders: 2 * *races,
-				Rate: *rate, Duration: *duration,
+				Rate: *rate, Duration: *duration, Warmup: *warmup,
 			})
 			if err != nil {
 				return fmt.Errorf("loadtest echo: %w", err)

@@ -15,6 +15,8 @@ func TestLoadtestBadCommandLines(t *testing.T) {
 		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--rate", "0"},
 		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--bot", "genius"},
 		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--duration", "-1s"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--duration", "30s", "--warmup", "30s"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--warmup", "-1s"},
 	} {
 		_, err := runCLI(t, args...)
 		var u usageError

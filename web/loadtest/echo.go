@@ -53,17 +53,22 @@ type EchoConfig struct {
 	Senders  int
 	Rate     float64
 	Duration time.Duration
+	// Warmup is Config.Warmup: round trips started before it are not in
+	// the percentiles.
+	Warmup time.Duration
 }
 
 // EchoReport is what an echo run measured.
 type EchoReport struct {
-	URL         string           `json:"url"`
-	Connections int64            `json:"connections"`
-	Seconds     float64          `json:"seconds"`
-	Messages    int64            `json:"messages"`
-	RoundTrip   Quantiles        `json:"roundTrip"`
-	Errors      map[string]int64 `json:"errorsByCode"`
-	Dropped     int64            `json:"droppedConnections"`
+	URL         string  `json:"url"`
+	Connections int64   `json:"connections"`
+	Seconds     float64 `json:"seconds"`
+	// WarmupSeconds is EchoConfig.Warmup.
+	WarmupSeconds float64          `json:"warmupSeconds,omitempty"`
+	Messages      int64            `json:"messages"`
+	RoundTrip     Quantiles        `json:"roundTrip"`
+	Errors        map[string]int64 `json:"errorsByCode"`
+	Dropped       int64            `json:"droppedConnections"`
 }
 
 // echoPayload is about the size of a move message, so both servers carry
@@ -79,7 +84,7 @@ func RunEcho(ctx context.Context, cfg EchoConfig) (EchoReport, error) {
 	if cfg.Rate <= 0 {
 		cfg.Rate = DefaultRate
 	}
-	r := &run{start: time.Now(), own: newLatency()}
+	r := &run{start: time.Now(), from: time.Now().Add(cfg.Warmup), own: newLatency()}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	sem := make(chan struct{}, dialConcurrency)
@@ -117,7 +122,7 @@ func RunEcho(ctx context.Context, cfg EchoConfig) (EchoReport, error) {
 	wg.Wait()
 	elapsed := time.Since(r.start)
 	rep := EchoReport{
-		URL: cfg.URL, Connections: r.conns.Load(), Seconds: elapsed.Seconds(), Messages: msgs.Load(),
+		URL: cfg.URL, Connections: r.conns.Load(), Seconds: elapsed.Seconds(), WarmupSeconds: cfg.Warmup.Seconds(), Messages: msgs.Load(),
 		RoundTrip: r.own.quantiles(), Errors: r.errs.snapshot(), Dropped: r.dropped.Load(),
 	}
 	if rep.Errors == nil {
@@ -157,7 +162,7 @@ func echoSender(ctx context.Context, c *wsConn, rate float64, seed uint64, r *ru
 				return errConnEnded
 			}
 			if m.ID == inFlight {
-				r.own.record(time.Since(sentAt))
+				r.own.recordSince(sentAt, r.from)
 				msgs.Add(1)
 				inFlight = ""
 			}

@@ -56,11 +56,15 @@ type Config struct {
 	URLs       []string
 	Races      int           // races kept running at once (two players each)
 	Spectators int           // spectator connections, spread over the races
-	Duration   time.Duration // how long to run
-	Level      engine.Level  // the players' bot level
-	Rate       float64       // moves a second per player; 0 means DefaultRate
-	Variant    string        // the quick-play variant; "" means classic
-	Seed       uint64        // seeds the bots
+	Duration   time.Duration // how long to run, Warmup included
+	// Warmup is the start of the run whose moves are played but left out
+	// of the latency percentiles: every race starts at once, which a
+	// running service never sees, and what follows is the steady state.
+	Warmup  time.Duration
+	Level   engine.Level // the players' bot level
+	Rate    float64      // moves a second per player; 0 means DefaultRate
+	Variant string       // the quick-play variant; "" means classic
+	Seed    uint64       // seeds the bots
 	// Flooders are extra connections that each send FloodRate messages a
 	// second (pings) regardless of answers, reconnecting whenever the
 	// server closes them: the hardening test of one client flooding while
@@ -77,10 +81,13 @@ type Config struct {
 
 // Report is what a run measured.
 type Report struct {
-	URLs          []string  `json:"urls"`
-	Races         int       `json:"races"`
-	Spectators    int       `json:"spectators"`
-	Seconds       float64   `json:"seconds"`
+	URLs       []string `json:"urls"`
+	Races      int      `json:"races"`
+	Spectators int      `json:"spectators"`
+	Seconds    float64  `json:"seconds"`
+	// WarmupSeconds is Config.Warmup: moves sent before it are not in the
+	// percentiles (they are in Moves).
+	WarmupSeconds float64   `json:"warmupSeconds,omitempty"`
 	Connections   int64     `json:"connections"` // websockets opened
 	RacesStarted  int64     `json:"racesStarted"`
 	RacesFinished int64     `json:"racesFinished"`
@@ -115,6 +122,9 @@ type FloodReport struct {
 type run struct {
 	cfg   Config
 	start time.Time
+	// from is when the measured part starts (start plus the warm-up):
+	// the latencies of what was sent before it are not recorded.
+	from time.Time
 
 	own, opp, oppCross *latency
 	errs               counters
@@ -215,6 +225,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	if cfg.Races < 1 || len(cfg.URLs) == 0 {
 		return Report{}, errors.New("loadtest: at least one race and one URL")
 	}
+	if cfg.Warmup < 0 || cfg.Warmup >= cfg.Duration {
+		return Report{}, errors.New("loadtest: the warm-up must be shorter than the run")
+	}
 	if cfg.Rate <= 0 {
 		cfg.Rate = DefaultRate
 	}
@@ -222,7 +235,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 		cfg.Variant = "classic"
 	}
 	r := &run{
-		cfg: cfg, start: time.Now(), own: newLatency(), opp: newLatency(), oppCross: newLatency(),
+		cfg: cfg, start: time.Now(), from: time.Now().Add(cfg.Warmup), own: newLatency(), opp: newLatency(), oppCross: newLatency(),
 		races: make(map[string]*raceTrack), live: make(chan string, max(cfg.Spectators, 1)),
 	}
 	r.perRace = (cfg.Spectators + cfg.Races - 1) / cfg.Races
@@ -263,7 +276,7 @@ loop:
 	}
 	elapsed := time.Since(r.start)
 	rep := Report{
-		URLs: cfg.URLs, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(),
+		URLs: cfg.URLs, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(), WarmupSeconds: cfg.Warmup.Seconds(),
 		Connections: r.conns.Load(), RacesStarted: r.started.Load(), RacesFinished: r.finished.Load(),
 		RacesAborted: r.aborted.Load(), Moves: r.moves.Load(),
 		OwnReply: r.own.quantiles(), OpponentSeen: r.opp.quantiles(),

@@ -190,3 +190,24 @@ func TestRunIdleReadsMemory(t *testing.T) {
 		t.Errorf("goroutines %v → %v, %v a connection", rep.Before.Goroutines, rep.During.Goroutines, rep.PerConn.Goroutines)
 	}
 }
+
+// TestWarmupIsLeftOut: a latency whose message was sent before the
+// warm-up ended is not recorded; one sent after it is; a warm-up as long
+// as the run is refused.
+func TestWarmupIsLeftOut(t *testing.T) {
+	l := newLatency()
+	now := time.Now()
+	l.recordSince(now.Add(-time.Second), now)
+	if n := l.quantiles().Count; n != 0 {
+		t.Fatalf("a message sent in the warm-up was recorded (%d)", n)
+	}
+	l.recordSince(now, now.Add(-time.Second))
+	l.recordSince(now, now)
+	if n := l.quantiles().Count; n != 2 {
+		t.Fatalf("recorded %d after the warm-up, want 2", n)
+	}
+	_, err := Run(context.Background(), Config{URLs: []string{"ws://127.0.0.1:1/ws"}, Races: 1, Duration: time.Second, Warmup: time.Second}, nil)
+	if err == nil {
+		t.Fatal("a warm-up as long as the run was taken")
+	}
+}

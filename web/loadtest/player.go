@@ -270,7 +270,7 @@ func (p *player) handle(m inMsg) error {
 		if m.ID != p.inFlight || m.ID == "" {
 			return nil
 		}
-		r.own.record(time.Since(p.sentAt))
+		r.own.recordSince(p.sentAt, r.from)
 		r.moves.Add(1)
 		p.inFlight = ""
 		if m.View != nil {
@@ -279,10 +279,9 @@ func (p *player) handle(m inMsg) error {
 	case "opponent":
 		if p.track != nil && m.Counts != nil {
 			if at, cross, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
-				d := time.Since(at)
-				r.opp.record(d)
+				r.opp.recordSince(at, r.from)
 				if cross {
-					r.oppCross.record(d)
+					r.oppCross.recordSince(at, r.from)
 				}
 			}
 		}

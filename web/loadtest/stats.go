@@ -27,6 +27,14 @@ func newLatency() *latency {
 	return &latency{h: hdrhistogram.New(histMinMicros, histMaxMicros, histSigFigs)}
 }
 
+// recordSince records the time since sent, unless sent is before from
+// (the warm-up).
+func (l *latency) recordSince(sent, from time.Time) {
+	if !sent.Before(from) {
+		l.record(time.Since(sent))
+	}
+}
+
 func (l *latency) record(d time.Duration) {
 	us := min(max(d.Microseconds(), histMinMicros), histMaxMicros)
 	l.mu.Lock()
