@@ -101,15 +101,20 @@ func FuzzDecodeFastEnvelope(f *testing.F) {
 	})
 }
 
-// BenchmarkEncodeMoved encodes a mid-game "moved" event for the bus.
-func BenchmarkEncodeMoved(b *testing.B) {
+// midGameMoved is a "moved" event 20 moves into a classic game.
+func midGameMoved(b *testing.B) *race.MovedEvent {
 	g := engine.New(engine.Variants()[0], 3)
 	for range 20 {
 		if err := g.Apply(racetest.Greedy(&g)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ev := &race.MovedEvent{Race: "r1", ID: "m7", Seat: 1, Seq: 21, Move: "3H>F2", AtMs: 61234, View: g.View()}
+	return &race.MovedEvent{Race: "r1", ID: "m7", Seat: 1, Seq: 21, Move: "3H>F2", AtMs: 61234, View: g.View()}
+}
+
+// BenchmarkEncodeMoved encodes a mid-game "moved" event for the bus.
+func BenchmarkEncodeMoved(b *testing.B) {
+	ev := midGameMoved(b)
 	prefix := originPrefix("3b2dec2b75f96288")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -121,14 +126,7 @@ func BenchmarkEncodeMoved(b *testing.B) {
 
 // BenchmarkDecodeMoved decodes what BenchmarkEncodeMoved encodes.
 func BenchmarkDecodeMoved(b *testing.B) {
-	g := engine.New(engine.Variants()[0], 3)
-	for range 20 {
-		if err := g.Apply(racetest.Greedy(&g)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	ev := &race.MovedEvent{Race: "r1", ID: "m7", Seat: 1, Seq: 21, Move: "3H>F2", AtMs: 61234, View: g.View()}
-	p, err := encode(originPrefix("3b2dec2b75f96288"), ev)
+	p, err := encode(originPrefix("3b2dec2b75f96288"), midGameMoved(b))
 	if err != nil {
 		b.Fatal(err)
 	}
