@@ -24,7 +24,7 @@ func (v View) MarshalJSON() ([]byte, error) { return v.AppendJSON(make([]byte, 0
 // not a rank.
 func (v *View) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"variant":`...)
-	dst = appendStringJSON(dst, v.Variant)
+	dst = AppendJSONString(dst, v.Variant)
 	dst = jsonInt(dst, `,"stock":`, v.Stock)
 	dst = append(dst, `,"turned":`...)
 	dst, err := appendCardsJSON(dst, v.Turned)
@@ -75,9 +75,13 @@ func (v *View) AppendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendStringJSON appends s as a JSON string, without HTML escaping (an
-// encoding/json caller escapes what it wants when it compacts the result).
-func appendStringJSON(dst []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string, as encoding/json writes it
+// without HTML escaping (a caller that wants it escapes when it compacts
+// the result). Plain printable ASCII, the usual case, is copied as it is;
+// anything else (ids and names come from clients) goes through
+// encoding/json. The hand-written JSON of views, race events and the
+// protocol's envelope all write their strings with it.
+func AppendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
 			var buf bytes.Buffer

@@ -1,11 +1,8 @@
 package race
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"sirtommy/engine"
 )
@@ -33,9 +30,9 @@ var (
 // AppendJSON appends the event's JSON to dst.
 func (e *MovedEvent) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"race":`...)
-	dst = appendJSONString(dst, e.Race)
+	dst = engine.AppendJSONString(dst, e.Race)
 	if e.ID != "" {
-		dst = appendJSONString(append(dst, `,"id":`...), e.ID)
+		dst = engine.AppendJSONString(append(dst, `,"id":`...), e.ID)
 	}
 	dst, err := appendMoveJSON(dst, e.Seat, e.Seq, e.Move, e.AtMs, &e.View)
 	if err != nil {
@@ -47,7 +44,7 @@ func (e *MovedEvent) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the event's JSON to dst.
 func (e *OpponentEvent) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"race":`...)
-	dst = appendJSONString(dst, e.Race)
+	dst = engine.AppendJSONString(dst, e.Race)
 	dst = strconv.AppendInt(append(dst, `,"seat":`...), int64(e.Seat), 10)
 	dst = e.Counts.appendJSON(append(dst, `,"counts":`...))
 	return append(dst, '}'), nil
@@ -56,7 +53,7 @@ func (e *OpponentEvent) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the event's JSON to dst.
 func (e *BoardEvent) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"race":`...)
-	dst = appendJSONString(dst, e.Race)
+	dst = engine.AppendJSONString(dst, e.Race)
 	dst, err := appendMoveJSON(dst, e.Seat, e.Seq, e.Move, e.AtMs, &e.View)
 	if err != nil {
 		return dst, fmt.Errorf("board: %w", err)
@@ -76,7 +73,7 @@ func (e *BoardEvent) AppendJSON(dst []byte) ([]byte, error) {
 func appendMoveJSON(dst []byte, seat, seq int, move string, atMs int64, v *engine.View) ([]byte, error) {
 	dst = strconv.AppendInt(append(dst, `,"seat":`...), int64(seat), 10)
 	dst = strconv.AppendInt(append(dst, `,"seq":`...), int64(seq), 10)
-	dst = appendJSONString(append(dst, `,"move":`...), move)
+	dst = engine.AppendJSONString(append(dst, `,"move":`...), move)
 	dst = strconv.AppendInt(append(dst, `,"atMs":`...), atMs, 10)
 	return v.AppendJSON(append(dst, `,"view":`...))
 }
@@ -84,30 +81,8 @@ func appendMoveJSON(dst []byte, seat, seq int, move string, atMs int64, v *engin
 func (c *Counts) appendJSON(dst []byte) []byte {
 	dst = strconv.AppendInt(append(dst, `{"score":`...), int64(c.Score), 10)
 	dst = strconv.AppendInt(append(dst, `,"stock":`...), int64(c.Stock), 10)
-	dst = appendJSONString(append(dst, `,"status":`...), c.Status.String())
+	dst = engine.AppendJSONString(append(dst, `,"status":`...), c.Status.String())
 	dst = strconv.AppendInt(append(dst, `,"moves":`...), int64(c.Moves), 10)
 	dst = strconv.AppendBool(append(dst, `,"connected":`...), c.Connected)
 	return append(dst, '}')
-}
-
-// appendJSONString writes s as a JSON string as encoding/json does without
-// HTML escaping: ids and names come from clients, so anything may be in
-// them. Plain printable ASCII, the usual case, is copied as it is.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
-			return appendEscapedJSONString(dst, s)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
-
-func appendEscapedJSONString(dst []byte, s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }

@@ -1412,13 +1412,13 @@ func (r *Race) releaseDue(gen uint64) {
 // releaseDueLocked releases the feed's items that are due, and reports
 // whether there were any.
 func (r *Race) releaseDueLocked(now time.Time) bool {
-	any := false
+	released := false
 	for r.specQ.Len() > 0 && !r.specQ.Front().due.After(now) {
 		it := r.specQ.PopFront().item
 		r.releaseLocked(&it)
-		any = true
+		released = true
 	}
-	return any
+	return released
 }
 
 // snapshotLocked is the StateEvent for seat s, or for spectators if s < 0

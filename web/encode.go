@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
+	"sirtommy/engine"
 	"sirtommy/race"
 )
 
@@ -61,7 +61,7 @@ func appendHead(dst []byte, typ string) []byte {
 	dst = append(dst, `{"v":`...)
 	dst = strconv.AppendInt(dst, ProtocolVersion, 10)
 	dst = append(dst, `,"type":`...)
-	return appendString(dst, typ)
+	return engine.AppendJSONString(dst, typ)
 }
 
 // appendFast writes the events that write their own JSON (the per-move
@@ -84,26 +84,4 @@ func appendFast(dst []byte, ev race.Event) ([]byte, bool) {
 	}
 	dst[brace] = ',' // the event's fields follow the head's
 	return dst, true
-}
-
-// appendString writes s as a JSON string as encoding/json does without
-// HTML escaping.
-func appendString(dst []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"')
-	}
-	b, err := marshal(s)
-	if err != nil { // a string always encodes
-		return append(dst, `""`...)
-	}
-	return append(dst, b...)
 }

@@ -456,7 +456,7 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
 	}
-	// The request goes out in the reply goroutine's next pipeline, with
+	// The request goes out in the outbox goroutine's next pipeline, with
 	// whatever else is waiting: one round trip for many under load.
 	sent := make(chan published, 1)
 	select {

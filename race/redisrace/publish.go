@@ -64,29 +64,28 @@ func publishBatches(ctx context.Context, in <-chan message, send func(ctx contex
 // others in the order it got them.
 func publishVia(ctx context.Context, rdb redis.UniversalClient, via string, batch []message) error {
 	node, err := publisher(ctx, rdb, via)
-	if err != nil {
-		for _, m := range batch {
-			if m.sent != nil {
-				m.sent <- published{err: err}
+	var cmds []*redis.IntCmd
+	if err == nil {
+		cmds = make([]*redis.IntCmd, len(batch))
+		_, err = node.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, m := range batch {
+				cmds[i] = p.Publish(ctx, m.channel, m.payload)
 			}
-		}
-		return err
+			return nil
+		})
 	}
-	cmds := make([]*redis.IntCmd, len(batch))
-	_, err = node.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, m := range batch {
-			cmds[i] = p.Publish(ctx, m.channel, m.payload)
-		}
-		return nil
-	})
 	for i, m := range batch {
-		if m.sent != nil {
-			n, err := cmds[i].Result()
-			if err != nil {
-				err = classify(err)
-			}
-			m.sent <- published{n, err}
+		if m.sent == nil {
+			continue
 		}
+		p := published{err: err} // no pipeline: the node's lookup failed
+		if cmds != nil {
+			p.receivers, p.err = cmds[i].Result()
+			if p.err != nil {
+				p.err = classify(p.err)
+			}
+		}
+		m.sent <- p
 	}
 	return err
 }
