@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/race/fleet"
 )
@@ -27,18 +28,7 @@ type wire struct {
 func encode(prefix string, ev race.Event) ([]byte, error) {
 	out := make([]byte, 0, 640)
 	out = append(out, prefix...)
-	out = append(out, `"t":`...)
-	if typ := ev.EventType(); isPlainWord(typ) {
-		out = append(out, '"')
-		out = append(out, typ...)
-		out = append(out, '"')
-	} else {
-		t, err := json.Marshal(typ)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", typ, err)
-		}
-		out = append(out, t...)
-	}
+	out = engine.AppendJSONString(append(out, `"t":`...), ev.EventType())
 	out = append(out, `,"e":`...)
 	var err error
 	if j, ok := ev.(race.JSONAppender); ok {
@@ -52,17 +42,6 @@ func encode(prefix string, ev race.Event) ([]byte, error) {
 		return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
 	}
 	return append(out, '}'), nil
-}
-
-// isPlainWord reports whether s is lower-case letters only, as every event
-// type is: its JSON string is itself in quotes.
-func isPlainWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 'a' || s[i] > 'z' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // originPrefix is how encode starts every message of origin, so that an
