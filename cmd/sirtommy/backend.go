@@ -75,9 +75,11 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	keys := redisrace.Keys{Prefix: cfg.redisPrefix}
 	clock := race.SystemClock{}
 	bus := redisrace.NewBus(rdb, keys, instance, log.With().Str("component", "bus").Logger())
+	extensions := redisrace.NewExtensions() // moves keep their races' leases
 	cluster, err := redisrace.NewCluster(pctx, rdb, redisrace.ClusterOptions{
 		Keys: keys, Instance: instance, Retention: cfg.redisRetention, Clock: clock,
 		Log: log.With().Str("component", "cluster").Logger(), Leases: leases, Bus: bus,
+		Extensions: extensions,
 	})
 	if err != nil {
 		_ = errors.Join(bus.Close(), leases.Close(), rdb.Close())
@@ -94,7 +96,9 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 	return &backend{
 		deps: race.Deps{
 			Clock: clock, Log: log, Bus: bus, Records: cluster,
-			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Retention: cfg.redisRetention, Instance: instance}),
+			Store: redisrace.NewStore(rdb, redisrace.StoreOptions{
+				Keys: keys, Retention: cfg.redisRetention, Instance: instance, Extensions: extensions,
+			}),
 		},
 		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
 		presence: presence,

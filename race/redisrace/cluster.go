@@ -121,6 +121,10 @@ type ClusterOptions struct {
 	// on one Redis: the inbox is a classic channel, whose receiver count
 	// tells at once that an owner is gone.
 	Bus *Bus
+	// Extensions, when set, is shared with the instance's Store: Renew
+	// skips the races whose moves have just extended their leases. Nil:
+	// every race is renewed every round.
+	Extensions *Extensions
 }
 
 // Cluster is a fleet.Cluster in Redis: records as JSON strings, results
@@ -314,6 +318,12 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 		return nil, nil
 	}
 	now := c.nowMs()
+	// A race one of whose moves extended its lease in the last half
+	// period has at least LeaseTTL - RenewEvery/2 left: it waits for the
+	// next round (ClusterOptions.Extensions). Should it have been lost,
+	// its next append says so (NOTOWNER), or a later round once it is
+	// quiet.
+	fresh := c.o.Extensions.now() - RenewEvery/2
 	cmds := make([]*redis.Cmd, len(ids))
 	rdb := c.o.Leases
 	if rdb == nil {
@@ -322,9 +332,12 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	until := make([]redis.Z, len(ids))
 	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, id := range ids {
+			until[i] = redis.Z{Score: float64(now + LeaseTTL.Milliseconds()), Member: id}
+			if c.o.Extensions.since(id, fresh) {
+				continue
+			}
 			// EVAL, not EVALSHA: a pipeline cannot load a missing script.
 			cmds[i] = renewScript.Eval(ctx, p, []string{c.o.Keys.Owner(id)}, c.o.Instance, LeaseTTL.Milliseconds())
-			until[i] = redis.Z{Score: float64(now + LeaseTTL.Milliseconds()), Member: id}
 		}
 		// One ZADD for all: the live set is one key. XX: a race
 		// released meanwhile (over) is not listed again.
@@ -336,8 +349,12 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	}
 	var lost []string
 	for i, cmd := range cmds {
+		if cmd == nil {
+			continue // kept by its moves
+		}
 		if n, _ := cmd.Int(); n != 1 {
 			lost = append(lost, ids[i])
+			c.o.Extensions.forget(ids[i])
 		}
 	}
 	return lost, nil
@@ -354,6 +371,7 @@ func (c *Cluster) Orphans(ctx context.Context) ([]string, error) {
 
 // Release gives up a finished race's lease.
 func (c *Cluster) Release(ctx context.Context, id string) error {
+	c.o.Extensions.forget(id)
 	if err := releaseScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id)}, c.o.Instance).Err(); err != nil {
 		return fmt.Errorf("race %s: release: %w", id, classify(err))
 	}
@@ -365,6 +383,7 @@ func (c *Cluster) Release(ctx context.Context, id string) error {
 
 // Handover gives up a live race's lease and marks it orphaned at once.
 func (c *Cluster) Handover(ctx context.Context, id string) error {
+	c.o.Extensions.forget(id)
 	if err := handoverScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id)}, c.o.Instance).Err(); err != nil {
 		return fmt.Errorf("race %s: hand over: %w", id, classify(err))
 	}

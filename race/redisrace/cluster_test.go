@@ -513,3 +513,107 @@ func TestReservedSeatFoundOnAnotherInstance(t *testing.T) {
 		t.Fatalf("SeatOf on b = %q, %v, %v; want ann's token", token, reserved, err)
 	}
 }
+
+// TestMovesKeepTheirLease: an append extends the lease of the instance
+// that owns the race, and Renew leaves such a race for the next round
+// while renewing the quiet ones; a lease that ran out or was taken is
+// never extended by an append.
+func TestMovesKeepTheirLease(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client(t)
+	clock := racetest.NewClock(time.Now())
+	ext := redisrace.NewExtensions()
+	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop(), Extensions: ext})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	storeA := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "a", Extensions: ext})
+	owner := func(id string) string { return redisrace.Keys{}.Owner(id) }
+	ttl := func(id string) time.Duration {
+		t.Helper()
+		d, err := rdb.PTTL(t.Context(), owner(id)).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, id := range []string{"moving", "quiet", "expired", "taken"} {
+		if ok, err := a.Claim(t.Context(), id, ""); !ok || err != nil {
+			t.Fatalf("a claims %s: %v %v", id, ok, err)
+		}
+	}
+
+	rdb.PExpire(t.Context(), owner("moving"), 500*time.Millisecond)
+	if err := storeA.Append(t.Context(), "moving", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl("moving"); d < redisrace.LeaseTTL-time.Second {
+		t.Fatalf("lease after a move: %v left, want about %v", d, redisrace.LeaseTTL)
+	}
+
+	// A mark far beyond any lease shows which leases Renew touched.
+	const mark = 100 * time.Second
+	for _, id := range []string{"moving", "quiet"} {
+		rdb.PExpire(t.Context(), owner(id), mark)
+	}
+	if lost, err := a.Renew(t.Context(), []string{"moving", "quiet"}); err != nil || len(lost) != 0 {
+		t.Fatalf("renew: lost %v, %v", lost, err)
+	}
+	if d := ttl("moving"); d < mark/2 {
+		t.Errorf("a race whose move just kept its lease was renewed too (%v left)", d)
+	}
+	if d := ttl("quiet"); d > redisrace.LeaseTTL {
+		t.Errorf("a quiet race was not renewed (%v left)", d)
+	}
+
+	// Half a round later the move no longer counts: Renew renews it.
+	time.Sleep(redisrace.RenewEvery/2 + 100*time.Millisecond)
+	if lost, err := a.Renew(t.Context(), []string{"moving"}); err != nil || len(lost) != 0 {
+		t.Fatalf("renew: lost %v, %v", lost, err)
+	}
+	if d := ttl("moving"); d > redisrace.LeaseTTL {
+		t.Errorf("a race quiet for half a round was not renewed (%v left)", d)
+	}
+
+	// A lease that ran out stays out: the append is stored, unfenced, and
+	// Renew finds the race lost for the fleet to claim again.
+	rdb.Del(t.Context(), owner("expired"))
+	if err := storeA.Append(t.Context(), "expired", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := rdb.Exists(t.Context(), owner("expired")).Val(); n != 0 {
+		t.Error("an append revived a lease that had run out")
+	}
+	if lost, err := a.Renew(t.Context(), []string{"expired"}); err != nil || len(lost) != 1 {
+		t.Errorf("renew of an expired lease: lost %v, %v", lost, err)
+	}
+
+	// A race taken over right after a's last move: the refused append
+	// leaves b's lease alone, and a's next Renew finds the race lost at
+	// once, not a round later.
+	if err := storeA.Append(t.Context(), "taken", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := b.Claim(t.Context(), "taken", "a"); !ok || err != nil {
+		t.Fatalf("b takes over: %v %v", ok, err)
+	}
+	rdb.PExpire(t.Context(), owner("taken"), mark)
+	if err := storeA.Append(t.Context(), "taken", race.MoveRecord{Seat: 0, Seq: 2, Move: "2S>W1"}); !errors.Is(err, race.ErrNotOwner) {
+		t.Fatalf("append by the old owner: %v, want ErrNotOwner", err)
+	}
+	if got := rdb.Get(t.Context(), owner("taken")).Val(); got != "b" {
+		t.Errorf("owner after a's refused append: %q", got)
+	}
+	if d := ttl("taken"); d < mark/2 {
+		t.Errorf("a's refused append changed b's lease (%v left)", d)
+	}
+	if lost, err := a.Renew(t.Context(), []string{"taken"}); err != nil || len(lost) != 1 {
+		t.Errorf("a renews a race b took: lost %v, %v", lost, err)
+	}
+}

@@ -20,21 +20,29 @@ const opTimeout = 2 * time.Second
 
 // appendScript appends one move to a race's stream unless the seat's log
 // already has it. KEYS: log, seqs, owner. ARGV: seat, seq, move, atMs, ttl
-// seconds, this instance ("" for no fencing), the request id. It returns 1 when appended,
-// 0 when the same move was already there, an error starting "CONFLICT"
-// when the seat's log contradicts it, and one starting "NOTOWNER" when
-// another instance has taken the race over (the fence: an instance that
-// lost a race cannot write behind the new owner's back). Redis runs it
-// atomically, so two instances cannot both append a seat's next move.
+// seconds, this instance ("" for no fencing), the request id, the lease in
+// ms. It returns {1 when appended or 0 when the same move was already
+// there, 1 when it extended this instance's lease on the race or 0}, an
+// error starting "CONFLICT" when the seat's log contradicts it, and one
+// starting "NOTOWNER" when another instance has taken the race over (the
+// fence: an instance that lost a race cannot write behind the new owner's
+// back). Redis runs it atomically, so two instances cannot both append a
+// seat's next move. The lease is extended only while this instance holds
+// it: one that ran out stays out, for Renew to find.
 var appendScript = redis.NewScript(`
+local extended = 0
 if ARGV[6] ~= '' then
   local o = redis.call('GET', KEYS[3])
   if o and o ~= ARGV[6] then return redis.error_reply('NOTOWNER ' .. o) end
+  if o then
+    redis.call('PEXPIRE', KEYS[3], ARGV[8])
+    extended = 1
+  end
 end
 local f = ARGV[1] .. ':' .. ARGV[2]
 local old = redis.call('HGET', KEYS[2], f)
 if old then
-  if old == ARGV[3] then return 0 end
+  if old == ARGV[3] then return {0, extended} end
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' holds ' .. old)
 end
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
@@ -46,7 +54,7 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2], f, ARGV[3])
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
-return 1
+return {1, extended}
 `)
 
 // Store is a race.Store in Redis: one stream per race.
@@ -55,6 +63,7 @@ type Store struct {
 	keys      Keys
 	retention time.Duration
 	instance  string
+	extended  *Extensions
 }
 
 var (
@@ -69,8 +78,13 @@ type StoreOptions struct {
 	// DefaultRetention.
 	Retention time.Duration
 	// Instance, when set, fences appends: they fail with race.ErrNotOwner
-	// once another instance owns the race (Cluster leases).
+	// once another instance owns the race (Cluster leases), and extend
+	// the lease while it owns it.
 	Instance string
+	// Extensions, when set, learns of every lease an append extended;
+	// give the same one to the instance's Cluster, whose Renew then skips
+	// those races.
+	Extensions *Extensions
 }
 
 // NewStore makes a Store on rdb.
@@ -78,7 +92,7 @@ func NewStore(rdb redis.UniversalClient, o StoreOptions) *Store {
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
-	return &Store{rdb: rdb, keys: o.Keys, retention: o.Retention, instance: o.Instance}
+	return &Store{rdb: rdb, keys: o.Keys, retention: o.Retention, instance: o.Instance, extended: o.Extensions}
 }
 
 // Append adds a move to the race's stream, atomically checking the seat's
@@ -89,9 +103,17 @@ func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) er
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID), s.keys.Owner(raceID)}
-	err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance, m.ID).Err()
+	sent := s.extended.now() // before: the lease runs from no sooner than this
+	res, err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance, m.ID, LeaseTTL.Milliseconds()).Int64Slice()
 	if err != nil {
-		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, classify(err))
+		err = classify(err)
+		if errors.Is(err, race.ErrNotOwner) {
+			s.extended.forget(raceID) // for Renew to find it lost at once
+		}
+		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
+	}
+	if len(res) == 2 && res[1] == 1 {
+		s.extended.extended(raceID, sent)
 	}
 	return nil
 }
