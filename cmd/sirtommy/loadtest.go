@@ -134,6 +134,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	rate := fs.Float64("rate", loadtest.DefaultRate, "moves a second per player")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	direct := fs.Bool("direct", false, "make races over the HTTP API of the --urls in turn and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only); the server needs --api-races-per-minute 0")
+	localShare := fs.Float64("local-share", 0, "with --direct and several --url: the share (0 to 1) of races whose two players both dial their race's own instance, for the move→opponent latency on one instance and across instances side by side in one run")
 	flooders := fs.Int("flood", 0, "extra clients that each send --flood-rate messages a second, reconnecting when closed (hardening: do the players' figures move?)")
 	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
@@ -151,6 +152,12 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if *warmup < 0 || *warmup >= *duration {
 		return usagef("loadtest: --warmup must be at least 0 and shorter than --duration")
+	}
+	if *localShare < 0 || *localShare > 1 {
+		return usagef("loadtest: --local-share must be from 0 to 1")
+	}
+	if *localShare > 0 && !*direct {
+		return usagef("loadtest: --local-share needs --direct (quick play seats each race's players on one instance already)")
 	}
 	if *idle > 0 {
 		if len(urls) == 0 {
@@ -191,7 +198,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	if len(urls) > 0 {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
-				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct,
+				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct, LocalShare: *localShare,
 				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration, Warmup: *warmup,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
 			}, progress)
@@ -276,6 +283,9 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 		q("move→opponent update", r.OpponentSeen)
 		if r.OpponentCross != nil {
 			q("  across instances", *r.OpponentCross)
+		}
+		if r.OpponentLocal != nil && r.OpponentLocal.Count > 0 {
+			q("  on one instance", *r.OpponentLocal)
 		}
 		fmt.Fprintf(w, "  moves that crossed their race's end (race-over, not errors) %d\n", r.LateMoves)
 		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)

@@ -17,6 +17,9 @@ func TestLoadtestBadCommandLines(t *testing.T) {
 		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--duration", "-1s"},
 		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--duration", "30s", "--warmup", "30s"},
 		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--warmup", "-1s"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--direct", "--local-share", "1.5"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--direct", "--local-share", "-0.1"},
+		{"loadtest", "--url", "ws://127.0.0.1:1/ws", "--url", "ws://127.0.0.1:2/ws", "--local-share", "0.5"},
 	} {
 		_, err := runCLI(t, args...)
 		var u usageError

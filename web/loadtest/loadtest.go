@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -77,6 +78,33 @@ type Config struct {
 	// two instances of a cluster every race then has a player on each
 	// (quick play pairs players of one instance only).
 	Direct bool
+	// LocalShare, with Direct and several URLs, is the share (0 to 1) of
+	// the races whose two players both dial their race's own URL, as
+	// players who happen to land on one instance do: the same run then
+	// measures the move→opponent latency on one instance and across
+	// instances side by side, under the same load.
+	LocalShare float64
+}
+
+// playerURL is the index in URLs that player i (seat i%2 of race i/2)
+// dials.
+func (cfg Config) playerURL(i int) int {
+	n := len(cfg.URLs)
+	if k := i / 2; cfg.local(k) {
+		return k % n // the URL the race was made on
+	}
+	return i % n
+}
+
+// local reports whether race k's players both dial its URL: LocalShare of
+// the races, spread evenly, and in whole rounds of the URLs so that every
+// instance gets its share of them.
+func (cfg Config) local(k int) bool {
+	if !cfg.Direct || cfg.LocalShare <= 0 {
+		return false
+	}
+	j := float64(k / len(cfg.URLs))
+	return math.Floor((j+1)*cfg.LocalShare) > math.Floor(j*cfg.LocalShare)
 }
 
 // Report is what a run measured.
@@ -97,8 +125,10 @@ type Report struct {
 	OwnReply      Quantiles `json:"moveToOwnReply"`
 	OpponentSeen  Quantiles `json:"moveToOpponentUpdate"`
 	// OpponentCross is OpponentSeen for the races whose two players
-	// dialled different URLs (instances); absent with one URL.
+	// dialled different URLs (instances), and OpponentLocal for those
+	// whose players dialled the same one; both absent with one URL.
 	OpponentCross *Quantiles       `json:"moveToOpponentUpdateAcrossInstances,omitempty"`
+	OpponentLocal *Quantiles       `json:"moveToOpponentUpdateOnOneInstance,omitempty"`
 	BoardUpdates  int64            `json:"boardUpdates"` // board messages spectators got
 	Errors        map[string]int64 `json:"errorsByCode"` // error codes the server sent, and client-side failures
 	// LateMoves are moves the server refused with race-over because the
@@ -126,8 +156,8 @@ type run struct {
 	// the latencies of what was sent before it are not recorded.
 	from time.Time
 
-	own, opp, oppCross *latency
-	errs               counters
+	own, opp, oppCross, oppLocal *latency
+	errs                         counters
 	// nextURL hands out Config.URLs in turn.
 	nextURL atomic.Int64
 	// The flooders' own figures, kept out of the players'.
@@ -196,16 +226,33 @@ func (t *raceTrack) joined(seat, url int) {
 	t.mu.Unlock()
 }
 
-// seen looks up when seat sent its n-th move, and whether the race's
-// players are on different URLs.
-func (t *raceTrack) seen(seat, n int) (at time.Time, cross, ok bool) {
+// placement is where a race's two players are.
+type placement int
+
+const (
+	placementUnknown placement = iota // a player has not joined yet
+	placementOne                      // both on one URL (instance)
+	placementAcross                   // on different URLs
+)
+
+// seen looks up when seat sent its n-th move, and where the race's
+// players are.
+func (t *raceTrack) seen(seat, n int) (at time.Time, where placement, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	at, ok = t.sent[seat][n]
 	if ok {
 		delete(t.sent[seat], n)
 	}
-	return at, t.url[0] >= 0 && t.url[1] >= 0 && t.url[0] != t.url[1], ok
+	switch {
+	case t.url[0] < 0 || t.url[1] < 0:
+		where = placementUnknown
+	case t.url[0] == t.url[1]:
+		where = placementOne
+	default:
+		where = placementAcross
+	}
+	return at, where, ok
 }
 
 // Progress is a snapshot for a progress line.
@@ -228,6 +275,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	if cfg.Warmup < 0 || cfg.Warmup >= cfg.Duration {
 		return Report{}, errors.New("loadtest: the warm-up must be shorter than the run")
 	}
+	if cfg.LocalShare < 0 || cfg.LocalShare > 1 || (cfg.LocalShare > 0 && !cfg.Direct) {
+		return Report{}, errors.New("loadtest: the local share is from 0 to 1, and needs direct races")
+	}
 	if cfg.Rate <= 0 {
 		cfg.Rate = DefaultRate
 	}
@@ -235,7 +285,8 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 		cfg.Variant = "classic"
 	}
 	r := &run{
-		cfg: cfg, start: time.Now(), from: time.Now().Add(cfg.Warmup), own: newLatency(), opp: newLatency(), oppCross: newLatency(),
+		cfg: cfg, start: time.Now(), from: time.Now().Add(cfg.Warmup), own: newLatency(), opp: newLatency(),
+		oppCross: newLatency(), oppLocal: newLatency(),
 		races: make(map[string]*raceTrack), live: make(chan string, max(cfg.Spectators, 1)),
 	}
 	r.perRace = (cfg.Spectators + cfg.Races - 1) / cfg.Races
@@ -251,7 +302,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 		}
 	}
 	for i := range 2 * cfg.Races {
-		wg.Go(func() { r.player(ctx, sem, i%len(cfg.URLs), cfg.Seed+uint64(i), pairs[i/2], i%2) })
+		wg.Go(func() { r.player(ctx, sem, cfg.playerURL(i), cfg.Seed+uint64(i), pairs[i/2], i%2) })
 	}
 	for range cfg.Spectators {
 		wg.Go(func() { r.spectator(ctx, sem) })
@@ -295,8 +346,8 @@ loop:
 		}
 	}
 	if len(cfg.URLs) > 1 {
-		q := r.oppCross.quantiles()
-		rep.OpponentCross = &q
+		cross, local := r.oppCross.quantiles(), r.oppLocal.quantiles()
+		rep.OpponentCross, rep.OpponentLocal = &cross, &local
 	}
 	if rep.Errors == nil {
 		rep.Errors = map[string]int64{}

@@ -143,8 +143,69 @@ func TestRunWithAFlooder(t *testing.T) {
 	if rep.RacesStarted != 1 || rep.Moves == 0 || len(rep.Errors) != 0 || rep.Dropped != 0 || rep.Connections != 2 {
 		t.Errorf("players: races %d, moves %d, errors %v, dropped %d, connections %d", rep.RacesStarted, rep.Moves, rep.Errors, rep.Dropped, rep.Connections)
 	}
-	if rep.OpponentCross == nil || rep.OpponentCross.Count != rep.OpponentSeen.Count {
-		t.Errorf("across instances %+v, all %+v", rep.OpponentCross, rep.OpponentSeen)
+	if rep.OpponentCross == nil || rep.OpponentCross.Count != rep.OpponentSeen.Count || rep.OpponentLocal == nil || rep.OpponentLocal.Count != 0 {
+		t.Errorf("across instances %+v, on one %+v, all %+v", rep.OpponentCross, rep.OpponentLocal, rep.OpponentSeen)
+	}
+}
+
+// TestLocalShare: the races whose players share their race's URL are the
+// share asked, spread evenly over the URLs; the others keep one player
+// on each.
+func TestLocalShare(t *testing.T) {
+	urls := []string{"ws://a/ws", "ws://b/ws"}
+	for _, tc := range []struct {
+		cfg        Config
+		wantLocal  int
+		wantPerURL int
+	}{
+		{Config{URLs: urls, Direct: true}, 0, 0},
+		{Config{URLs: urls, Direct: true, LocalShare: 0.5}, 50, 25},
+		{Config{URLs: urls, Direct: true, LocalShare: 0.25}, 24, 12}, // 12 of 50 rounds of two
+		{Config{URLs: urls, Direct: true, LocalShare: 1}, 100, 50},
+		{Config{URLs: urls, LocalShare: 0.5}, 0, 0}, // quick play: not placed
+	} {
+		local, perURL := 0, make(map[int]int)
+		for k := range 100 {
+			a, b := tc.cfg.playerURL(2*k), tc.cfg.playerURL(2*k+1)
+			if a == b {
+				if a != k%len(urls) {
+					t.Errorf("share %v: race %d's players both on URL %d, not the race's own", tc.cfg.LocalShare, k, a)
+				}
+				local++
+				perURL[a]++
+			}
+		}
+		if local != tc.wantLocal || perURL[0] < tc.wantPerURL || perURL[1] < tc.wantPerURL {
+			t.Errorf("share %v (direct %v): %d local races, by URL %v; want %d, at least %d each",
+				tc.cfg.LocalShare, tc.cfg.Direct, local, perURL, tc.wantLocal, tc.wantPerURL)
+		}
+	}
+	if _, err := Run(context.Background(), Config{URLs: urls, Races: 1, Duration: time.Second, LocalShare: 0.5}, nil); err == nil {
+		t.Error("a local share without direct races was accepted")
+	}
+}
+
+// TestRunSplitsLatencyByPlacement: with a local share, one run reports
+// the move→opponent latency of the races on one instance and of those
+// across instances apart, and together they are all of it.
+func TestRunSplitsLatencyByPlacement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real countdowns take seconds")
+	}
+	url := newServer(t)
+	rep, err := Run(context.Background(), Config{
+		URLs: []string{url, url}, Races: 4, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
+		Direct: true, LocalShare: 0.5,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RacesStarted < 4 || len(rep.Errors) != 0 {
+		t.Fatalf("races started %d, errors %v", rep.RacesStarted, rep.Errors)
+	}
+	cross, local := rep.OpponentCross, rep.OpponentLocal
+	if cross == nil || local == nil || cross.Count == 0 || local.Count == 0 || cross.Count+local.Count != rep.OpponentSeen.Count {
+		t.Errorf("across %+v, on one instance %+v, all %+v", cross, local, rep.OpponentSeen)
 	}
 }
 

@@ -278,10 +278,13 @@ func (p *player) handle(m inMsg) error {
 		}
 	case "opponent":
 		if p.track != nil && m.Counts != nil {
-			if at, cross, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
+			if at, where, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
 				r.opp.recordSince(at, r.from)
-				if cross {
+				switch where {
+				case placementAcross:
 					r.oppCross.recordSince(at, r.from)
+				case placementOne:
+					r.oppLocal.recordSince(at, r.from)
 				}
 			}
 		}
