@@ -51,6 +51,17 @@ func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock,
 	return in
 }
 
+// newCluster makes a Cluster on rdb, closed when the test ends.
+func newCluster(t *testing.T, rdb *redis.Client, o redisrace.ClusterOptions) *redisrace.Cluster {
+	t.Helper()
+	c, err := redisrace.NewCluster(t.Context(), rdb, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // kill stops the instance as a crash would: it stops listening, and its
 // leases stay until they expire.
 func (in *instance) kill() {
@@ -159,11 +170,7 @@ func TestResultDecidedOnce(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
-	c, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "x", Clock: clock, Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "x", Clock: clock, Log: zerolog.Nop()})
 	w0, w1 := 0, 1
 	first := &race.Result{Outcome: "win", Winner: &w0, Reason: "won-deal"}
 	got, st, err := c.Decide(t.Context(), "R", first, race.Finished)
@@ -180,16 +187,8 @@ func TestAppendFencedByTheLease(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
-	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+	b := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
 	storeA := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "a"})
 	if ok, err := a.Claim(t.Context(), "R", ""); !ok || err != nil {
 		t.Fatalf("a claims: %v %v", ok, err)
@@ -204,7 +203,7 @@ func TestAppendFencedByTheLease(t *testing.T) {
 	if ok, err := b.Claim(t.Context(), "R", "a"); !ok || err != nil {
 		t.Fatalf("b takes over: %v %v", ok, err)
 	}
-	err = storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 2, Move: "2S>W1"})
+	err := storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 2, Move: "2S>W1"})
 	if !errors.Is(err, race.ErrNotOwner) || !errors.Is(err, race.ErrUnavailable) {
 		t.Errorf("append by the old owner: %v, want ErrNotOwner", err)
 	}
@@ -523,16 +522,8 @@ func TestMovesKeepTheirLease(t *testing.T) {
 	rdb := srv.Client(t)
 	clock := racetest.NewClock(time.Now())
 	ext := redisrace.NewExtensions()
-	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop(), Extensions: ext})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop(), Extensions: ext})
+	b := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
 	storeA := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "a", Extensions: ext})
 	owner := func(id string) string { return redisrace.Keys{}.Owner(id) }
 	ttl := func(id string) time.Duration {
