@@ -475,27 +475,9 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
 	}
-	// The request goes out in the outbox goroutine's next pipeline, with
-	// whatever else is waiting: one round trip for many under load.
-	sent := make(chan published, 1)
-	select {
-	case c.outbox <- message{c.o.Keys.Inbox(owner), b, sent}:
-	case <-ctx.Done():
-		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, race.ErrUnavailable)
-	case <-c.ctx.Done():
-		return nil, owner, fmt.Errorf("race %s: forward: instance closing: %w", req.Race, race.ErrUnavailable)
-	}
-	var receivers int64
-	select {
-	case p := <-sent:
-		if p.err != nil {
-			return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, p.err)
-		}
-		receivers = p.receivers
-	case <-ctx.Done():
-		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, race.ErrUnavailable)
-	case <-c.ctx.Done():
-		return nil, owner, fmt.Errorf("race %s: forward: instance closing: %w", req.Race, race.ErrUnavailable)
+	receivers, err := c.publishRequest(ctx, c.o.Keys.Inbox(owner), b)
+	if err != nil {
+		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
 	}
 	_, onCluster := c.rdb.(*redis.ClusterClient)
 	if receivers == 0 && !onCluster {
@@ -621,6 +603,31 @@ func (c *Cluster) serve(e *envelope) {
 	select {
 	case c.outbox <- message{channel: c.o.Keys.Inbox(e.From), payload: b}:
 	case <-c.ctx.Done():
+	}
+}
+
+// errClosing is a forward cut short because this instance is closing.
+var errClosing = fmt.Errorf("instance closing: %w", race.ErrUnavailable)
+
+// publishRequest publishes request b on inbox in the outbox goroutine's
+// next pipeline, with whatever else is waiting (one round trip for many
+// under load), and returns how many subscribers got it.
+func (c *Cluster) publishRequest(ctx context.Context, inbox string, b []byte) (int64, error) {
+	sent := make(chan published, 1)
+	select {
+	case c.outbox <- message{inbox, b, sent}:
+	case <-ctx.Done():
+		return 0, race.ErrUnavailable
+	case <-c.ctx.Done():
+		return 0, errClosing
+	}
+	select {
+	case p := <-sent:
+		return p.receivers, p.err
+	case <-ctx.Done():
+		return 0, race.ErrUnavailable
+	case <-c.ctx.Done():
+		return 0, errClosing
 	}
 }
 
