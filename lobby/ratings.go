@@ -88,7 +88,33 @@ type Ratings interface {
 	Standings(ctx context.Context, player string) ([]Standing, error)
 	// History is a player's last n races, newest first.
 	History(ctx context.Context, player string, n int) ([]GameRecord, error)
+	// Games is a page of a player's races, newest first: at most n of
+	// those older than cursor (from GamesPage.Next; "" for the newest). A
+	// cursor this store did not make is refused with CodeBadCursor.
+	Games(ctx context.Context, player, cursor string, n int) (GamesPage, error)
+	// Changes is every change of a player's rating in a variant, oldest
+	// first: one per rated race.
+	Changes(ctx context.Context, player, variant string) ([]RatingChange, error)
 }
+
+// GamesPage is one page of a player's races.
+type GamesPage struct {
+	Games []GameRecord `json:"games"`
+	// Next is the cursor of the next, older page; empty on the last one.
+	Next string `json:"next,omitempty"`
+}
+
+// RatingChange is one rated race's change of a player's rating.
+type RatingChange struct {
+	Race    string         `json:"race"`
+	Variant string         `json:"variant"`
+	At      time.Time      `json:"at"`
+	Before  glicko2.Rating `json:"before"`
+	After   glicko2.Rating `json:"after"`
+}
+
+// CodeBadCursor refuses a page cursor that the store did not make.
+const CodeBadCursor race.Code = "bad-cursor"
 
 // WinPercent is the win percentage of a record, draws counting half.
 func WinPercent(wins, draws, games int) float64 {

@@ -58,6 +58,12 @@ func (r *sharedRatings) Standings(context.Context, string) ([]Standing, error) {
 func (r *sharedRatings) History(context.Context, string, int) ([]GameRecord, error) {
 	return nil, nil
 }
+func (r *sharedRatings) Games(context.Context, string, string, int) (GamesPage, error) {
+	return GamesPage{}, nil
+}
+func (r *sharedRatings) Changes(context.Context, string, string) ([]RatingChange, error) {
+	return nil, nil
+}
 
 // TestRecordRetriesStaleStandings checks that a result saved against a
 // standing another instance changed meanwhile is recomputed, not lost.

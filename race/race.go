@@ -197,6 +197,9 @@ type Deps struct {
 	// a computer seat is rebuilt on another instance; nil: such a seat's
 	// player is out (as though it had left).
 	Computers ComputerFactory
+	// Archive keeps every finished race forever; nil: finished races live
+	// only as long as the live store keeps them (tests).
+	Archive Archive
 	// OnEnd, if set, is called once for every race that ends on this
 	// instance, whichever instance made it. It runs after the race's lock
 	// is released, in the goroutine that ended the race (a request or a

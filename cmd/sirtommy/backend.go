@@ -100,7 +100,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 				Keys: keys, Retention: cfg.redisRetention, Instance: instance, Extensions: extensions,
 			}),
 		},
-		ratings:  redislobby.NewRatings(rdb, lobbyKeys),
+		ratings:  memlobby.NewRatings(), // wired to the durable store next
 		presence: presence,
 		analyses: rediscoach.New(rdb, cfg.redisPrefix),
 		instance: instance,
@@ -109,8 +109,6 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
-			Ghosts:     redislobby.NewGhosts(rdb, lobbyKeys),
-			Dailies:    redislobby.NewDailies(rdb, lobbyKeys),
 			Courier:    courier,
 			Races:      presence,
 		},

@@ -6,45 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"sirtommy/lobby"
-	"sirtommy/lobby/redislobby"
 	"sirtommy/race/redisrace/redistest"
 )
-
-// TestRedisRatingsShared checks that with --redis both instances read
-// their leaderboards from the Redis ratings, under --redis-prefix.
-func TestRedisRatingsShared(t *testing.T) {
-	noLeaks(t)
-	rds := redistest.Start(t, redistest.Options{})
-	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--redis-prefix", "e2e:", "--secret", testSecret, "--drain-timeout", "100ms")
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--redis-prefix", "e2e:", "--secret", testSecret, "--drain-timeout", "100ms")
-	opt, err := redis.ParseURL(rds.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	s := lobby.NewStanding("someone", "Someone", "classic")
-	s.Games, s.Wins, s.Rating.Rating = 1, 1, 1600
-	g := lobby.GameRecord{Race: "r", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "someone", Name: "Someone"}, {ID: "other", Name: "Other"}}}
-	if err := redislobby.NewRatings(rdb, redislobby.Keys{Prefix: "e2e:"}).Save(t.Context(), g, []lobby.Standing{s}); err != nil {
-		t.Fatal(err)
-	}
-	for _, base := range []string{a, b} {
-		res, err := http.Get(base + "/api/leaderboard/classic")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var board struct{ Standings []lobby.Standing }
-		err = json.NewDecoder(res.Body).Decode(&board)
-		res.Body.Close()
-		if err != nil || len(board.Standings) != 1 || board.Standings[0].Player != "someone" || board.Standings[0].Rating.Rating != 1600 {
-			t.Errorf("%s: leaderboard %+v, %v", base, board, err)
-		}
-	}
-}
 
 // TestRedisPresenceShared checks that a player in the lobby of one
 // instance counts as online in the other's lobby within a few heartbeats.

@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 
 	"sirtommy/lobby"
+	"sirtommy/race"
 )
 
 // maxHistory bounds each player's kept history: enough for any page, and
@@ -119,6 +121,48 @@ func (r *Ratings) History(_ context.Context, player string, n int) ([]lobby.Game
 	out := make([]lobby.GameRecord, 0, min(n, len(h)))
 	for i := len(h) - 1; i >= 0 && len(out) < n; i-- {
 		out = append(out, h[i])
+	}
+	return out, nil
+}
+
+// Games is a page of a player's races, newest first; the cursor is the
+// number of races skipped, as a decimal.
+func (r *Ratings) Games(_ context.Context, player, cursor string, n int) (lobby.GamesPage, error) {
+	skip := 0
+	if cursor != "" {
+		v, err := strconv.Atoi(cursor)
+		if err != nil || v < 0 {
+			return lobby.GamesPage{}, race.Errorf(lobby.CodeBadCursor, "%q is not a cursor of this server's", cursor)
+		}
+		skip = v
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.history[player]
+	page := lobby.GamesPage{Games: []lobby.GameRecord{}}
+	for i := len(h) - 1 - skip; i >= 0 && len(page.Games) < n; i-- {
+		page.Games = append(page.Games, h[i])
+	}
+	if left := len(h) - skip - len(page.Games); left > 0 && n > 0 {
+		page.Next = strconv.Itoa(skip + len(page.Games))
+	}
+	return page, nil
+}
+
+// Changes is every change of a player's rating in a variant, oldest first.
+func (r *Ratings) Changes(_ context.Context, player, variant string) ([]lobby.RatingChange, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []lobby.RatingChange{}
+	for _, g := range r.history[player] {
+		if !g.Rated || g.Variant != variant {
+			continue
+		}
+		for s, p := range g.Players {
+			if p.ID == player {
+				out = append(out, lobby.RatingChange{Race: g.Race, Variant: g.Variant, At: g.At, Before: g.Before[s], After: g.After[s]})
+			}
+		}
 	}
 	return out, nil
 }

@@ -20,16 +20,8 @@ import (
 // every script's keys must share a slot.
 func TestRedisClusterConformance(t *testing.T) {
 	cl := redistest.StartCluster(t)
-	rdb := cl.Client(t)
-	prefix := 0
 	t.Run("shared", func(t *testing.T) {
 		lobbytest.SharedSuite(t, sharedStores("c", func(t *testing.T) redis.UniversalClient { return cl.Client(t) }))
-	})
-	t.Run("ratings", func(t *testing.T) {
-		lobbytest.RatingsSuite(t, func(*testing.T) lobby.Ratings {
-			prefix++
-			return redislobby.NewRatings(rdb, redislobby.Keys{Prefix: "r" + string(rune('a'+prefix)) + ":"})
-		})
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
@@ -137,12 +138,13 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 	if err != nil {
 		t.Fatal(err)
 	}
+	ratings := memlobby.NewRatings() // the durable store's outages are sqlstore's tests
 	sh := sharedOn(slow, keys, "inst", clock, nil)
 	sh.Courier = nil // one instance: nobody to tell elsewhere
 	logs := &syncBuffer{}
 	l := lobby.New(lobby.Config{}, lobby.Deps{
 		Clock: clock, Log: zerolog.New(logs), Races: races, Tokens: tokens,
-		Ratings: redislobby.NewRatings(slow, keys),
+		Ratings: ratings,
 		Shared:  sh,
 	})
 	closed := false
@@ -200,7 +202,7 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 		t.Fatalf("result %+v", res)
 	}
 	for _, p := range []*player{ann, bob} {
-		if st, err := redislobby.NewRatings(direct, keys).Standing(ctx, "classic", p.w.ID); err != nil || st.Games != 0 {
+		if st, err := ratings.Standing(ctx, "classic", p.w.ID); err != nil || st.Games != 0 {
 			t.Fatalf("%s rated while Redis answered nothing: %+v %v", p.w.Name, st, err)
 		}
 	}
@@ -211,11 +213,11 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 	l.Close() // the work queued while Redis was away is done before it returns
 	closed = true
 	for _, p := range []*player{ann, bob} {
-		st, err := redislobby.NewRatings(direct, keys).Standing(ctx, "classic", p.w.ID)
+		st, err := ratings.Standing(ctx, "classic", p.w.ID)
 		if err != nil || st.Games != 1 || st.Draws != 1 {
 			t.Errorf("%s after Redis came back: %+v %v", p.w.Name, st, err)
 		}
-		if h, err := redislobby.NewRatings(direct, keys).History(ctx, p.w.ID, 10); err != nil || len(h) != 1 || h[0].Race != m.Race {
+		if h, err := ratings.History(ctx, p.w.ID, 10); err != nil || len(h) != 1 || h[0].Race != m.Race {
 			t.Errorf("%s's history %+v %v, want the race once", p.w.Name, h, err)
 		}
 		if id, ok, err := redislobby.NewSeats(direct, keys).Racing(ctx, p.w.ID); ok || err != nil {

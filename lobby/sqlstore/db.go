@@ -1,0 +1,215 @@
+// Package sqlstore keeps sirtommy's durable data (docs/storage.md) in a
+// SQL database: players, ratings and every rating change, every finished
+// race, ghost challenges and their runs, the days' boards, the coach's
+// analyses and the token-signing secret. One implementation serves both
+// databases the service runs on: SQLite in a data folder (the single
+// binary's default, through a pure-Go driver so that the binary stays
+// static) and PostgreSQL shared by a fleet. The queries are written once,
+// in the SQL both understand ($1 placeholders, ON CONFLICT); the schema is
+// migrated with goose from the files in migrations/, embedded.
+//
+// Live state (running races, queues, leases, presence) is not here: it
+// stays in memory or Redis.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// Kind is which database a DB is.
+type Kind string
+
+// The databases a DB may be.
+const (
+	SQLite   Kind = "sqlite"
+	Postgres Kind = "postgres"
+)
+
+// File names in a SQLite data folder.
+const (
+	// DatabaseFile is the SQLite database in the data folder.
+	DatabaseFile = "sirtommy.db"
+	// LockFile is held (flock) by the one server using the data folder.
+	LockFile = "sirtommy.lock"
+)
+
+// Connection settings.
+const (
+	// busyTimeout is how long a SQLite statement waits for another
+	// connection's write to finish before failing: writes here take
+	// milliseconds, so a wait this long means something is stuck.
+	busyTimeout = 5 * time.Second
+	// openTimeout bounds the first ping and the migrations at start.
+	openTimeout = 30 * time.Second
+	// maxPostgresConns bounds one instance's connections to PostgreSQL:
+	// its writes are few (a race's end, a ghost) and short.
+	maxPostgresConns = 16
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// DB is an open durable store.
+type DB struct {
+	kind Kind
+	sql  *sql.DB
+	// where names the database for messages: the data folder, or the
+	// PostgreSQL host and database (never a password).
+	where string
+	lock  *flock.Flock // the data folder's lock; nil for PostgreSQL
+}
+
+// Kind is which database this is.
+func (db *DB) Kind() Kind { return db.kind }
+
+// Where names the database for logs and messages.
+func (db *DB) Where() string { return db.where }
+
+// SQL is the database/sql handle, for the stores of this package and for
+// tests.
+func (db *DB) SQL() *sql.DB { return db.sql }
+
+// Ping checks that the database answers (/readyz).
+func (db *DB) Ping(ctx context.Context) error { return db.sql.PingContext(ctx) }
+
+// Close closes the database and releases the data folder.
+func (db *DB) Close() error {
+	err := db.sql.Close()
+	if db.lock != nil {
+		err = errors.Join(err, db.lock.Unlock())
+	}
+	return err
+}
+
+// OpenSQLite opens (making it if needed) the SQLite database in data
+// folder dir, holds the folder's lock so that no second server uses it,
+// and migrates the schema. It fails with a sentence saying why when the
+// folder cannot be made or read, another process holds it, or its schema
+// is newer than this binary's; it changes nothing then.
+func OpenSQLite(ctx context.Context, dir string) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("data folder %s cannot be made: %w", dir, err)
+	}
+	lock := flock.New(filepath.Join(dir, LockFile))
+	held, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("data folder %s cannot be locked: %w", dir, err)
+	}
+	if !held {
+		return nil, fmt.Errorf("data folder %s is in use by another sirtommy server: stop it, or give this one another --data", dir)
+	}
+	file := filepath.Join(dir, DatabaseFile)
+	if f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o640); err != nil {
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("database %s cannot be opened for writing: %w", file, err)
+	} else {
+		_ = f.Close()
+	}
+	// WAL: readers never wait for the writer. synchronous(NORMAL) with
+	// WAL loses no committed transaction when the process dies (a crash,
+	// SIGKILL); a power cut may lose the last ones, never the file
+	// (docs/storage.md). _txlock=immediate takes the write lock when a
+	// transaction begins, so that two writers wait in turn instead of
+	// failing on an upgrade from read to write.
+	dsn := "file:" + file + "?_txlock=immediate" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)" +
+		fmt.Sprintf("&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds())
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("database %s: %w", file, err)
+	}
+	db := &DB{kind: SQLite, sql: sdb, where: dir, lock: lock}
+	if err := db.start(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("database %s: %w", file, err)
+	}
+	return db, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database at url
+// ("postgres://user@host:5432/db") and migrates its schema. Every
+// instance of a fleet opens the same one.
+func OpenPostgres(ctx context.Context, url string) (*DB, error) {
+	sdb, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("--database: %w", err)
+	}
+	sdb.SetMaxOpenConns(maxPostgresConns)
+	sdb.SetMaxIdleConns(maxPostgresConns)
+	db := &DB{kind: Postgres, sql: sdb, where: redact(url)}
+	if err := db.start(ctx); err != nil {
+		_ = sdb.Close()
+		return nil, fmt.Errorf("postgres at %s: %w", db.where, err)
+	}
+	return db, nil
+}
+
+// start pings the database and brings its schema up to this binary's.
+func (db *DB) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	if err := db.sql.PingContext(ctx); err != nil {
+		return fmt.Errorf("unreachable: %w", err)
+	}
+	p, err := db.provider()
+	if err != nil {
+		return err
+	}
+	have, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read the schema's version: %w", err)
+	}
+	if want := SchemaVersion(); have > want {
+		return fmt.Errorf("its schema is version %d, newer than this binary's %d: run a newer sirtommy (nothing was changed)", have, want)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate the schema: %w", err)
+	}
+	return nil
+}
+
+// provider is goose's migrator for this database.
+func (db *DB) provider() (*goose.Provider, error) {
+	dialect := goose.DialectSQLite3
+	if db.kind == Postgres {
+		dialect = goose.DialectPostgres
+	}
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(dialect, db.sql, sub)
+}
+
+// SchemaVersion is the newest schema this binary knows: the number of its
+// last migration (files are named NNNNN_what.sql).
+func SchemaVersion() int64 {
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	var v int64
+	for _, n := range names {
+		base := path.Base(n)
+		if i := strings.IndexByte(base, '_'); i > 0 {
+			if n, err := strconv.ParseInt(base[:i], 10, 64); err == nil && n > v {
+				v = n
+			}
+		}
+	}
+	return v
+}
