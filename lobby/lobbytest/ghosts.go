@@ -10,11 +10,16 @@ import (
 	"sirtommy/race"
 )
 
+// GhostsNow is when the ghosts suite runs: its challenges are made then
+// (some before). A store that reads a clock to tell whether a challenge
+// is still kept must read this time.
+var GhostsNow = time.Unix(1_000_000, 0).UTC()
+
 // GhostsSuite checks a lobby.Ghosts: newStores returns two handles on one
 // empty store (two instances of a fleet; the same one twice in memory).
 func GhostsSuite(t *testing.T, newStores func(t *testing.T) [2]lobby.Ghosts) {
 	ctx := context.Background()
-	at := time.Unix(1_000_000, 0).UTC()
+	at := GhostsNow
 	rec := func(id, author string, made time.Time) lobby.GhostRecord {
 		return lobby.GhostRecord{
 			GhostInfo: lobby.GhostInfo{ID: id, Kind: lobby.GhostGame, Author: author, Name: "ann", Variant: "classic",
@@ -39,6 +44,21 @@ func GhostsSuite(t *testing.T, newStores func(t *testing.T) [2]lobby.Ghosts) {
 		mine, err := s[1].Mine(ctx, "ann")
 		if err != nil || len(mine) != 2 || mine[0].ID != "g2" {
 			t.Fatalf("mine: %+v %v", mine, err)
+		}
+	})
+	t.Run("expired ones are found while kept", func(t *testing.T) {
+		s := newStores(t)
+		// Made 90 minutes ago, raceable for an hour, kept for two: past
+		// its Expires, still kept. The lobby, not the store, refuses it.
+		old := rec("old", "ann", at.Add(-90*time.Minute))
+		if err := s[0].Put(ctx, old, 2*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, err := s[1].Get(ctx, "old"); err != nil || !ok || !got.Expires.Equal(old.Expires) {
+			t.Fatalf("get an expired challenge: %+v %v %v", got, ok, err)
+		}
+		if mine, err := s[1].Mine(ctx, "ann"); err != nil || len(mine) != 1 || mine[0].ID != "old" {
+			t.Fatalf("mine with an expired challenge: %+v %v", mine, err)
 		}
 	})
 	t.Run("seen once", func(t *testing.T) {

@@ -1,18 +1,25 @@
 // Package lobbytest holds conformance suites that every implementation of
-// the lobby's stores must pass: memlobby's and redislobby's run the same
-// tests.
+// the lobby's stores must pass: the memory stores, redislobby's live ones
+// and sqlstore's durable ones run the same tests.
 package lobbytest
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"sirtommy/lobby"
 	"sirtommy/lobby/glicko2"
+	"sirtommy/race"
 )
+
+// epoch is when the suite's races are played: a time a millisecond
+// clock holds exactly.
+var epoch = time.Unix(1_700_000_000, 0).UTC()
 
 func standing(player string, rating float64, games int) lobby.Standing {
 	s := lobby.NewStanding(player, "n-"+player, "classic")
@@ -29,6 +36,9 @@ func RatingsSuite(t *testing.T, newRatings func(t *testing.T) lobby.Ratings) {
 	t.Run("RoundTrip", func(t *testing.T) { roundTrip(t, newRatings(t)) })
 	t.Run("ConcurrentSavesLoseNothing", func(t *testing.T) { concurrentSaves(t, newRatings(t)) })
 	t.Run("RaceRecordedOnce", func(t *testing.T) { recordedOnce(t, newRatings(t)) })
+	t.Run("StaleSaveChangesNothing", func(t *testing.T) { staleSave(t, newRatings(t)) })
+	t.Run("GamesPages", func(t *testing.T) { gamesPages(t, newRatings(t)) })
+	t.Run("Changes", func(t *testing.T) { changes(t, newRatings(t)) })
 }
 
 // recordedOnce: saving a race a second time (another instance ended it
@@ -133,7 +143,7 @@ func historyIsCapped(t *testing.T, r lobby.Ratings) {
 	ctx := context.Background()
 	const n = 250
 	for i := range n {
-		if err := r.Save(ctx, lobby.GameRecord{Race: fmt.Sprint(i), Variant: "classic",
+		if err := r.Save(ctx, lobby.GameRecord{Race: fmt.Sprint(i), Variant: "classic", At: epoch.Add(time.Duration(i) * time.Second),
 			Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -209,5 +219,178 @@ func concurrentSaves(t *testing.T, r lobby.Ratings) {
 	}
 	if h, _ := r.History(ctx, "p", 1000); len(h) != writers*each {
 		t.Fatalf("history has %d races, want %d", len(h), writers*each)
+	}
+}
+
+// staleSave: a save with a stale standing saves nothing of the race, not
+// even the other player's standing or the race itself, which may be saved
+// anew with fresh standings.
+func staleSave(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	vs := [2]lobby.PlayerRef{{ID: "p", Name: "n-p"}, {ID: "q", Name: "n-q"}}
+	if err := r.Save(ctx, lobby.GameRecord{Race: "r1", Variant: "classic", At: epoch, Players: [2]lobby.PlayerRef{vs[0], {Computer: true}}},
+		[]lobby.Standing{standing("p", 1600, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	g := lobby.GameRecord{Race: "r2", Variant: "classic", At: epoch.Add(time.Minute), Players: vs, Rated: true}
+	err := r.Save(ctx, g, []lobby.Standing{standing("q", 1550, 1), standing("p", 1650, 1)})
+	if !errors.Is(err, lobby.ErrStale) {
+		t.Fatalf("a save with p's standing as old as the stored one: %v, want ErrStale", err)
+	}
+	if s, _ := r.Standing(ctx, "classic", "q"); s.Games != 0 {
+		t.Errorf("q's standing was saved with the stale one: %+v", s)
+	}
+	if s, _ := r.Standing(ctx, "classic", "p"); s.Games != 1 || s.Rating.Rating != 1600 {
+		t.Errorf("p's standing %+v, want the first save's", s)
+	}
+	if h, _ := r.History(ctx, "q", 10); len(h) != 0 {
+		t.Errorf("q's history has the refused race: %+v", h)
+	}
+	if h, _ := r.History(ctx, "p", 10); len(h) != 1 || h[0].Race != "r1" {
+		t.Errorf("p's history %+v, want r1 only", h)
+	}
+	if c, _ := r.Changes(ctx, "q", "classic"); len(c) != 0 {
+		t.Errorf("q's rating changes have the refused race: %+v", c)
+	}
+	if err := r.Save(ctx, g, []lobby.Standing{standing("q", 1550, 1), standing("p", 1650, 2)}); err != nil {
+		t.Fatalf("the refused race saved with fresh standings: %v", err)
+	}
+	if h, _ := r.History(ctx, "q", 10); len(h) != 1 || h[0].Race != "r2" {
+		t.Errorf("q's history %+v, want r2", h)
+	}
+}
+
+// gamesPages: Games pages through a player's races, newest first, each
+// once; the last page has no Next, even when it is full; a cursor the
+// store did not make is refused and changes nothing.
+func gamesPages(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	const races = 8
+	for i := range races {
+		g := lobby.GameRecord{Race: fmt.Sprintf("r%d", i), Variant: "classic", At: epoch.Add(time.Duration(i) * time.Minute),
+			Players: [2]lobby.PlayerRef{{ID: "p", Name: "Pat"}, {Name: "computer", Computer: true}}, Outcome: "win", Scores: [2]int{i, 52}}
+		if i >= 2 { // q races p in the last 6: two full pages of 3
+			g.Players[1] = lobby.PlayerRef{ID: "q", Name: "Quinn"}
+		}
+		if err := r.Save(ctx, g, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		player string
+		pages  []int // the length of each page
+	}{
+		{"p", []int{3, 3, 2}},
+		{"q", []int{3, 3}},
+	} {
+		t.Run(c.player, func(t *testing.T) {
+			var got []string
+			cursor := ""
+			for i, want := range c.pages {
+				page, err := r.Games(ctx, c.player, cursor, 3)
+				if err != nil {
+					t.Fatalf("page %d: %v", i, err)
+				}
+				if len(page.Games) != want {
+					t.Fatalf("page %d has %d races, want %d: %+v", i, len(page.Games), want, page.Games)
+				}
+				for _, g := range page.Games {
+					got = append(got, g.Race)
+				}
+				if last := i == len(c.pages)-1; last != (page.Next == "") {
+					t.Fatalf("page %d of %d: next %q", i, len(c.pages), page.Next)
+				}
+				cursor = page.Next
+			}
+			var want []string
+			for i := races - 1; i >= races-len(got); i-- {
+				want = append(want, fmt.Sprintf("r%d", i))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("pages hold %v, want %v", got, want)
+			}
+		})
+	}
+	first, err := r.Games(ctx, "p", "", 3)
+	if err != nil || len(first.Games) != 3 || first.Games[0].Race != "r7" || first.Games[0].Players[0].Name != "Pat" ||
+		first.Games[0].Scores != [2]int{7, 52} || !first.Games[0].At.Equal(epoch.Add(7*time.Minute)) {
+		t.Fatalf("first page %+v, %v", first, err)
+	}
+	for _, forged := range []string{"not a cursor!", "%%%", first.Next + "!"} {
+		page, err := r.Games(ctx, "p", forged, 3)
+		if race.ErrorCode(err) != lobby.CodeBadCursor || len(page.Games) != 0 {
+			t.Errorf("forged cursor %q: %+v, %v; want %s", forged, page, err, lobby.CodeBadCursor)
+		}
+	}
+	if again, err := r.Games(ctx, "p", "", 3); err != nil || !reflect.DeepEqual(racesOf(again.Games), racesOf(first.Games)) || again.Next == "" {
+		t.Errorf("after forged cursors the first page is %+v, %v; was %+v", again, err, first)
+	}
+	if h, _ := r.History(ctx, "p", 100); len(h) != races {
+		t.Errorf("after forged cursors the history has %d races, want %d", len(h), races)
+	}
+	if page, err := r.Games(ctx, "nobody", "", 3); err != nil || len(page.Games) != 0 || page.Next != "" {
+		t.Errorf("games of nobody: %+v, %v", page, err)
+	}
+}
+
+func racesOf(games []lobby.GameRecord) []string {
+	out := make([]string, len(games))
+	for i, g := range games {
+		out[i] = g.Race
+	}
+	return out
+}
+
+// changes: one rating change per rated race of the variant, oldest first,
+// with the ratings the race record gave for that player's seat.
+func changes(t *testing.T, r lobby.Ratings) {
+	ctx := context.Background()
+	rating := func(x float64) glicko2.Rating {
+		return glicko2.Rating{Rating: 1500 + x, Deviation: 200 - x, Volatility: 0.06 + x/1e4}
+	}
+	humans := [2]lobby.PlayerRef{{ID: "p", Name: "Pat"}, {ID: "q", Name: "Quinn"}}
+	var saved []lobby.GameRecord
+	for i, c := range []struct {
+		variant string
+		rated   bool
+	}{
+		{"classic", true}, {"classic", false}, {"strict", true}, {"classic", true}, {"strict", false}, {"classic", true},
+	} {
+		g := lobby.GameRecord{Race: fmt.Sprintf("r%d", i), Variant: c.variant, At: epoch.Add(time.Duration(i) * time.Hour),
+			Players: humans, Rated: c.rated}
+		if c.rated {
+			x := float64(10 * i)
+			g.Before, g.After = [2]glicko2.Rating{rating(x), rating(x + 1)}, [2]glicko2.Rating{rating(x + 2), rating(x + 3)}
+		}
+		if err := r.Save(ctx, g, nil); err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, g)
+	}
+	for _, c := range []struct {
+		player, variant string
+		seat            int
+		races           []int
+	}{
+		{"p", "classic", 0, []int{0, 3, 5}},
+		{"q", "classic", 1, []int{0, 3, 5}},
+		{"p", "strict", 0, []int{2}},
+		{"p", "open", 0, nil},
+		{"nobody", "classic", 0, nil},
+	} {
+		t.Run(c.player+"/"+c.variant, func(t *testing.T) {
+			got, err := r.Changes(ctx, c.player, c.variant)
+			if err != nil || len(got) != len(c.races) {
+				t.Fatalf("changes %+v, %v; want %d", got, err, len(c.races))
+			}
+			for i, ri := range c.races {
+				g := saved[ri]
+				want := lobby.RatingChange{Race: g.Race, Variant: g.Variant, At: g.At, Before: g.Before[c.seat], After: g.After[c.seat]}
+				if got[i].Race != want.Race || got[i].Variant != want.Variant || !got[i].At.Equal(want.At) ||
+					got[i].Before != want.Before || got[i].After != want.After {
+					t.Errorf("change %d: %+v, want %+v", i, got[i], want)
+				}
+			}
+		})
 	}
 }
