@@ -24,11 +24,14 @@ const testSecret = "0123456789abcdef0123456789abcdef"
 type lobbyEnv struct {
 	*env
 	lobby *lobby.Lobby
+	// ratings is the lobby's store, for tests that save races into it.
+	ratings *memlobby.Ratings
 }
 
 func newLobbyEnv(t *testing.T, cfg lobby.Config) *lobbyEnv {
 	t.Helper()
 	var l *lobby.Lobby
+	ratings := memlobby.NewRatings()
 	e := newEnvWith(t, func(clock *racetest.Clock, d *web.Deps) {
 		tokens, err := lobby.NewTokens([]byte(testSecret), clock, time.Hour)
 		if err != nil {
@@ -36,13 +39,13 @@ func newLobbyEnv(t *testing.T, cfg lobby.Config) *lobbyEnv {
 		}
 		l = lobby.New(cfg, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
-			Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(d.Computer),
+			Ratings: ratings, Computer: lobby.ComputerFactory(d.Computer),
 			DailySecret: []byte(testSecret),
 		})
 		d.Lobby = l
 	})
 	t.Cleanup(l.Close) // after the connections close (cleanups run last first)
-	return &lobbyEnv{env: e, lobby: l}
+	return &lobbyEnv{env: e, lobby: l, ratings: ratings}
 }
 
 // decode reads a message's raw JSON into v.
