@@ -1605,6 +1605,9 @@ func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, err
 	if len(st) == 0 && len(page.Games) == 0 && gp == nil && ds == nil {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)
 	}
+	if page.Games == nil {
+		page.Games = []GameRecord{} // a JSON list, never null
+	}
 	return Profile{Player: player, Standings: st, History: page.Games, Next: page.Next, Ghosts: gp, Daily: ds}, nil
 }
 
@@ -1630,6 +1633,9 @@ func (l *Lobby) Games(ctx context.Context, player, cursor string, n int) (GamesP
 		if _, err := l.Profile(ctx, player, 1); err != nil {
 			return GamesPage{}, err
 		}
+	}
+	if page.Games == nil {
+		page.Games = []GameRecord{} // a JSON list, never null
 	}
 	return page, nil
 }

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
 	"sirtommy/lobby/glicko2"
+	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
 )
 
@@ -359,5 +362,88 @@ func TestPlayerGamesText(t *testing.T) {
 			tags["Cards"] != fmt.Sprintf("%d-%d", sr.res.Scores[sr.seat], sr.res.Scores[1-sr.seat]) {
 			t.Errorf("game %d's tags %v (result %+v)", i, tags, sr.res)
 		}
+	}
+}
+
+// pagedRatings is a store that records the n of every page of games it is
+// asked for, and fails the failOn-th such request (1 the first; 0 none).
+type pagedRatings struct {
+	*memlobby.Ratings
+	failOn int
+
+	mu    sync.Mutex
+	pages []int
+}
+
+// Games records n and answers, or fails the failOn-th time.
+func (p *pagedRatings) Games(ctx context.Context, player, cursor string, n int) (lobby.GamesPage, error) {
+	p.mu.Lock()
+	p.pages = append(p.pages, n)
+	fail := len(p.pages) == p.failOn
+	p.mu.Unlock()
+	if fail {
+		return lobby.GamesPage{}, fmt.Errorf("pagedRatings: the page after %q: %w", cursor, race.ErrUnavailable)
+	}
+	return p.Ratings.Games(ctx, player, cursor, n)
+}
+
+// TestPlayerGamesTextPageByPage: games.txt reads the store a bounded page
+// at a time, never a player's every race at once; a store that fails
+// between two pages ends the file with a line saying so, after the games
+// it wrote whole; one that fails at once gets 503 unavailable, no file.
+func TestPlayerGamesTextPageByPage(t *testing.T) {
+	tests := []struct {
+		name   string
+		failOn int    // the page read that fails (0: none)
+		pages  int    // pages read
+		games  int    // games written
+		end    string // the file's last line, or the error's code
+	}{
+		{"the store fails at once", 1, 1, 0, string(race.CodeUnavailable)},
+		{"whole", 0, 3, 120, "; The end: 120 games, 120 of them without their moves (each says why)."},
+		{"the store fails", 2, 2, 50, "; The file stops here: the player's races cannot be read now; try again shortly. The 50 games above are whole; download it again later for the rest."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var store *pagedRatings
+			e := newLobbyEnvOver(t, lobby.Config{}, func(r *memlobby.Ratings) lobby.Ratings {
+				store = &pagedRatings{Ratings: r, failOn: tc.failOn}
+				return store
+			})
+			ids := e.saveHistory("p-ann", madeUp("r", 120))
+			status, h, body := e.getRaw("/api/players/p-ann/games.txt")
+			if tc.games == 0 {
+				if status != http.StatusServiceUnavailable || h.Get("Content-Disposition") != "" || !strings.Contains(body, `"code":"`+tc.end+`"`) {
+					t.Errorf("%d %v %s, want 503 %s and no file", status, h, body, tc.end)
+				}
+				return
+			}
+			if status != http.StatusOK {
+				t.Fatalf("status %d", status)
+			}
+			lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+			if end := lines[len(lines)-1]; end != tc.end {
+				t.Errorf("last line %q, want %q", end, tc.end)
+			}
+			var races []string
+			for _, l := range lines {
+				if id, ok := strings.CutPrefix(l, `[Race "`); ok {
+					races = append(races, strings.TrimSuffix(id, `"]`))
+				}
+			}
+			if len(races) != tc.games {
+				t.Fatalf("%d games written, want %d", len(races), tc.games)
+			}
+			for i, id := range races {
+				if want := ids[len(ids)-1-i]; id != want {
+					t.Fatalf("game %d is %s, want %s", i, id, want)
+				}
+			}
+			store.mu.Lock()
+			defer store.mu.Unlock()
+			if len(store.pages) != tc.pages || slices.Max(store.pages) > 50 {
+				t.Errorf("pages of %v read, want %d of at most 50", store.pages, tc.pages)
+			}
+		})
 	}
 }
