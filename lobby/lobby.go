@@ -1573,6 +1573,9 @@ type Profile struct {
 	Player    string       `json:"player"`
 	Standings []Standing   `json:"standings"`
 	History   []GameRecord `json:"history"`
+	// Next is the cursor of the races older than History's (for Games);
+	// absent when History holds every race of the player's.
+	Next string `json:"next,omitempty"`
 	// Ghosts are the player's ghost challenges and races against ghosts;
 	// absent when they have none.
 	Ghosts *GhostProfile `json:"ghosts,omitempty"`
@@ -1580,13 +1583,14 @@ type Profile struct {
 	Daily *DailyStats `json:"daily,omitempty"`
 }
 
-// Profile returns a player's standings and last n races.
+// Profile returns a player's standings and last n races: the first page
+// of Games, whose Next it carries.
 func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, error) {
 	st, err := l.deps.Ratings.Standings(ctx, player)
 	if err != nil {
 		return Profile{}, storeFailed("the player's standings", fmt.Errorf("lobby: standings of %s: %w", player, err))
 	}
-	h, err := l.deps.Ratings.History(ctx, player, n)
+	page, err := l.deps.Ratings.Games(ctx, player, "", n)
 	if err != nil {
 		return Profile{}, storeFailed("the player's history", fmt.Errorf("lobby: history of %s: %w", player, err))
 	}
@@ -1598,10 +1602,65 @@ func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, err
 	if err != nil {
 		return Profile{}, storeFailed("the player's days", err)
 	}
-	if len(st) == 0 && len(h) == 0 && gp == nil && ds == nil {
+	if len(st) == 0 && len(page.Games) == 0 && gp == nil && ds == nil {
 		return Profile{}, race.Errorf(CodeNoSuchPlayer, "no player %q has raced", player)
 	}
-	return Profile{Player: player, Standings: st, History: h, Ghosts: gp, Daily: ds}, nil
+	if page.Games == nil {
+		page.Games = []GameRecord{} // a JSON list, never null
+	}
+	return Profile{Player: player, Standings: st, History: page.Games, Next: page.Next, Ghosts: gp, Daily: ds}, nil
+}
+
+// MaxGamesPage bounds the n of one page of Games: what a page shows at
+// once, and a bounded read of the store per request.
+const MaxGamesPage = 100
+
+// Games is a page of at most n of a player's races, newest first: those
+// older than cursor (the Next of the page before, or of the profile; ""
+// for the newest). n must be from 1 to MaxGamesPage (CodeBadOptions); a
+// cursor the store did not make is refused with CodeBadCursor. A player
+// whose profile does not exist is CodeNoSuchPlayer here too (asked on the
+// first page; a later page past the last race is merely empty).
+func (l *Lobby) Games(ctx context.Context, player, cursor string, n int) (GamesPage, error) {
+	if n < 1 || n > MaxGamesPage {
+		return GamesPage{}, race.Errorf(race.CodeBadOptions, "n: %d is not from 1 to %d", n, MaxGamesPage)
+	}
+	page, err := l.deps.Ratings.Games(ctx, player, cursor, n)
+	if err != nil {
+		return GamesPage{}, storeFailed("the player's races", fmt.Errorf("lobby: games of %s: %w", player, err))
+	}
+	if cursor == "" && len(page.Games) == 0 {
+		if _, err := l.Profile(ctx, player, 1); err != nil {
+			return GamesPage{}, err
+		}
+	}
+	if page.Games == nil {
+		page.Games = []GameRecord{} // a JSON list, never null
+	}
+	return page, nil
+}
+
+// RatingChanges is every change of a player's rating in a variant, oldest
+// first: the points of their rating chart. An unknown variant is refused
+// with CodeBadOptions, as the leaderboard does; a player whose profile does
+// not exist with CodeNoSuchPlayer; a player who has raced but never rated
+// in the variant has none.
+func (l *Lobby) RatingChanges(ctx context.Context, player, variant string) ([]RatingChange, error) {
+	rules, err := engine.Variant(variant)
+	if err != nil {
+		return nil, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+	}
+	ch, err := l.deps.Ratings.Changes(ctx, player, rules.Name)
+	if err != nil {
+		return nil, storeFailed("the player's ratings", fmt.Errorf("lobby: rating changes of %s in %s: %w", player, rules.Name, err))
+	}
+	if len(ch) == 0 {
+		if _, err := l.Profile(ctx, player, 1); err != nil {
+			return nil, err
+		}
+		ch = []RatingChange{} // a JSON list, never null
+	}
+	return ch, nil
 }
 
 // queueKey is the quick-play queue of a variant and a deal's grade: the

@@ -230,7 +230,7 @@ func writeRaceError(w http.ResponseWriter, err error) {
 		status = http.StatusForbidden
 	case lobby.CodeNoDaily:
 		status = http.StatusNotFound
-	case race.CodeBadOptions:
+	case race.CodeBadOptions, lobby.CodeBadCursor:
 		status = http.StatusBadRequest
 	case race.CodeDraining, race.CodeUnavailable:
 		status = http.StatusServiceUnavailable

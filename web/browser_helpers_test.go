@@ -76,6 +76,11 @@ type liveOptions struct {
 	limits *web.Limits
 	// daily gives the lobby a day's deal.
 	daily bool
+	// ratings, when set, is the lobby's store, which the test may fill.
+	ratings lobby.Ratings
+	// gate, when set, is called before each request is served: it may
+	// hold one back until the test has looked at the page without it.
+	gate func(r *http.Request)
 }
 
 // tamperRecorder holds a reply's body back so that liveOptions.tamper can
@@ -156,6 +161,9 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.ratings == nil {
+		o.ratings = memlobby.NewRatings()
+	}
 	lob := lobby.New(lobby.Config{
 		ComputerOfferAfter: o.offerAfter,
 		ComputerPace:       300 * time.Millisecond,
@@ -163,7 +171,7 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		SpectatorDelay:     200 * time.Millisecond,
 	}, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
-		Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(engineComputer),
+		Ratings: o.ratings, Computer: lobby.ComputerFactory(engineComputer),
 		DailySecret: dailySecret(o.daily),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
@@ -174,6 +182,9 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	srv := web.NewServer(deps)
 	socks := &sockets{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.gate != nil {
+			o.gate(r)
+		}
 		if o.tamper != nil && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/races/") && strings.Count(r.URL.Path, "/") == 3 {
 			rec := &tamperRecorder{ResponseWriter: w, status: http.StatusOK}
 			srv.ServeHTTP(rec, r)

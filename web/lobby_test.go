@@ -24,11 +24,26 @@ const testSecret = "0123456789abcdef0123456789abcdef"
 type lobbyEnv struct {
 	*env
 	lobby *lobby.Lobby
+	// ratings is the lobby's store, for tests that save races into it.
+	ratings *memlobby.Ratings
 }
 
 func newLobbyEnv(t *testing.T, cfg lobby.Config) *lobbyEnv {
 	t.Helper()
+	return newLobbyEnvOver(t, cfg, nil)
+}
+
+// newLobbyEnvOver is newLobbyEnv whose lobby reads and writes its ratings
+// through over(the store), when over is not nil: a store that fails, or
+// counts what it is asked.
+func newLobbyEnvOver(t *testing.T, cfg lobby.Config, over func(*memlobby.Ratings) lobby.Ratings) *lobbyEnv {
+	t.Helper()
 	var l *lobby.Lobby
+	ratings := memlobby.NewRatings()
+	var store lobby.Ratings = ratings
+	if over != nil {
+		store = over(ratings)
+	}
 	e := newEnvWith(t, func(clock *racetest.Clock, d *web.Deps) {
 		tokens, err := lobby.NewTokens([]byte(testSecret), clock, time.Hour)
 		if err != nil {
@@ -36,13 +51,13 @@ func newLobbyEnv(t *testing.T, cfg lobby.Config) *lobbyEnv {
 		}
 		l = lobby.New(cfg, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
-			Ratings: memlobby.NewRatings(), Computer: lobby.ComputerFactory(d.Computer),
+			Ratings: store, Computer: lobby.ComputerFactory(d.Computer),
 			DailySecret: []byte(testSecret),
 		})
 		d.Lobby = l
 	})
 	t.Cleanup(l.Close) // after the connections close (cleanups run last first)
-	return &lobbyEnv{env: e, lobby: l}
+	return &lobbyEnv{env: e, lobby: l, ratings: ratings}
 }
 
 // decode reads a message's raw JSON into v.

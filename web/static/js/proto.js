@@ -134,6 +134,30 @@ export function getPlayer(id, n = 10) {
   return api("GET", `/api/players/${encodeURIComponent(id)}?n=${n}`);
 }
 
+/**
+ * getGames reads a page of a player's lobby races, newest first
+ * (GET /api/players/{id}/games): {games, next}; cursor is the next of the
+ * profile or of the page before ("" for the newest), next is absent on
+ * the last page.
+ */
+export function getGames(id, cursor = "", n = 20) {
+  return api("GET", `/api/players/${encodeURIComponent(id)}/games?n=${n}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+}
+
+/**
+ * getRatingChanges reads every change of a player's rating in a variant,
+ * oldest first (GET /api/players/{id}/ratings/{variant}): {player, variant,
+ * changes: [{race, at, before, after}]}.
+ */
+export function getRatingChanges(id, variant) {
+  return api("GET", `/api/players/${encodeURIComponent(id)}/ratings/${encodeURIComponent(variant)}`);
+}
+
+/** gamesFileLink is where a player's every game downloads as one text file. */
+export function gamesFileLink(id) {
+  return `/api/players/${encodeURIComponent(id)}/games.txt`;
+}
+
 /** getGhost reads a ghost challenge (GET /api/ghosts/{id}): counts only. */
 export function getGhost(id) {
   return api("GET", `/api/ghosts/${encodeURIComponent(id)}`);
