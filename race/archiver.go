@@ -478,8 +478,12 @@ func (s *Service) startSweeps() {
 }
 
 // sweepTick runs one sweep on a goroutine of its own (a fake clock runs
-// its timers in the caller's), then sets the next.
+// its timers in the caller's), of the races listed ArchiveSweepAfter
+// before the timer's time, then sets the next archiveSweepEvery after
+// that time.
 func (s *Service) sweepTick() {
+	at := s.deps.Clock.Now()
+	before := at.Add(-ArchiveSweepAfter)
 	a := s.arch
 	a.mu.Lock()
 	if a.sweepsOff || a.sweepDone != nil {
@@ -492,7 +496,7 @@ func (s *Service) sweepTick() {
 	go func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), archiveSweepTimeout)
-		n, err := s.SweepArchive(ctx, s.deps.Clock.Now().Add(-ArchiveSweepAfter))
+		n, err := s.SweepArchive(ctx, before)
 		cancel()
 		if err != nil {
 			s.deps.Log.Warn().Err(err).Int("archived", n).Msg("sweep of the unarchived races failed; the next one tries again")
@@ -501,7 +505,8 @@ func (s *Service) sweepTick() {
 		defer a.mu.Unlock()
 		a.sweepDone = nil
 		if !a.sweepsOff {
-			a.sweepT = s.deps.Clock.AfterFunc(archiveSweepEvery, s.sweepTick)
+			next := at.Add(archiveSweepEvery).Sub(s.deps.Clock.Now())
+			a.sweepT = s.deps.Clock.AfterFunc(max(next, 0), s.sweepTick)
 		}
 	}()
 }

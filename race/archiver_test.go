@@ -446,3 +446,131 @@ func TestEvictKeepsRacesWaitingForTheArchive(t *testing.T) {
 		t.Error("archived without its moves")
 	}
 }
+
+// memLedger is race.Records with race.ArchiveLedger in memory, on its
+// own clock: a live store that outlives an instance, as Redis does.
+type memLedger struct {
+	clock race.Clock
+
+	mu      sync.Mutex
+	records map[string]*race.Record
+	results map[string]*race.Result
+	states  map[string]race.State
+	marks   map[string]time.Time
+}
+
+func newMemLedger(clock race.Clock) *memLedger {
+	return &memLedger{clock: clock, records: map[string]*race.Record{}, results: map[string]*race.Result{},
+		states: map[string]race.State{}, marks: map[string]time.Time{}}
+}
+
+func (l *memLedger) Save(_ context.Context, rec *race.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := *rec
+	l.records[rec.ID] = &c
+	return nil
+}
+
+func (l *memLedger) Load(_ context.Context, id string) (*race.Record, bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rec, ok := l.records[id]
+	if !ok {
+		return nil, false, nil
+	}
+	c := *rec
+	return &c, true, nil
+}
+
+func (l *memLedger) Decide(_ context.Context, id string, res *race.Result, st race.State) (*race.Result, race.State, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st == race.Finished {
+		l.marks[id] = l.clock.Now()
+	}
+	if _, ok := l.results[id]; !ok {
+		l.results[id], l.states[id] = res, st
+	}
+	return l.results[id], l.states[id], nil
+}
+
+func (l *memLedger) Unarchived(_ context.Context, before time.Time, n int) ([]string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var ids []string
+	for id, at := range l.marks {
+		if at.Before(before) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(x, y string) int { return l.marks[x].Compare(l.marks[y]) })
+	return ids[:min(n, len(ids))], nil
+}
+
+func (l *memLedger) Archived(_ context.Context, id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.marks, id)
+	return nil
+}
+
+func (l *memLedger) unarchived() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.marks)
+}
+
+// TestSweepsAtStartAndEveryMinute: races an instance finished and never
+// archived (it had no archive: it died first) are archived by another
+// Service's sweeps, when it starts and every minute after, once they were
+// decided ArchiveSweepAfter ago.
+func TestSweepsAtStartAndEveryMinute(t *testing.T) {
+	dead := &archiving{clock: racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), store: memrace.NewStore()}
+	ledger := newMemLedger(dead.clock)
+	dead.svc = race.NewService(race.Deps{Clock: dead.clock, Log: zerolog.Nop(), Store: dead.store, Bus: memrace.NewBus(), Records: ledger})
+	first := dead.finish(t, race.Options{})
+	dead.clock.Advance(3 * time.Minute)
+
+	// The sweeping Service's clock runs beside the dead one's; it has no
+	// race, so its only timer is its sweep's.
+	clock := racetest.NewClock(dead.clock.Now())
+	archive := newTestArchive()
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: dead.store, Bus: memrace.NewBus(), Records: ledger, Archive: archive})
+	t.Cleanup(func() { svc.Drain(context.Background()) })
+	swept := func() []string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second) // only keeps a stuck sweep from hanging the test
+		for clock.Pending() != 1 {                   // the next sweep is set once this one is done
+			if time.Now().After(deadline) {
+				t.Fatal("the sweep did not set the next")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		puts, _, _ := archive.calls()
+		return puts
+	}
+	clock.Advance(0) // the sweep at start
+	if got := swept(); !slices.Equal(got, []string{first.ID()}) {
+		t.Fatalf("the sweep at start archived %v, want %s", got, first.ID())
+	}
+	second := dead.finish(t, race.Options{}) // a few seconds
+	clock.Advance(dead.clock.Now().Sub(clock.Now()))
+	for minute := 1; minute <= 3; minute++ {
+		clock.Advance(time.Minute)
+		got := swept()
+		want := []string{first.ID()}
+		if minute == 3 { // ArchiveSweepAfter has passed
+			want = append(want, second.ID())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("minute %d: archived %v, want %v", minute, got, want)
+		}
+	}
+	if n := ledger.unarchived(); n != 0 {
+		t.Errorf("%d races still listed as unarchived", n)
+	}
+	if got, ok, err := archive.Get(context.Background(), second.ID()); !ok || err != nil || len(got.Info.Moves) == 0 || got.Info.Result == nil {
+		t.Errorf("swept race without its moves or result: %+v (%v, %v)", got, ok, err)
+	}
+}
