@@ -27,11 +27,13 @@
 //     race's lock or the Service's, nor while calling the OnEnd hook or
 //     making the next race: those are queued on Race.later and run by
 //     Race.unlock once the lock is released.
-//  2. Service.mu, Service.hookMu: leaves. Held only to read or change the
-//     Service's map and flags; nothing is called and no other lock is
-//     waited for while they are held (Evict and Live copy the race list,
-//     then look at each race without them; Create makes and registers a
-//     race with the Fleet before taking Service.mu to list it).
+//  2. Service.mu, Service.hookMu, the archiver's mu (archiver.go):
+//     leaves. Held only to read or change the Service's map, flags and
+//     archive queue; nothing is called and no other lock is waited for
+//     while they are held but the clock's, a leaf (Evict and Live copy the
+//     race list, then look at each race without them; Create makes and
+//     registers a race with the Fleet before taking Service.mu to list it;
+//     the archiver reads a race and writes the archive outside its lock).
 //  3. The bus's, the store's, the clock's, the subscribers' and the
 //     record writer's own locks: leaves inside those types.
 //
