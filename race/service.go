@@ -279,9 +279,10 @@ func (s *Service) Live() int {
 
 // Evict drops from memory the races that ended at least keep ago, and
 // their logs from a store that keeps them in this process (Forgetter). It
-// returns how many it dropped. In memory mode they are then gone (GET
-// /api/races/{id} says no such race); in Redis mode Open rebuilds them from
-// their records while Redis keeps them.
+// returns how many it dropped. Open then finds them in the Archive (in
+// Redis mode, first rebuilt from their records while Redis keeps them);
+// without one, in memory mode, they are gone (GET /api/races/{id} says no
+// such race). A race still waiting for the archiver is kept.
 func (s *Service) Evict(keep time.Duration) int {
 	now := s.deps.Clock.Now()
 	var old []*Race

@@ -134,7 +134,8 @@ func drainAtCleanup(t *testing.T, in *instance) {
 }
 
 // TestRaceArchivedWhereItEnds: in Redis mode a race is archived by the
-// instance it ends on, which then unlists it.
+// instance it ends on, which then unlists it; once Redis has let it go
+// too, it opens from the archive.
 func TestRaceArchivedWhereItEnds(t *testing.T) {
 	clock := racetest.NewClock(time.Now())
 	rdb := redistest.Start(t, redistest.Options{}).Client(t)
@@ -152,6 +153,25 @@ func TestRaceArchivedWhereItEnds(t *testing.T) {
 	}
 	if ids, err := a.cluster.Unarchived(t.Context(), clock.Now().Add(time.Hour), 10); err != nil || len(ids) != 0 {
 		t.Errorf("unarchived after the archive: %v (%v), want none", ids, err)
+	}
+	// The retention ends: out of memory, and out of Redis.
+	if n := a.svc.Evict(0); n != 1 {
+		t.Fatalf("evicted %d races, want 1", n)
+	}
+	keys := redisrace.Keys{Prefix: "test:"}
+	if err := rdb.Del(t.Context(), keys.Meta(r.ID()), keys.Result(r.ID()), keys.Log(r.ID()), keys.Seqs(r.ID())).Err(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := a.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatalf("open a race only the archive has: %v", err)
+	}
+	in, err := h.Info(t.Context())
+	if err != nil || h.State() != race.Finished || !reflect.DeepEqual(in, got.Info) {
+		t.Errorf("opened from the archive: %s, %+v (%v); want finished, %+v", h.State(), in, err, got.Info)
+	}
+	if err := h.Move(0, "AS>F1", ""); race.ErrorCode(err) != race.CodeRaceOver {
+		t.Errorf("a move on an archived race: %v, want %s", err, race.CodeRaceOver)
 	}
 }
 
