@@ -157,3 +157,61 @@ func finalBoards(in *Info, sealed bool) (*[2]engine.View, error) {
 	}
 	return &views, nil
 }
+
+// Final is finished race id's whole public record, for the server's own
+// use (the day's board keeps its leader's moves): its result with the
+// deal and both games, and every move, even while its deal is sealed. It
+// is the race's here, or the archive's; CodeNotOver while the race runs
+// here, CodeUnavailable while it is still on its way to the archive or
+// the archive cannot be read, CodeNoSuchRace when neither has it.
+func (s *Service) Final(ctx context.Context, id string) (Info, error) {
+	if r, err := s.Get(id); err == nil {
+		if !r.State().Over() {
+			return Info{}, Errorf(CodeNotOver, "race %s is not over", id)
+		}
+		return r.info(ctx, true)
+	}
+	if s.arch == nil {
+		return Info{}, Errorf(CodeNoSuchRace, "no race has id %q", id)
+	}
+	a, ok, err := s.deps.Archive.Get(ctx, id)
+	switch {
+	case err != nil:
+		return Info{}, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: err}
+	case ok:
+		return a.Info, nil
+	case s.arch.holds(id):
+		return Info{}, Errorf(CodeUnavailable, "race %s is being archived; try again shortly", id)
+	}
+	return Info{}, Errorf(CodeNoSuchRace, "no race has id %q", id)
+}
+
+// openArchived is the handle of race id from the archive, when the live
+// store does not have it (notFound is what it said).
+func (s *Service) openArchived(ctx context.Context, id string, notFound error) (Handle, error) {
+	a, ok, err := s.deps.Archive.Get(ctx, id)
+	if err != nil {
+		return nil, &Error{Code: CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
+	}
+	if !ok {
+		return nil, notFound
+	}
+	return &archivedRace{a: a, clock: s.deps.Clock}, nil
+}
+
+// archived is the race's record for the archive, once it is over.
+func (r *Race) archived(ctx context.Context) (Archived, error) {
+	in, err := r.info(ctx, true)
+	if err != nil {
+		return Archived{}, err
+	}
+	r.mu.Lock()
+	defer r.unlock()
+	a := Archived{Info: in, Tag: r.opts.Tag, SealedUntil: r.opts.SealedUntil, EndedAt: r.endedAt}
+	for i := range 2 {
+		if g := r.seats[i].ghost; g != nil {
+			a.Ghosts[i] = g.Ref
+		}
+	}
+	return a, nil
+}

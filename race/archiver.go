@@ -24,13 +24,12 @@ import (
 // and kept once: Put stores a race once.
 //
 // Across a crash: in Redis mode the Records list every race decided as
-// Finished until it is archived (ArchiveLedger), and every instance's
-// archiver sweeps that list (SweepArchive), so a race whose instance died
+// Finished until it is archived (ArchiveLedger), and every instance
+// sweeps that list (archivesweep.go), so a race whose instance died
 // between its result and its archiving is archived all the same. In
 // memory mode the races die with the process.
 //
-// Its lock is a leaf: nothing is called while it is held but the clock
-// (to set or stop the sweeps' timer), whose lock is a leaf too.
+// Its lock is a leaf: nothing is called while it is held.
 
 // Retry delays while the archive fails: from a tenth of a second,
 // doubling, to at most five seconds between tries. Real time, as the
@@ -43,21 +42,6 @@ const (
 // archiveTimeout bounds one call to the archive: a healthy database
 // writes a race in milliseconds.
 const archiveTimeout = 10 * time.Second
-
-// The sweeps of the live store's unarchived races (ArchiveLedger).
-const (
-	// archiveSweepEvery is the time between two sweeps of this instance.
-	archiveSweepEvery = time.Minute
-	// ArchiveSweepAfter is how long a race stays unarchived before a
-	// sweep archives it from its record: its own instance's archiver
-	// stores it within milliseconds, and is left to do so.
-	ArchiveSweepAfter = 2 * time.Minute
-	// archiveSweepBatch bounds the races one sweep takes; the next sweep
-	// takes the next ones.
-	archiveSweepBatch = 100
-	// archiveSweepTimeout bounds one sweep.
-	archiveSweepTimeout = 5 * time.Minute
-)
 
 // archiveJob is one finished race waiting for the worker.
 type archiveJob struct {
@@ -81,11 +65,6 @@ type archiver struct {
 	idle    chan struct{}          // closed when the worker that runs has nothing left
 	stop    chan struct{}          // closed when Drain stops waiting: retries give up
 	stopped bool
-
-	// The sweeps of the ledger (when the Records keep one).
-	sweepT    Timer
-	sweepDone chan struct{} // closed when the sweep that runs ends; nil when none runs
-	sweepsOff bool          // Drain began: no more sweeps
 }
 
 func newArchiver(a Archive, log zerolog.Logger) *archiver {
@@ -327,203 +306,4 @@ func (s *Service) Unfollowed(ctx context.Context, before time.Time, n int) ([]Ar
 		return nil, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: err}
 	}
 	return out, nil
-}
-
-// Final is finished race id's whole public record, for the server's own
-// use (the day's board keeps its leader's moves): its result with the
-// deal and both games, and every move, even while its deal is sealed. It
-// is the race's here, or the archive's; CodeNotOver while the race runs
-// here, CodeUnavailable while it is still on its way to the archive or
-// the archive cannot be read, CodeNoSuchRace when neither has it.
-func (s *Service) Final(ctx context.Context, id string) (Info, error) {
-	if r, err := s.Get(id); err == nil {
-		if !r.State().Over() {
-			return Info{}, Errorf(CodeNotOver, "race %s is not over", id)
-		}
-		return r.info(ctx, true)
-	}
-	if s.arch == nil {
-		return Info{}, Errorf(CodeNoSuchRace, "no race has id %q", id)
-	}
-	a, ok, err := s.deps.Archive.Get(ctx, id)
-	switch {
-	case err != nil:
-		return Info{}, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: err}
-	case ok:
-		return a.Info, nil
-	case s.arch.holds(id):
-		return Info{}, Errorf(CodeUnavailable, "race %s is being archived; try again shortly", id)
-	}
-	return Info{}, Errorf(CodeNoSuchRace, "no race has id %q", id)
-}
-
-// openArchived is the handle of race id from the archive, when the live
-// store does not have it (notFound is what it said).
-func (s *Service) openArchived(ctx context.Context, id string, notFound error) (Handle, error) {
-	a, ok, err := s.deps.Archive.Get(ctx, id)
-	if err != nil {
-		return nil, &Error{Code: CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
-	}
-	if !ok {
-		return nil, notFound
-	}
-	return &archivedRace{a: a, clock: s.deps.Clock}, nil
-}
-
-// archived is the race's record for the archive, once it is over.
-func (r *Race) archived(ctx context.Context) (Archived, error) {
-	in, err := r.info(ctx, true)
-	if err != nil {
-		return Archived{}, err
-	}
-	r.mu.Lock()
-	defer r.unlock()
-	a := Archived{Info: in, Tag: r.opts.Tag, SealedUntil: r.opts.SealedUntil, EndedAt: r.endedAt}
-	for i := range 2 {
-		if g := r.seats[i].ghost; g != nil {
-			a.Ghosts[i] = g.Ref
-		}
-	}
-	return a, nil
-}
-
-// SweepArchive archives the races that the Records list as decided
-// Finished before before and not archived (ArchiveLedger): those whose
-// instance died between their result and their archiving. Each is
-// rebuilt from its record and event log, as Open rebuilds a finished
-// race for its replay, stored, and unlisted; a race still live is left
-// to its own end, and one the live store no longer holds, or aborted, is
-// unlisted. It returns how many it archived. Without an Archive, or
-// Records that keep no such list, it does nothing.
-//
-// The Service sweeps by itself every minute, and once when it is made,
-// the races listed ArchiveSweepAfter ago or more.
-func (s *Service) SweepArchive(ctx context.Context, before time.Time) (int, error) {
-	ledger, ok := s.deps.Records.(ArchiveLedger)
-	if s.arch == nil || !ok {
-		return 0, nil
-	}
-	ids, err := ledger.Unarchived(ctx, before, archiveSweepBatch)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, id := range ids {
-		done, err := s.sweepOne(ctx, ledger, id)
-		if err != nil {
-			return n, err
-		}
-		if done {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// sweepOne archives listed race id if it is finished and reports whether
-// it did.
-func (s *Service) sweepOne(ctx context.Context, ledger ArchiveLedger, id string) (bool, error) {
-	if s.arch.holds(id) {
-		return false, nil // on its way here
-	}
-	r, err := s.Get(id)
-	if err == nil && !r.State().Over() {
-		return false, nil // it runs here: its end archives it
-	}
-	if err != nil {
-		rec, found, err := s.deps.Records.Load(ctx, id)
-		if err != nil {
-			return false, err
-		}
-		if !found || rec.State == Aborted {
-			if !found {
-				s.deps.Log.Error().Str("race", id).Msg("finished race never archived, and its record is gone from the live store")
-			}
-			return false, ledger.Archived(ctx, id)
-		}
-		if rec.State != Finished {
-			return false, nil // live elsewhere (or taken over soon): its end archives it
-		}
-		moves, err := s.deps.Store.Moves(ctx, id)
-		if err != nil {
-			return false, err
-		}
-		if r, err = Restore(rec, moves, s.deps); err != nil {
-			s.deps.Log.Error().Err(err).Str("race", id).Msg("finished race cannot be rebuilt from the live store, nor archived")
-			return false, ledger.Archived(ctx, id)
-		}
-	}
-	a, err := r.archived(ctx)
-	if err != nil {
-		return false, err
-	}
-	if err := s.deps.Archive.Put(ctx, a); err != nil {
-		s.arch.failures.Add(1)
-		return false, err
-	}
-	s.deps.Log.Info().Str("race", id).Msg("finished race archived from the live store")
-	return true, ledger.Archived(ctx, id)
-}
-
-// startSweeps sweeps now and every archiveSweepEvery, when the Records
-// keep a ledger: until Drain.
-func (s *Service) startSweeps() {
-	if _, ok := s.deps.Records.(ArchiveLedger); !ok || s.arch == nil {
-		return
-	}
-	a := s.arch
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.sweepT = s.deps.Clock.AfterFunc(0, s.sweepTick)
-}
-
-// sweepTick runs one sweep on a goroutine of its own (a fake clock runs
-// its timers in the caller's), of the races listed ArchiveSweepAfter
-// before the timer's time, then sets the next archiveSweepEvery after
-// that time.
-func (s *Service) sweepTick() {
-	at := s.deps.Clock.Now()
-	before := at.Add(-ArchiveSweepAfter)
-	a := s.arch
-	a.mu.Lock()
-	if a.sweepsOff || a.sweepDone != nil {
-		a.mu.Unlock()
-		return
-	}
-	done := make(chan struct{})
-	a.sweepDone = done
-	a.mu.Unlock()
-	go func() {
-		defer close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), archiveSweepTimeout)
-		n, err := s.SweepArchive(ctx, before)
-		cancel()
-		if err != nil {
-			s.deps.Log.Warn().Err(err).Int("archived", n).Msg("sweep of the unarchived races failed; the next one tries again")
-		}
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.sweepDone = nil
-		if !a.sweepsOff {
-			next := at.Add(archiveSweepEvery).Sub(s.deps.Clock.Now())
-			a.sweepT = s.deps.Clock.AfterFunc(max(next, 0), s.sweepTick)
-		}
-	}()
-}
-
-// stopSweeps ends the sweeps, waiting until ctx is done for one that runs.
-func (a *archiver) stopSweeps(ctx context.Context) {
-	a.mu.Lock()
-	a.sweepsOff = true
-	if a.sweepT != nil {
-		a.sweepT.Stop()
-	}
-	done := a.sweepDone
-	a.mu.Unlock()
-	if done != nil {
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
-	}
 }

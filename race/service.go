@@ -13,6 +13,9 @@ type Service struct {
 	deps Deps
 	// arch archives the races that finish here; nil without an Archive.
 	arch *archiver
+	// sweeps archive what dead instances left unarchived (archivesweep.go);
+	// nil unless the Records keep an ArchiveLedger.
+	sweeps *sweeps
 
 	hookMu sync.Mutex
 	onEnd  func(Ended) // set by OnEnd
@@ -344,8 +347,10 @@ func (s *Service) Drain(ctx context.Context) int {
 	s.mu.Lock()
 	s.draining = true
 	s.mu.Unlock()
+	if s.sweeps != nil {
+		s.sweeps.stop(ctx)
+	}
 	if s.arch != nil {
-		s.arch.stopSweeps(ctx)
 		_, ledger := s.deps.Records.(ArchiveLedger)
 		defer s.arch.flush(ctx, ledger)
 	}
