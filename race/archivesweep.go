@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -59,13 +60,13 @@ func (s *Service) SweepArchive(ctx context.Context, before time.Time) (int, erro
 	}
 	ids, err := ledger.Unarchived(ctx, before, archiveSweepBatch)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("sweep of the unarchived races: %w", err)
 	}
 	n := 0
 	for _, id := range ids {
 		done, err := s.sweepOne(ctx, ledger, id)
 		if err != nil {
-			return n, err
+			return n, fmt.Errorf("sweep of the unarchived races: race %s: %w", id, err)
 		}
 		if done {
 			n++
@@ -113,6 +114,11 @@ func (s *Service) sweepOne(ctx context.Context, ledger ArchiveLedger, id string)
 	}
 	if err := s.deps.Archive.Put(ctx, a); err != nil {
 		s.arch.failures.Add(1)
+		if IsRefusal(err) && ErrorCode(err) != CodeUnavailable {
+			// Refused for good: listed, it would stop every sweep here.
+			s.deps.Log.Error().Err(err).Str("race", id).Msg("finished race refused by the archive; no longer listed as unarchived")
+			return false, ledger.Archived(ctx, id)
+		}
 		return false, err
 	}
 	s.deps.Log.Info().Str("race", id).Msg("finished race archived from the live store")
