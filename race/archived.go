@@ -177,7 +177,7 @@ func (s *Service) Final(ctx context.Context, id string) (Info, error) {
 	a, ok, err := s.deps.Archive.Get(ctx, id)
 	switch {
 	case err != nil:
-		return Info{}, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: err}
+		return Info{}, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read the archive: %w", id, err)}
 	case ok:
 		return a.Info, nil
 	case s.arch.holds(id):
@@ -191,7 +191,7 @@ func (s *Service) Final(ctx context.Context, id string) (Info, error) {
 func (s *Service) openArchived(ctx context.Context, id string, notFound error) (Handle, error) {
 	a, ok, err := s.deps.Archive.Get(ctx, id)
 	if err != nil {
-		return nil, &Error{Code: CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
+		return nil, &Error{Code: CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read the archive: %w", id, err)}
 	}
 	if !ok {
 		return nil, notFound

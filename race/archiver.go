@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -286,7 +287,7 @@ func (s *Service) Followed(ctx context.Context, id string) error {
 		return nil
 	}
 	if err := s.deps.Archive.Followed(ctx, id); err != nil {
-		return &Error{Code: CodeUnavailable, Message: "the archive cannot be written now; try again shortly", Err: err}
+		return &Error{Code: CodeUnavailable, Message: "the archive cannot be written now; try again shortly", Err: fmt.Errorf("race %s: mark followed: %w", id, err)}
 	}
 	return nil
 }
@@ -303,7 +304,7 @@ func (s *Service) Unfollowed(ctx context.Context, before time.Time, n int) ([]Ar
 	}
 	out, err := s.deps.Archive.Unfollowed(ctx, before, n)
 	if err != nil {
-		return nil, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: err}
+		return nil, &Error{Code: CodeUnavailable, Message: "the archive cannot be read now; try again shortly", Err: fmt.Errorf("unfollowed races: %w", err)}
 	}
 	return out, nil
 }
