@@ -360,11 +360,10 @@ func (l *Lobby) dailyEnded(ctx context.Context, e race.Ended, at time.Time) erro
 	if len(parts) != 2 || e.Players[1].Player == "" {
 		return nil
 	}
-	rc, err := l.deps.Races.Get(e.Race)
-	if err != nil {
-		return err
-	}
-	log, err := rc.Log(ctx)
+	// The race's whole record, moves included although the day's deal is
+	// sealed: from the race here, or from the archive when the end is
+	// done again by a sweep.
+	final, err := l.deps.Races.Final(ctx, e.Race)
 	if err != nil {
 		return err
 	}
@@ -372,27 +371,18 @@ func (l *Lobby) dailyEnded(ctx context.Context, e race.Ended, at time.Time) erro
 	ent := DailyEntry{Day: parts[0], Variant: parts[1], Player: e.Players[1].Player, Name: e.Players[1].Name, Race: e.Race,
 		Status: res.Statuses[1], Won: res.Statuses[1] == engine.Won, Score: res.Scores[1], Game: res.Games[1]}
 	rec := &race.Ghost{}
-	for _, m := range log {
+	for _, m := range final.Moves {
 		if m.Seat == 1 {
 			rec.Moves = append(rec.Moves, race.GhostMove{Move: m.Move, AtMs: m.AtMs})
 			ent.TimeMs = max(ent.TimeMs, m.AtMs)
 		}
 	}
 	if res.Reason == race.ReasonTime {
-		ent.TimeMs = max(ent.TimeMs, timeLimitMs(rc))
+		ent.TimeMs = max(ent.TimeMs, final.TimeLimit)
 	}
 	rec.EndMs = ent.TimeMs
 	ent.Recording = rec
 	return l.dailies.Finish(ctx, ent)
-}
-
-// timeLimitMs is a race's time limit in milliseconds.
-func timeLimitMs(rc *race.Race) int64 {
-	in, err := rc.Info(context.Background())
-	if err != nil {
-		return 0
-	}
-	return in.TimeLimit
 }
 
 // dailyStats are player's days from their history.

@@ -104,9 +104,38 @@ func (r *Race) revealLimitLocked() int {
 
 // hiddenLocked reports whether spectators see card c face down when they
 // may see the stock's first limit cards.
-func (r *Race) hiddenLocked(c engine.Card, limit int) bool {
-	p := r.sight.pos[c]
+func (r *Race) hiddenLocked(c engine.Card, limit int) bool { return r.sight.hidden(c, limit) }
+
+// hidden reports whether card c is shown face down to someone who may see
+// the stock's first limit cards.
+func (s *sight) hidden(c engine.Card, limit int) bool {
+	p := s.pos[c]
 	return p >= 0 && int(p) >= limit
+}
+
+// mask turns face down the cards of v that someone who may see the
+// stock's first limit cards may not see, and reports whether there were
+// any.
+func (s *sight) mask(v *engine.View, limit int) bool {
+	hid := false
+	for k, c := range v.Turned {
+		if s.hidden(c, limit) {
+			v.Turned[k], hid = engine.Hidden, true
+		}
+	}
+	for p := range v.Waste {
+		for k, c := range v.Waste[p].Cards {
+			if s.hidden(c, limit) {
+				v.Waste[p].Cards[k], hid = engine.Hidden, true
+			}
+		}
+	}
+	for p := range v.Foundations {
+		if c := v.Foundations[p].Top; c != engine.NoCard && s.hidden(c, limit) {
+			v.Foundations[p].Top, hid = engine.Hidden, true
+		}
+	}
+	return hid
 }
 
 // spectatorViewLocked is seat i's board as spectators may see it at the
@@ -124,26 +153,7 @@ func (r *Race) spectatorViewLocked(i int) engine.View {
 	case st.Over() && !r.sealedLocked():
 		return v
 	}
-	limit := r.revealLimitLocked()
-	hid := false
-	for k, c := range v.Turned {
-		if r.hiddenLocked(c, limit) {
-			v.Turned[k], hid = engine.Hidden, true
-		}
-	}
-	for p := range v.Waste {
-		for k, c := range v.Waste[p].Cards {
-			if r.hiddenLocked(c, limit) {
-				v.Waste[p].Cards[k], hid = engine.Hidden, true
-			}
-		}
-	}
-	for p := range v.Foundations {
-		if c := v.Foundations[p].Top; c != engine.NoCard && r.hiddenLocked(c, limit) {
-			v.Foundations[p].Top, hid = engine.Hidden, true
-		}
-	}
-	f.hid[i] = hid
+	f.hid[i] = r.sight.mask(&v, r.revealLimitLocked())
 	return v
 }
 

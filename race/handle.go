@@ -3,9 +3,10 @@ package race
 import "context"
 
 // Handle is what a connection holds of a race: the race itself when this
-// instance runs it, or (Redis mode) race/fleet's proxy, which takes every
-// request to the instance that does. Both behave alike; Race documents
-// the methods.
+// instance runs it, (Redis mode) race/fleet's proxy, which takes every
+// request to the instance that does, or a finished race read from the
+// Archive once the live store has let it go. They behave alike; Race
+// documents the methods.
 type Handle interface {
 	ID() string
 	State() State

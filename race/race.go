@@ -27,11 +27,14 @@
 //     race's lock or the Service's, nor while calling the OnEnd hook or
 //     making the next race: those are queued on Race.later and run by
 //     Race.unlock once the lock is released.
-//  2. Service.mu, Service.hookMu: leaves. Held only to read or change the
-//     Service's map and flags; nothing is called and no other lock is
-//     waited for while they are held (Evict and Live copy the race list,
+//  2. Service.mu, Service.hookMu, and the locks of the archiver and of
+//     the sweeps (archiver.go, archivesweep.go): leaves. Held only to read
+//     or change the Service's map, flags, archive queue and sweep timer;
+//     nothing is called and no other lock is waited for while they are
+//     held but the clock's, a leaf (Evict and Live copy the race list,
 //     then look at each race without them; Create makes and registers a
-//     race with the Fleet before taking Service.mu to list it).
+//     race with the Fleet before taking Service.mu to list it; the
+//     archiver reads a race and writes the archive outside its lock).
 //  3. The bus's, the store's, the clock's, the subscribers' and the
 //     record writer's own locks: leaves inside those types.
 //
@@ -206,6 +209,9 @@ type Deps struct {
 	// timer): it may call the race and the Service, and what takes long
 	// belongs on a goroutine of its own.
 	OnEnd func(Ended)
+	// ended, set by NewService, is called instead of OnEnd with the race
+	// that ended too: the Service archives the race, then calls its hook.
+	ended func(*Race, Ended)
 }
 
 // ComputerFactory makes a computer player of a level (the engine bot's
@@ -305,6 +311,7 @@ type Race struct {
 	records Records
 	writer  *recordWriter
 	onEnd   func(Ended)
+	ended   func(*Race, Ended) // Deps.ended: the Service's, in place of onEnd
 	done    chan struct{}
 
 	mu sync.Mutex
@@ -457,7 +464,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, onEnd: d.OnEnd,
+		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -1298,18 +1305,31 @@ func (r *Race) endedLocked(res *Result, state State) {
 			}
 		})
 	}
-	if r.onEnd != nil {
-		e := Ended{Race: r.id, Variant: r.rules.Name, Result: *res, Tag: r.opts.Tag}
-		for i := range 2 {
-			e.Players[i] = r.playerInfoLocked(i)
-			if g := r.seats[i].ghost; g != nil {
-				e.Ghosts[i] = g.Ref
-			}
+	if r.onEnd != nil || r.ended != nil {
+		e := r.endedEventLocked()
+		if r.ended != nil {
+			r.later = append(r.later, func() { r.ended(r, e) })
+		} else {
+			r.later = append(r.later, func() { r.onEnd(e) })
 		}
-		r.later = append(r.later, func() { r.onEnd(e) })
 	}
 	r.later = append(r.later, func() { close(r.done) })
 	r.afterEndLocked()
+}
+
+// endedEventLocked is the race's end as Deps.OnEnd hears of it.
+func (r *Race) endedEventLocked() Ended {
+	e := Ended{Race: r.id, Variant: r.rules.Name, Tag: r.opts.Tag}
+	if r.result != nil {
+		e.Result = *r.result
+	}
+	for i := range 2 {
+		e.Players[i] = r.playerInfoLocked(i)
+		if g := r.seats[i].ghost; g != nil {
+			e.Ghosts[i] = g.Ref
+		}
+	}
+	return e
 }
 
 // unlock releases the race's lock, then runs the work queued under it
@@ -1494,12 +1514,23 @@ type Info struct {
 }
 
 // Info returns the race's public record.
-func (r *Race) Info(ctx context.Context) (Info, error) {
+func (r *Race) Info(ctx context.Context) (Info, error) { return r.info(ctx, false) }
+
+// info is the race's public record; whole, once it is over, even while
+// its deal is sealed, with no spectators: the archive's (Archived.Info).
+func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 	r.mu.Lock()
 	in := Info{
 		Race: r.id, State: r.state, Variant: r.rules.Name, Public: r.opts.Public,
 		Commitment: r.Commitment(), CreatedAt: r.createdAt, TimeLimit: r.opts.TimeLimit.Milliseconds(),
 		Result: r.resultOutLocked(), Spectators: r.spectators,
+	}
+	if whole {
+		in.Result, in.Spectators = r.result, 0
+		if in.Result != nil {
+			res := *in.Result
+			in.Result = &res
+		}
 	}
 	if r.opts.DealNamed {
 		in.Deal = strconv.FormatUint(r.deal, 10)
@@ -1512,7 +1543,7 @@ func (r *Race) Info(ctx context.Context) (Info, error) {
 		t := r.startAt
 		in.StartAt = &t
 	}
-	over := r.state.Over() && !r.sealedLocked()
+	over := r.state.Over() && (whole || !r.sealedLocked())
 	r.unlock()
 	if !over {
 		return in, nil

@@ -7,9 +7,15 @@ import (
 )
 
 // Service keeps the races of one server: it makes them, finds them by id,
-// keeps finished ones for replays, and drains them on shutdown.
+// keeps finished ones for replays, archives them (Deps.Archive: see
+// archiver.go), and drains them on shutdown.
 type Service struct {
 	deps Deps
+	// arch archives the races that finish here; nil without an Archive.
+	arch *archiver
+	// sweeps archive what dead instances left unarchived (archivesweep.go);
+	// nil unless the Records keep an ArchiveLedger.
+	sweeps *sweeps
 
 	hookMu sync.Mutex
 	onEnd  func(Ended) // set by OnEnd
@@ -42,10 +48,18 @@ type Fleet interface {
 	Handover(ctx context.Context, races []*Race)
 }
 
-// NewService makes an empty Service whose races share deps.
+// NewService makes an empty Service whose races share deps. With an
+// Archive, it archives the races that finish here, and, when the Records
+// keep a list of the races to archive (ArchiveLedger), sweeps it now and
+// every minute until Drain.
 func NewService(deps Deps) *Service {
 	s := &Service{deps: deps, races: make(map[string]*Race), onEnd: deps.OnEnd}
 	s.deps.OnEnd = s.ended // races made or rebuilt here report to the hook set now
+	s.deps.ended = s.raceEnded
+	if deps.Archive != nil {
+		s.arch = newArchiver(deps.Archive, deps.Log.With().Str("component", "archiver").Logger())
+		s.startSweeps()
+	}
 	return s
 }
 
@@ -59,16 +73,23 @@ func (s *Service) Deps() Deps { return s.deps }
 
 // Open finds a race for a connection. In memory mode it is the race
 // itself; with a Fleet it is the fleet's handle, which takes each request
-// to wherever the race runs.
+// to wherever the race runs. A finished race the live store no longer
+// has is read from the Archive: a handle that shows its record and final
+// state and refuses to play (race-over).
 func (s *Service) Open(ctx context.Context, id string) (Handle, error) {
+	var h Handle
+	var err error
 	if s.fleet != nil {
-		return s.fleet.Open(ctx, id)
+		h, err = s.fleet.Open(ctx, id)
+	} else if r, gerr := s.Get(id); gerr == nil {
+		h = r
+	} else {
+		err = gerr
 	}
-	r, err := s.Get(id)
-	if err != nil {
-		return nil, err
+	if err != nil && s.arch != nil && ErrorCode(err) == CodeNoSuchRace {
+		return s.openArchived(ctx, id, err)
 	}
-	return r, nil
+	return h, err
 }
 
 // Adopt lists live race r, rebuilt here from its record (the fleet took
@@ -115,6 +136,16 @@ func (s *Service) OnEnd(f func(Ended)) {
 	s.hookMu.Lock()
 	defer s.hookMu.Unlock()
 	s.onEnd = f
+}
+
+// raceEnded is every race's end hook (Deps.ended): a finished race is
+// queued for the archive first, so that the hook's followers find it
+// there (Followed), then the hook set by OnEnd is called.
+func (s *Service) raceEnded(r *Race, e Ended) {
+	if s.arch != nil && e.Result.Outcome != OutcomeAborted {
+		s.arch.queue(r)
+	}
+	s.ended(e)
 }
 
 func (s *Service) ended(e Ended) {
@@ -251,9 +282,10 @@ func (s *Service) Live() int {
 
 // Evict drops from memory the races that ended at least keep ago, and
 // their logs from a store that keeps them in this process (Forgetter). It
-// returns how many it dropped. In memory mode they are then gone (GET
-// /api/races/{id} says no such race); in Redis mode Open rebuilds them from
-// their records while Redis keeps them.
+// returns how many it dropped. Open then finds them in the Archive (in
+// Redis mode, first rebuilt from their records while Redis keeps them);
+// without one, in memory mode, they are gone (GET /api/races/{id} says no
+// such race). A race still waiting for the archiver is kept.
 func (s *Service) Evict(keep time.Duration) int {
 	now := s.deps.Clock.Now()
 	var old []*Race
@@ -263,6 +295,9 @@ func (s *Service) Evict(keep time.Duration) int {
 		r.mu.Lock()
 		ended := r.state.Over() && !r.endedAt.IsZero() && now.Sub(r.endedAt) >= keep
 		r.mu.Unlock()
+		if ended && s.arch != nil && s.arch.holds(r.id) {
+			continue // the archiver reads its moves yet
+		}
 		if ended {
 			old = append(old, r)
 		}
@@ -302,7 +337,8 @@ func (s *Service) snapshot() []*Race {
 // Drain stops making races, aborts those still waiting for players, and
 // waits for the others to end until ctx is done; it then aborts what is
 // left with reason "shutdown". It returns the number of races aborted that
-// way.
+// way. Last, it waits until ctx is done for the finished races to be
+// archived, and logs those that were not.
 //
 // In Redis mode it aborts nothing: it stops its copies of the live races
 // and hands them over to the other instances, whose players resume them
@@ -311,6 +347,13 @@ func (s *Service) Drain(ctx context.Context) int {
 	s.mu.Lock()
 	s.draining = true
 	s.mu.Unlock()
+	if s.sweeps != nil {
+		s.sweeps.stop(ctx)
+	}
+	if s.arch != nil {
+		_, ledger := s.deps.Records.(ArchiveLedger)
+		defer s.arch.flush(ctx, ledger)
+	}
 	races := s.snapshot()
 	if s.fleet != nil {
 		s.fleet.Handover(ctx, races)

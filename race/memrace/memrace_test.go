@@ -69,3 +69,8 @@ func TestBusConformance(t *testing.T) {
 		return b, b
 	}, racetest.Settle)
 }
+
+// TestArchive runs the archive's conformance suite on the in-memory twin.
+func TestArchive(t *testing.T) {
+	racetest.ArchiveSuite(t, func(*testing.T) race.Archive { return memrace.NewArchive() })
+}

@@ -272,11 +272,22 @@ type decided struct {
 	State  race.State   `json:"state"`
 }
 
-// Decide stores the result once.
+// Decide stores the result once. A race decided as finished is listed
+// as unarchived first (ArchiveLedger), so that no instance dying between
+// its result and its archiving leaves it out of the archive: the set is a
+// key of another Redis Cluster slot, so the ZADD runs beside the script,
+// not in it, and before it. An instance that dies between the two leaves
+// a race listed whose result is not stored yet: the sweep leaves it to
+// the race's next owner, who decides it and archives it.
 func (c *Cluster) Decide(ctx context.Context, id string, res *race.Result, state race.State) (*race.Result, race.State, error) {
 	b, err := json.Marshal(decided{res, state})
 	if err != nil {
 		return nil, "", fmt.Errorf("race %s: encode result: %w", id, err)
+	}
+	if state == race.Finished {
+		if err := c.rdb.ZAdd(ctx, c.o.Keys.Unarchived(), redis.Z{Score: float64(c.nowMs()), Member: id}).Err(); err != nil {
+			return nil, "", fmt.Errorf("race %s: list as unarchived: %w", id, classify(err))
+		}
 	}
 	got, err := decideScript.Run(ctx, c.rdb, []string{c.o.Keys.Result(id), c.o.Keys.Owner(id)}, b, int64(c.o.Retention/time.Second), c.o.Instance).Text()
 	if err != nil {
@@ -287,6 +298,31 @@ func (c *Cluster) Decide(ctx context.Context, id string, res *race.Result, state
 		return nil, "", fmt.Errorf("race %s: stored result unreadable: %v", id, err)
 	}
 	return d.Result, d.State, nil
+}
+
+var _ race.ArchiveLedger = (*Cluster)(nil)
+
+// Unarchived lists at most n races decided as finished before before and
+// not yet archived, oldest first.
+func (c *Cluster) Unarchived(ctx context.Context, before time.Time, n int) ([]string, error) {
+	if err := race.CheckBatch(n); err != nil {
+		return nil, err
+	}
+	ids, err := c.rdb.ZRangeByScore(ctx, c.o.Keys.Unarchived(), &redis.ZRangeBy{
+		Min: "-inf", Max: "(" + strconv.FormatInt(before.UnixMilli(), 10), Count: int64(n),
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("unarchived races: %w", classify(err))
+	}
+	return ids, nil
+}
+
+// Archived unlists race id: it is archived.
+func (c *Cluster) Archived(ctx context.Context, id string) error {
+	if err := c.rdb.ZRem(ctx, c.o.Keys.Unarchived(), id).Err(); err != nil {
+		return fmt.Errorf("race %s: unlist as unarchived: %w", id, classify(err))
+	}
+	return nil
 }
 
 // Claim takes the race's lease when it is free (or held by gone).

@@ -68,6 +68,13 @@ func (k Keys) Owner(id string) string { return k.Race(id) + ":owner" }
 // milliseconds when their owner's lease runs out.
 func (k Keys) Live() string { return k.prefix() + "live" }
 
+// Unarchived is the sorted set of races decided as finished and not yet
+// archived, scored by the Unix time in milliseconds when they were
+// decided (race.ArchiveLedger). Like Live it is a key of its own, in a
+// Redis Cluster slot of its own: written beside a race's scripts, never
+// in them.
+func (k Keys) Unarchived() string { return k.prefix() + "unarchived" }
+
 // Inbox is the pub/sub channel where instance id takes forwarded requests
 // and replies on one Redis. On a Redis Cluster they go by the bus instead,
 // on Channel("instance:"+id), a sharded channel.
