@@ -15,8 +15,9 @@ import (
 func TestRedisPresenceShared(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
-	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	c := dial(t, a)
 	c.send(map[string]any{"type": "hello", "id": "h", "name": "ann"})
 	c.next("welcome", ofType("welcome"))

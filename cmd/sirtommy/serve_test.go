@@ -38,10 +38,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startServe runs the real program on port 0 and returns its base URL, the
+// startServe runs the real program on port 0, with a data folder of the
+// test's own (a later --data in args wins), and returns its base URL, the
 // cancel that stops it, and a channel with run's error.
 func startServe(t testing.TB, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
 	t.Helper()
+	args = append([]string{"--data", t.TempDir()}, args...) // never ./sirtommy-data in the source tree
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
