@@ -64,13 +64,13 @@ func closeDatabase(db *sqlstore.DB, log zerolog.Logger) {
 }
 
 // dataLine names where the durable data is, for the greeting and the
-// logs: "sirtommy-data/ (SQLite)", or "host:5432/db (PostgreSQL)" (never a
-// password).
-func dataLine(db *sqlstore.DB) string {
-	if db.Kind() == sqlstore.Postgres {
-		return db.Where() + " (PostgreSQL)"
+// logs, from a DB's Kind and Where: "sirtommy-data/ (SQLite)", or
+// "host:5432/db (PostgreSQL)" (Where never holds a password).
+func dataLine(kind sqlstore.Kind, where string) string {
+	if kind == sqlstore.Postgres {
+		return where + " (PostgreSQL)"
 	}
-	return filepath.Clean(db.Where()) + "/ (SQLite)"
+	return filepath.Clean(where) + "/ (SQLite)"
 }
 
 // dbPingBuckets are the readiness ping's latency buckets, in seconds:

@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"sirtommy/lobby/sqlstore"
 )
 
 // TestGreet checks the first screen a person sees: a server on every
@@ -43,6 +45,25 @@ func TestGreet(t *testing.T) {
 	}
 	if _, ok := listenURL("listening on http://localhost:80"); ok {
 		t.Error("listenURL accepted a line still being written")
+	}
+}
+
+// TestDataLine: the greeting names the data folder as a folder, and a
+// PostgreSQL database by the host and name sqlstore gives.
+func TestDataLine(t *testing.T) {
+	for _, tc := range []struct {
+		kind        sqlstore.Kind
+		where, want string
+	}{
+		{sqlstore.SQLite, defaultData, "sirtommy-data/ (SQLite)"},
+		{sqlstore.SQLite, "/data/", "/data/ (SQLite)"},
+		{sqlstore.Postgres, "db.internal:5432/sirtommy", "db.internal:5432/sirtommy (PostgreSQL)"},
+	} {
+		t.Run(tc.where, func(t *testing.T) {
+			if got := dataLine(tc.kind, tc.where); got != tc.want {
+				t.Fatalf("dataLine(%s, %q) = %q, want %q", tc.kind, tc.where, got, tc.want)
+			}
+		})
 	}
 }
 

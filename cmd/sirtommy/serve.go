@@ -208,7 +208,7 @@ func runServe(ctx context.Context, e env) error {
 		return err
 	}
 	defer closeDatabase(db, log) // last: after the lobby and the races have written theirs
-	log.Info().Str("data", dataLine(db)).Msg("durable store open")
+	log.Info().Str("data", dataLine(db.Kind(), db.Where())).Msg("durable store open")
 	be := memoryBackend(log)
 	if cfg.redisURL != "" {
 		if be, err = redisBackend(ctx, cfg, log); err != nil {
@@ -292,7 +292,7 @@ func runServe(ctx context.Context, e env) error {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	log.Info().Str("addr", ln.Addr().String()).Msg("listening")
-	greet(e.stdout, ln.Addr(), dataLine(db))
+	greet(e.stdout, ln.Addr(), dataLine(db.Kind(), db.Where()))
 
 	select {
 	case err := <-served:
