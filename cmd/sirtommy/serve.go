@@ -209,6 +209,10 @@ func runServe(ctx context.Context, e env) error {
 	}
 	defer closeDatabase(db, log) // last: after the lobby and the races have written theirs
 	log.Info().Str("data", dataLine(db.Kind(), db.Where())).Msg("durable store open")
+	secret, err := tokenSecret(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
 	be := memoryBackend(log)
 	if cfg.redisURL != "" {
 		if be, err = redisBackend(ctx, cfg, log); err != nil {
@@ -231,10 +235,6 @@ func runServe(ctx context.Context, e env) error {
 	go func() { evictFinished(runCtx, races, keep); close(evicted) }()
 	defer func() { stopRun(); <-ran; <-evicted }()
 	clock := race.SystemClock{}
-	secret, err := tokenSecret(ctx, cfg, db)
-	if err != nil {
-		return err
-	}
 	tokens, err := lobby.NewTokens(secret, clock, 0)
 	if err != nil {
 		return fmt.Errorf("player tokens: %w", err)
