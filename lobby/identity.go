@@ -70,8 +70,9 @@ func NewTokens(secret []byte, clock race.Clock, ttl time.Duration) (*Tokens, err
 	return &Tokens{secret: append([]byte(nil), secret...), clock: clock, ttl: ttl}, nil
 }
 
-// NewSecret returns a random secret for servers started without one; their
-// tokens die with the process.
+// NewSecret returns a random secret: the one a server started without
+// --secret makes at its first start and keeps in its database
+// (sqlstore's DB.Secret).
 func NewSecret() []byte {
 	b := make([]byte, MinSecretBytes)
 	_, _ = rand.Read(b) // never fails (crypto/rand, Go 1.24+)

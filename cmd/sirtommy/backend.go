@@ -13,12 +13,14 @@ import (
 	"sirtommy/lobby"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
+	"sirtommy/lobby/sqlstore"
 	"sirtommy/race"
 	"sirtommy/race/fleet"
 	"sirtommy/race/memrace"
 	"sirtommy/race/redisrace"
 	"sirtommy/web/coach"
 	"sirtommy/web/coach/rediscoach"
+	"sirtommy/web/metrics"
 )
 
 // Redis client timeouts: a local or same-zone Redis answers in well under
@@ -32,15 +34,17 @@ const (
 	redisStartTimeout = 3 * time.Second
 )
 
-// backend is what the race service and the lobby's stores run on:
-// memory, or a shared Redis.
+// backend is what the race service and the lobby's stores run on: live
+// state in memory or a shared Redis (memoryBackend, redisBackend), and
+// durable data in the SQL database (useDatabase).
 type backend struct {
 	deps     race.Deps
 	ratings  lobby.Ratings
 	presence lobby.PresenceShare         // nil in memory mode
 	shared   lobby.Shared                // zero in memory mode: the lobby's own
-	check    func(context.Context) error // nil in memory mode
-	analyses coach.Store                 // nil in memory mode: the web server's own
+	check    func(context.Context) error // /readyz: the database, and Redis in Redis mode
+	claims   coach.Claims                // the analyses under way: live
+	analyses coach.Store                 // finished analyses (durable) and claims (live)
 	instance string                      // "" in memory mode
 	// spread readies the Service's races for the fleet (Redis mode:
 	// race/fleet) before it makes any, and returns what keeps them owned
@@ -49,13 +53,42 @@ type backend struct {
 	close  func()
 }
 
-// memoryBackend keeps everything in this process.
+// memoryBackend keeps the live state in this process.
 func memoryBackend(log zerolog.Logger) *backend {
 	return &backend{
-		deps:    race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
-		ratings: memlobby.NewRatings(),
-		spread:  func(*race.Service) func(context.Context) { return func(context.Context) {} },
-		close:   func() {},
+		deps:   race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
+		claims: coach.NewMemoryStore(nil),
+		spread: func(*race.Service) func(context.Context) { return func(context.Context) {} },
+		close:  func() {},
+	}
+}
+
+// useDatabase puts what must outlive the process (docs/storage.md) in the
+// durable store db, whichever the live state's backend: this is the one
+// place where the durable stores are plugged in. /readyz pings db, and
+// /metrics reports its pool and pings.
+//
+// Ratings are in memory here until sqlstore.NewRatings(db) replaces
+// memlobby.NewRatings below; the ghosts and the days' boards are the
+// lobby's memory ones until be.shared.Ghosts = sqlstore.NewGhosts(db) and
+// be.shared.Dailies = sqlstore.NewDailies(db) join them; finished races
+// live only as long as the live store keeps them until be.deps.Archive =
+// sqlstore.NewArchive(db) (the race service's archiver).
+func (be *backend) useDatabase(db *sqlstore.DB, met *metrics.Metrics) {
+	be.ratings = memlobby.NewRatings()
+	be.analyses = coach.NewSplit(sqlstore.NewAnalyses(db), be.claims)
+
+	health := newDBHealth(db)
+	met.MustRegister(health.collectors()...)
+	live := be.check
+	be.check = func(ctx context.Context) error {
+		if err := health.ready(ctx); err != nil {
+			return err
+		}
+		if live != nil {
+			return live(ctx)
+		}
+		return nil
 	}
 }
 
@@ -100,9 +133,8 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 				Keys: keys, Retention: cfg.redisRetention, Instance: instance, Extensions: extensions,
 			}),
 		},
-		ratings:  memlobby.NewRatings(), // wired to the durable store next
 		presence: presence,
-		analyses: rediscoach.New(rdb, cfg.redisPrefix),
+		claims:   rediscoach.New(rdb, cfg.redisPrefix),
 		instance: instance,
 		shared: lobby.Shared{
 			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).DropDead().For(instance),

@@ -186,6 +186,8 @@ func TestBadCommandLines(t *testing.T) {
 		{"cnf", "1", "--at-least", "53"},
 		{"cnf", "1", "--variant", "in-suit"},
 		{"nonsense"},
+		{"backup"},
+		{"backup", "--to", "x", "extra"},
 	} {
 		_, err := runCLI(t, args...)
 		var u usageError
@@ -193,7 +195,7 @@ func TestBadCommandLines(t *testing.T) {
 			t.Errorf("%v: want a usage error (exit 2), got %v", args, err)
 		}
 	}
-	for _, cmd := range []string{"deal", "solve", "odds", "grade", "cnf"} {
+	for _, cmd := range []string{"deal", "solve", "odds", "grade", "cnf", "backup"} {
 		out, err := runCLI(t, cmd, "--help")
 		if err != nil || strings.Count(out, "usage: sirtommy "+cmd) != 1 {
 			t.Errorf("%s --help: want the usage once, got %v, %q", cmd, err, out)

@@ -7,13 +7,14 @@ import (
 	"strings"
 )
 
-// greet prints where the server can be reached. Its first line,
+// greet prints where the server can be reached and where its data is
+// kept (data: dataLine's "sirtommy-data/ (SQLite)"). Its first line,
 // "listening on URL", is the one scripts and tests read; the lines after it
 // are for the person who started it. A server bound to every interface
 // (":8080", "0.0.0.0:8080", "[::]:8080") is named by localhost, which every
 // browser opens, and by the machine's own network addresses, for a second
 // device on the same network.
-func greet(w io.Writer, addr net.Addr) {
+func greet(w io.Writer, addr net.Addr, data string) {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		fmt.Fprintf(w, "listening on http://%s\n", addr)
@@ -32,6 +33,7 @@ func greet(w io.Writer, addr net.Addr) {
 			fmt.Fprintf(w, "  On your network: http://%s\n", net.JoinHostPort(lan, port))
 		}
 	}
+	fmt.Fprintf(w, "  Data: %s\n", data)
 	fmt.Fprintln(w, "  Stop with Ctrl-C.")
 }
 

@@ -6,11 +6,14 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"sirtommy/lobby/sqlstore"
 )
 
 // TestGreet checks the first screen a person sees: a server on every
 // interface is named by localhost, one on a given address by that address,
-// and the first line is the one listenURL reads back.
+// the first line is the one listenURL reads back, and it says where the
+// data is.
 func TestGreet(t *testing.T) {
 	for _, tc := range []struct {
 		addr    net.Addr
@@ -24,13 +27,16 @@ func TestGreet(t *testing.T) {
 	} {
 		t.Run(tc.addr.String(), func(t *testing.T) {
 			var out bytes.Buffer
-			greet(&out, tc.addr)
+			greet(&out, tc.addr, "sirtommy-data/ (SQLite)")
 			got, ok := listenURL(out.String())
 			if !ok || got != tc.url {
 				t.Fatalf("listenURL(%q) = %q, %v; want %q", out.String(), got, ok, tc.url)
 			}
 			if !strings.Contains(out.String(), "Open "+tc.url+" in a browser") {
 				t.Errorf("no line saying what to open:\n%s", out.String())
+			}
+			if !strings.Contains(out.String(), "\n  Data: sirtommy-data/ (SQLite)\n") {
+				t.Errorf("no line saying where the data is:\n%s", out.String())
 			}
 			if !tc.network && strings.Contains(out.String(), "On your network") {
 				t.Errorf("a server on one address listed network addresses:\n%s", out.String())
@@ -39,6 +45,25 @@ func TestGreet(t *testing.T) {
 	}
 	if _, ok := listenURL("listening on http://localhost:80"); ok {
 		t.Error("listenURL accepted a line still being written")
+	}
+}
+
+// TestDataLine: the greeting names the data folder as a folder, and a
+// PostgreSQL database by the host and name sqlstore gives.
+func TestDataLine(t *testing.T) {
+	for _, tc := range []struct {
+		kind        sqlstore.Kind
+		where, want string
+	}{
+		{sqlstore.SQLite, defaultData, "sirtommy-data/ (SQLite)"},
+		{sqlstore.SQLite, "/data/", "/data/ (SQLite)"},
+		{sqlstore.Postgres, "db.internal:5432/sirtommy", "db.internal:5432/sirtommy (PostgreSQL)"},
+	} {
+		t.Run(tc.where, func(t *testing.T) {
+			if got := dataLine(tc.kind, tc.where); got != tc.want {
+				t.Fatalf("dataLine(%s, %q) = %q, want %q", tc.kind, tc.where, got, tc.want)
+			}
+		})
 	}
 }
 

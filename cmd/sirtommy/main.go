@@ -1,5 +1,6 @@
 // Command sirtommy is the Sir Tommy race service and its tools: serve (the
-// default) runs the server; deal, solve and odds work with the engine.
+// default) runs the server; backup copies its SQLite data; deal, solve and
+// odds work with the engine.
 package main
 
 import (
@@ -51,6 +52,7 @@ func subcommands() map[string]subcommand {
 		"loadtest":    {"drive a server with bot races and spectators over websockets; report latency", loadtestCommand},
 		"echo":        {"run a bare websocket echo server, the load test's baseline", echoCommand},
 		"healthcheck": {"exit 0 when a running server answers /healthz (for containers)", healthcheckCommand},
+		"backup":      {"copy the SQLite data folder's database to a new file while the server runs (docs/storage.md)", backupCommand},
 	}
 }
 

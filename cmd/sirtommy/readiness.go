@@ -10,11 +10,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// readyTags are the hash tags of the stores' fixed slots: the lobby's
-// (queue, challenges and invites, ratings, presence, the day's deal,
-// ghosts) and one race's, standing for the races' (which are spread over
-// every slot: the cluster's coverage stands for the rest).
-var readyTags = []string{"{lobby}", "{queue}", "{ratings}", "{presence}", "{daily}", "{ghosts}", "{race:ready}"}
+// readyTags are the hash tags of the live stores' fixed slots: the
+// lobby's (challenges, invites and seats; the queue; presence) and one
+// race's, standing for the races' and the analyses' claims (which are
+// spread over every slot: the cluster's coverage stands for the rest).
+// Ratings, ghosts and the days' boards are in the SQL database, which
+// /readyz pings apart (dbHealth).
+var readyTags = []string{"{lobby}", "{queue}", "{presence}", "{race:ready}"}
 
 // readyKeep is how long a readiness probe's key stays: it is written and
 // read back at once, and needs to outlive the probe only.

@@ -19,8 +19,9 @@ const benchPace = 60 * time.Millisecond
 // 99th percentile; pacing and new races are not timed.
 func BenchmarkCrossInstanceWebsocket(b *testing.B) {
 	rds := redistest.Start(b, redistest.Options{})
-	a, _, _, _ := startServe(b, "--redis", rds.URL(), "--drain-timeout", "100ms", "--log-level", "warn")
-	bb, _, _, _ := startServe(b, "--redis", rds.URL(), "--drain-timeout", "100ms", "--log-level", "warn")
+	pg := fleetDatabase(b)
+	a, _, _, _ := startServe(b, "--redis", rds.URL(), "--database", pg, "--drain-timeout", "100ms", "--log-level", "warn")
+	bb, _, _, _ := startServe(b, "--redis", rds.URL(), "--database", pg, "--drain-timeout", "100ms", "--log-level", "warn")
 	var ps [2]*player
 	newRace := func() {
 		id := createRace(b, a)
@@ -67,8 +68,9 @@ func BenchmarkCrossInstanceWebsocket(b *testing.B) {
 // reports the median and the 99th percentile; new players are not timed.
 func BenchmarkCrossInstancePairing(b *testing.B) {
 	rds := redistest.Start(b, redistest.Options{})
-	a, _, _, _ := startServe(b, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
-	bb, _, _, _ := startServe(b, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	pg := fleetDatabase(b)
+	a, _, _, _ := startServe(b, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	bb, _, _, _ := startServe(b, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
 	lat := make([]time.Duration, 0, b.N)
 	b.StopTimer()
 	for range b.N {

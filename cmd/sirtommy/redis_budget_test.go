@@ -39,8 +39,9 @@ func commandCalls(t *testing.T, rds *redistest.Server) map[string]int {
 func TestRedisCommandsPerMoveAcrossInstances(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
-	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	pg := fleetDatabase(t)
+	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--log-level", "warn")
 	_, p0, p1 := raceAcross(t, a, b)
 	if err := rds.Client(t).ConfigResetStat(context.Background()).Err(); err != nil {
 		t.Fatal(err)

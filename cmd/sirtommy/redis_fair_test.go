@@ -79,8 +79,9 @@ func TestRedisOnlookersOnAnotherInstanceSeeNoCardAhead(t *testing.T) {
 		{name: "private", public: false, delay: "0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", tc.delay)
-			b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", tc.delay)
+			pg := fleetDatabase(t)
+			a, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", tc.delay)
+			b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", tc.delay)
 			ann, annToken := helloWithToken(t, a, "ann")
 			bob, bobToken := helloWithToken(t, a, "bob")
 			tokens := map[*lobbyClient]string{ann: annToken, bob: bobToken}

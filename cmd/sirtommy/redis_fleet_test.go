@@ -50,7 +50,8 @@ func TestRedisOwnerGoneConnectedPlayersCarriedAlong(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel() // apart by their key prefix
 			prefix := "fleet-" + strings.ToLower(how) + ":"
-			args := []string{"--redis", rds.URL(), "--redis-prefix", prefix, "--secret", testSecret, "--grace", fleetGrace.String()}
+			pg := fleetDatabase(t)
+			args := []string{"--redis", rds.URL(), "--database", pg, "--redis-prefix", prefix, "--secret", testSecret, "--grace", fleetGrace.String()}
 			a, proc := startProcess(t, bin, append(args, "--drain-timeout", "5s")...)
 			b, logB, _, _ := startServe(t, append(args, "--drain-timeout", "100ms")...)
 			defer func() {
@@ -270,7 +271,8 @@ func waitFor(t testing.TB, what string, ok func() bool) {
 // takeover when the owner stops.
 func TestRedisClusterTwoInstancesOneRace(t *testing.T) {
 	cl := redistest.StartCluster(t)
-	args := []string{"--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms"}
+	pg := fleetDatabase(t)
+	args := []string{"--redis", cl.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms"}
 	a, logA, stopA, doneA := startServe(t, args...)
 	b, logB, _, _ := startServe(t, args...)
 	defer func() {
@@ -386,7 +388,8 @@ func checkRaceChannelsSharded(t *testing.T, cl *redistest.Cluster, id string) {
 // node go-redis picked, an acceptance was refused with inviter-away.
 func TestRedisClusterLobbyAcrossInstances(t *testing.T) {
 	cl := redistest.StartCluster(t)
-	args := []string{"--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms"}
+	pg := fleetDatabase(t)
+	args := []string{"--redis", cl.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms"}
 	a, logA, _, _ := startServe(t, args...)
 	b, logB, _, _ := startServe(t, args...)
 	defer func() {

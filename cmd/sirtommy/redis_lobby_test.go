@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -10,13 +11,56 @@ import (
 	"sirtommy/race/redisrace/redistest"
 )
 
+// TestRedisRatingsShared checks that the instances of a fleet answer one
+// leaderboard: the one in their shared PostgreSQL database (--database),
+// where a standing is written directly with SQL. Until the ratings are
+// wired to the durable store (sqlstore.NewRatings in
+// backend.useDatabase), each instance answers its own, empty, memory's
+// board, and the two still agree; from then on both must list the
+// standing, which the comparison of the two boards then covers.
+func TestRedisRatingsShared(t *testing.T) {
+	noLeaks(t)
+	rds := redistest.Start(t, redistest.Options{})
+	pg := fleetDatabase(t)
+	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--redis-prefix", "e2e:", "--secret", testSecret, "--drain-timeout", "100ms")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--redis-prefix", "e2e:", "--secret", testSecret, "--drain-timeout", "100ms")
+	db, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO standings (player, variant, name, rating, deviation, volatility,
+		games, wins, losses, draws, streak, best_streak) VALUES ('someone', 'classic', 'Someone', 1600, 200, 0.06, 1, 1, 0, 0, 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	boards := make([]string, 2)
+	for i, base := range []string{a, b} {
+		res, err := http.Get(base + "/api/leaderboard/classic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var board struct{ Standings []lobby.Standing }
+		err = json.NewDecoder(res.Body).Decode(&board)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: leaderboard %d, %v", base, res.StatusCode, err)
+		}
+		j, _ := json.Marshal(board.Standings)
+		boards[i] = string(j)
+	}
+	if boards[0] != boards[1] {
+		t.Fatalf("the instances answer different leaderboards:\na %s\nb %s", boards[0], boards[1])
+	}
+}
+
 // TestRedisPresenceShared checks that a player in the lobby of one
 // instance counts as online in the other's lobby within a few heartbeats.
 func TestRedisPresenceShared(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
-	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	a, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	c := dial(t, a)
 	c.send(map[string]any{"type": "hello", "id": "h", "name": "ann"})
 	c.next("welcome", ofType("welcome"))

@@ -33,8 +33,9 @@ type acked struct {
 func TestRedisOutageUnderLoadLosesNoAcknowledgedMove(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{AppendOnly: true})
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	defer func() {
 		if t.Failed() {
 			t.Logf("a:\n%s\nb:\n%s", logA, logB)

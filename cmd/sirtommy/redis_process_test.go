@@ -35,11 +35,12 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
-// startProcess runs the binary as its own process on port 0 and returns
-// its base URL and the process.
+// startProcess runs the binary as its own process on port 0, with a data
+// folder of the test's own (a later --data in args wins), and returns its
+// base URL and the process.
 func startProcess(t *testing.T, bin string, args ...string) (string, *os.Process) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--data", t.TempDir()}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +70,10 @@ func startProcess(t *testing.T, bin string, args ...string) (string, *os.Process
 
 func TestRedisInstanceKilledMidRace(t *testing.T) {
 	rds := redistest.Start(t, redistest.Options{})
+	pg := fleetDatabase(t)
 	bin := buildBinary(t)
-	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret)
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--database", pg, "--secret", testSecret)
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 
 	id, p0, p1 := raceAcross(t, a, b) // a owns the race
 	for range 8 {
@@ -131,8 +133,9 @@ func TestRedisInstanceKilledMidRace(t *testing.T) {
 func TestRedisInstanceStoppedMidRaceHandsOver(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
-	a, _, stopA, doneA := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "5s")
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	a, _, stopA, doneA := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "5s")
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	id, p0, p1 := raceAcross(t, a, b)
 	for range 5 {
 		p0.move()
@@ -211,8 +214,9 @@ type faultRace struct {
 func ownerWithIdleSurvivors(t *testing.T, url, grace string) *faultRace {
 	t.Helper()
 	bin := buildBinary(t)
-	a, proc := startProcess(t, bin, "--redis", url, "--secret", testSecret, "--grace", grace)
-	b, logB, _, _ := startServe(t, "--redis", url, "--secret", testSecret, "--drain-timeout", "100ms", "--grace", grace)
+	pg := fleetDatabase(t)
+	a, proc := startProcess(t, bin, "--redis", url, "--database", pg, "--secret", testSecret, "--grace", grace)
+	b, logB, _, _ := startServe(t, "--redis", url, "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--grace", grace)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("b:\n%s", logB)
@@ -253,8 +257,9 @@ func (rc *faultRace) playOut(t *testing.T, rdb redis.Cmdable) {
 func TestRedisRestartedMidRace(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{AppendOnly: true})
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	defer func() {
 		if t.Failed() {
 			t.Logf("a:\n%s\nb:\n%s", logA, logB)

@@ -13,7 +13,8 @@ import (
 // 200.
 func TestReadyzRedisRefusingWrites(t *testing.T) {
 	rds := redistest.Start(t, redistest.Options{})
-	base, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	base, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	if code := readyz(t, base); code != 200 {
 		t.Fatalf("/readyz %d with Redis up", code)
 	}
@@ -41,7 +42,8 @@ func TestReadyzRedisRefusingWrites(t *testing.T) {
 // On the code that pinged every master, /readyz stayed 200.
 func TestReadyzClusterSlotNotServed(t *testing.T) {
 	cl := redistest.StartCluster(t)
-	base, _, _, _ := startServe(t, "--redis", cl.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	base, _, _, _ := startServe(t, "--redis", cl.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	if code := readyz(t, base); code != 200 {
 		t.Fatalf("/readyz %d on a healthy cluster", code)
 	}

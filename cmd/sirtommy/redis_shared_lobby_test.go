@@ -219,8 +219,9 @@ func until(t *testing.T, base, what string, ok func(lobby.LobbyEvent) bool) {
 func TestRedisLobbyAcrossInstances(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", "0s")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", "0s")
+	pg := fleetDatabase(t)
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", "0s")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms", "--spectator-delay", "0s")
 	defer func() {
 		if t.Failed() {
 			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
@@ -294,9 +295,10 @@ func TestRedisLobbyAcrossInstances(t *testing.T) {
 // the player who can no longer be told.
 func TestRedisLobbyInstanceKilled(t *testing.T) {
 	rds := redistest.Start(t, redistest.Options{})
+	pg := fleetDatabase(t)
 	bin := buildBinary(t)
-	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--secret", testSecret)
-	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	a, proc := startProcess(t, bin, "--redis", rds.URL(), "--database", pg, "--secret", testSecret)
+	b, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	cat, dan := hello(t, a, "cat"), hello(t, a, "dan")
 	cat.request(map[string]any{"type": "challenge"}, "challenged")
 	dan.request(map[string]any{"type": "queue", "variant": "classic"}, "queued")
@@ -339,9 +341,10 @@ func TestRedisLobbyInstanceKilled(t *testing.T) {
 func TestRedisLobbyThreeInstancesQuickPlay(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
+	pg := fleetDatabase(t)
 	var bases []string
 	for range 3 {
-		base, _, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+		base, _, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 		bases = append(bases, base)
 	}
 	var players []*lobbyClient

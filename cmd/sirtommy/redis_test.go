@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"sirtommy/engine"
+	"sirtommy/lobby/sqlstore/sqltest"
 	"sirtommy/race/redisrace/redistest"
 )
 
@@ -131,6 +132,14 @@ func (p *player) reconnect(t testing.TB, base string) {
 	p.c.next("welcome", ofType("welcome"))
 }
 
+// fleetDatabase makes a fresh PostgreSQL database for the instances of one
+// test to share: --redis needs --database, as a fleet cannot share a
+// SQLite data folder.
+func fleetDatabase(t testing.TB) string {
+	t.Helper()
+	return sqltest.PostgresURL(t)
+}
+
 // testSecret signs player tokens on every instance of a test.
 const testSecret = "a test secret of at least thirty-two bytes"
 
@@ -198,15 +207,17 @@ func (c *client) result() string {
 	return string(b)
 }
 
-// twoInstances starts a real Redis and two servers on it with the same
-// secret, and returns their base URLs; their logs are printed if the test
-// fails. It checks for leaked goroutines at the end.
+// twoInstances starts a real Redis, a PostgreSQL database and two servers
+// on them with the same secret, and returns their base URLs; their logs
+// are printed if the test fails. It checks for leaked goroutines at the
+// end.
 func twoInstances(t *testing.T) (a, b string) {
 	t.Helper()
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--secret", testSecret, "--drain-timeout", "100ms")
+	pg := fleetDatabase(t)
+	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
+	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
@@ -255,7 +266,8 @@ func TestRedisTwoInstancesOneRace(t *testing.T) {
 
 func TestRedisUnreachableAtStart(t *testing.T) {
 	var out, errOut syncBuffer
-	err := run(t.Context(), []string{"serve", "--addr", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/0"}, func(string) string { return "" }, &out, &errOut)
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/0", "--database", fleetDatabase(t)}
+	err := run(t.Context(), args, func(string) string { return "" }, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("serve with no Redis: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
+	"sirtommy/lobby/sqlstore"
 	"sirtommy/race"
 	"sirtommy/race/redisrace"
 	"sirtommy/web"
@@ -49,6 +50,9 @@ type serveConfig struct {
 	computerOffer  time.Duration
 	retention      time.Duration
 	apiRaces       int
+	// Durable data: PostgreSQL at databaseURL, else SQLite in dataDir.
+	dataDir     string
+	databaseURL string
 	// Redis mode: empty redisURL keeps everything in memory.
 	redisURL       string
 	redisPrefix    string
@@ -66,6 +70,7 @@ func envFlag(name string) string {
 const (
 	groupServer = "server"
 	groupLobby  = "lobby and races"
+	groupData   = "data (what outlives the process: docs/storage.md)"
 	groupRedis  = "Redis mode (several instances)"
 	groupLimits = "limits"
 )
@@ -112,20 +117,22 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.logLevel, groupServer, "log-level", "info", "log level: debug, info, warn or error")
 	dur(&c.drainTimeout, groupServer, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
 	str(&c.allowedOrigins, groupServer, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
-	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
+	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens and deriving the day's deals; empty: a random one kept in the database, so tokens outlive restarts", lobby.MinSecretBytes))
 	str(&c.pprofAddr, groupServer, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
 	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
 	dur(&c.computerOffer, groupLobby, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
 	dur(&c.retention, groupLobby, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
+	str(&c.dataDir, groupData, "data", defaultData, "folder of the SQLite database keeping players, ratings, finished races, ghosts, days' boards and analyses; one server at a time (not used with --database)")
+	str(&c.databaseURL, groupData, "database", "", "postgres://user[:password]@host[:port]/db: keep that data in this PostgreSQL instead of --data; --redis needs it (every instance on the same)")
 	str(&c.redisURL, groupRedis, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
 	str(&c.redisPrefix, groupRedis, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
 	dur(&c.redisRetention, groupRedis, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
 	intFlag(&c.apiRaces, groupLimits, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintln(w, "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis. Every flag can also be set by its environment\nvariable; the flag wins.")
-		for _, g := range []string{groupServer, groupLobby, groupRedis, groupLimits} {
+		fmt.Fprintln(w, "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis; what outlives the process is kept in SQLite\n(--data) or PostgreSQL (--database). Every flag can also be set by its\nenvironment variable; the flag wins.")
+		for _, g := range []string{groupServer, groupLobby, groupData, groupRedis, groupLimits} {
 			fmt.Fprintf(w, "\n%s:\n", g)
 			for _, name := range groups[g] {
 				printFlag(w, fs.Lookup(name))
@@ -149,6 +156,15 @@ func parseServe(e env) (serveConfig, error) {
 	}
 	if c.retention <= 0 {
 		return c, usagef("--retention must be positive, not %s", c.retention)
+	}
+	if c.databaseURL != "" && !isPostgresURL(c.databaseURL) {
+		return c, usagef("--database takes a PostgreSQL URL (postgres://user@host:5432/db or postgresql://…); for SQLite give --data DIR")
+	}
+	if c.databaseURL == "" && c.dataDir == "" {
+		return c, usagef("--data must name a folder (or give --database postgres://…)")
+	}
+	if c.redisURL != "" && c.databaseURL == "" {
+		return c, usagef("--redis needs --database postgres://…: several instances cannot share a SQLite data folder, so a fleet keeps its durable data in one PostgreSQL")
 	}
 	switch c.logFormat {
 	case logAuto, logJSON, logConsole:
@@ -187,6 +203,16 @@ func runServe(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
+	db, err := openDatabase(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeDatabase(db, log) // last: after the lobby and the races have written theirs
+	log.Info().Str("data", dataLine(db.Kind(), db.Where())).Msg("durable store open")
+	secret, err := tokenSecret(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
 	be := memoryBackend(log)
 	if cfg.redisURL != "" {
 		if be, err = redisBackend(ctx, cfg, log); err != nil {
@@ -194,6 +220,8 @@ func runServe(ctx context.Context, e env) error {
 		}
 	}
 	defer be.close()
+	met := metrics.New()
+	be.useDatabase(db, met)
 	be.deps.Computers = newComputer // computer seats survive their instance
 	races := race.NewService(be.deps)
 	keepOwned := be.spread(races)
@@ -207,11 +235,6 @@ func runServe(ctx context.Context, e env) error {
 	go func() { evictFinished(runCtx, races, keep); close(evicted) }()
 	defer func() { stopRun(); <-ran; <-evicted }()
 	clock := race.SystemClock{}
-	secret := []byte(cfg.secret)
-	if len(secret) == 0 {
-		secret = lobby.NewSecret()
-		log.Warn().Msg("no --secret (SIRTOMMY_SECRET): signing player tokens with a random one; they will not survive a restart")
-	}
 	tokens, err := lobby.NewTokens(secret, clock, 0)
 	if err != nil {
 		return fmt.Errorf("player tokens: %w", err)
@@ -240,7 +263,6 @@ func runServe(ctx context.Context, e env) error {
 		}
 		defer stopPprof()
 	}
-	met := metrics.New()
 	limits := web.DefaultLimits()
 	limits.RacesPerMinute = cfg.apiRaces
 	srv := web.NewServer(web.Deps{
@@ -262,6 +284,7 @@ func runServe(ctx context.Context, e env) error {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
 	met.Watch(&srv.Stats, races)
+	watchArchive(met, races)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", met.Handler())
 	mux.Handle("/", srv)
@@ -269,7 +292,7 @@ func runServe(ctx context.Context, e env) error {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	log.Info().Str("addr", ln.Addr().String()).Msg("listening")
-	greet(e.stdout, ln.Addr())
+	greet(e.stdout, ln.Addr(), dataLine(db.Kind(), db.Where()))
 
 	select {
 	case err := <-served:
@@ -298,6 +321,23 @@ func runServe(ctx context.Context, e env) error {
 	}
 	log.Info().Msg("stopped")
 	return nil
+}
+
+// tokenSecret is the secret signing player tokens and deriving the day's
+// deals: --secret when given (not stored), else the one the database
+// keeps (made at the first start), so that players keep their identity
+// across restarts and a fleet's instances agree.
+func tokenSecret(ctx context.Context, cfg serveConfig, db *sqlstore.DB) ([]byte, error) {
+	if cfg.secret != "" {
+		return []byte(cfg.secret), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, dbStartTimeout)
+	defer cancel()
+	secret, err := db.Secret(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", db.Where(), err)
+	}
+	return secret, nil
 }
 
 // Finished races in memory: kept for --retention in memory mode (their

@@ -38,10 +38,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startServe runs the real program on port 0 and returns its base URL, the
+// startServe runs the real program on port 0, with a data folder of the
+// test's own (a later --data in args wins), and returns its base URL, the
 // cancel that stops it, and a channel with run's error.
 func startServe(t testing.TB, args ...string) (string, *syncBuffer, context.CancelFunc, <-chan error) {
 	t.Helper()
+	args = append([]string{"--data", t.TempDir()}, args...) // never ./sirtommy-data in the source tree
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
@@ -160,20 +162,24 @@ func TestServeFlags(t *testing.T) {
 		}
 		return ""
 	}
-	if err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0"}, env, &out, &errOut); err == nil {
+	if err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, env, &out, &errOut); err == nil {
 		t.Fatal("a bad SIRTOMMY_LOG_LEVEL was accepted")
 	}
 	errOut.Reset()
 	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute"} {
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute", "-data", "SIRTOMMY_DATA", "-database", "SIRTOMMY_DATABASE"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}
 	}
 	var u usageError
-	for _, args := range [][]string{{"serve", "--retention", "0s"}, {"serve", "--api-races-per-minute", "-1"}} {
+	for _, args := range [][]string{
+		{"serve", "--retention", "0s"}, {"serve", "--api-races-per-minute", "-1"},
+		{"serve", "--data", ""}, {"serve", "--database", "sqlite:///tmp/x.db"},
+		{"serve", "--redis", "redis://127.0.0.1:1/0", "--data", t.TempDir()},
+	} {
 		if err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut); !errors.As(err, &u) {
 			t.Errorf("%v: want a usage error, got %v", args, err)
 		}
@@ -203,6 +209,8 @@ func TestServeMetrics(t *testing.T) {
 		"sirtommy_websocket_connections 1", `sirtommy_races{state="running"} 0`,
 		"sirtommy_move_handling_seconds_bucket", "sirtommy_send_queue_drops_total 0",
 		"sirtommy_rate_limited_total 0", "go_goroutines ", "process_resident_memory_bytes ",
+		`go_sql_open_connections{db_name="sirtommy"} `, "sirtommy_database_ping_seconds_count ",
+		"sirtommy_database_ping_failures_total 0",
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %q", want)

@@ -161,12 +161,34 @@ func OpenPostgres(ctx context.Context, url string) (*DB, error) {
 	return db, nil
 }
 
+// migrateLock is the PostgreSQL advisory lock (any number all instances
+// agree on: "sirtommy" in ASCII) held while one instance reads and
+// migrates the schema, so that a fleet starting at once on a new database
+// migrates it once, the others waiting and then finding it done. Without
+// it, two instances creating the same table at once fail to start.
+const migrateLock int64 = 0x73697274_6f6d6d79
+
 // start pings the database and brings its schema up to this binary's.
 func (db *DB) start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := db.sql.PingContext(ctx); err != nil {
 		return fmt.Errorf("unreachable: %w", err)
+	}
+	if db.kind == Postgres {
+		conn, err := db.sql.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("unreachable: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
+			return fmt.Errorf("wait for another instance's migration: %w", err)
+		}
+		// Released before the connection goes back to the pool (a session
+		// lock outlives a transaction).
+		defer func() {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLock)
+		}()
 	}
 	p, err := db.provider()
 	if err != nil {

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"sirtommy/lobby/sqlstore"
@@ -53,5 +54,35 @@ func TestNewerSchemaIsRefusedAndLeftAlone(t *testing.T) {
 	if err == nil {
 		db.Close()
 		t.Fatal("the newer schema was overwritten")
+	}
+}
+
+// TestFleetStartingAtOnceOnANewDatabase: instances opening one new
+// PostgreSQL database at the same moment all start, the schema migrated
+// once (each round has its own database).
+func TestFleetStartingAtOnceOnANewDatabase(t *testing.T) {
+	const rounds, instances = 2, 8 // without the lock, most rounds fail
+	for round := range rounds {
+		url := sqltest.PostgresURL(t)
+		var wg sync.WaitGroup
+		errs := make([]error, instances)
+		start := make(chan struct{})
+		for i := range instances {
+			wg.Go(func() {
+				<-start
+				db, err := sqlstore.OpenPostgres(context.Background(), url)
+				if err == nil {
+					err = db.Close()
+				}
+				errs[i] = err
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d, instance %d: %v", round, i, err)
+			}
+		}
 	}
 }

@@ -2,6 +2,8 @@ package coach
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -9,7 +11,9 @@ import (
 // Store keeps finished analyses, and the short claim an instance holds
 // while it computes one, so that in a fleet each game is analysed once:
 // the memory twin (MemoryStore) for one process, Redis (rediscoach) for a
-// fleet. Values are opaque bytes (the coach's JSON).
+// fleet, and the server's Split of the two kinds of data (finished
+// analyses in the durable store, claims where live state is). Values are
+// opaque bytes (the coach's JSON).
 type Store interface {
 	// Get returns the finished analysis stored under key, if there is one.
 	Get(ctx context.Context, key string) (val []byte, ok bool, err error)
@@ -129,4 +133,82 @@ func (m *MemoryStore) Release(_ context.Context, key, holder string) error {
 		delete(m.claims, key)
 	}
 	return nil
+}
+
+// Values keeps finished analyses for good: the durable store's
+// (sqlstore.Analyses). A key names its analysis's version (Key), so a
+// value is never read in a form it does not have.
+type Values interface {
+	// Get returns the analysis stored under key, if there is one.
+	Get(ctx context.Context, key string) (val []byte, ok bool, err error)
+	// Put stores the analysis under key, replacing any there.
+	Put(ctx context.Context, key string, val []byte) error
+}
+
+// Claims holds the short claims of the analyses under way, live state
+// that dies with its holder: MemoryStore in one process, rediscoach in a
+// fleet (their own values are not used then).
+type Claims interface {
+	// Claim, Refresh and Release are Store's: Claim reports (false, 100)
+	// only for an analysis of the claims' own values.
+	Claim(ctx context.Context, key, holder string, ttl time.Duration) (held bool, percent int, err error)
+	Refresh(ctx context.Context, key, holder string, percent int, ttl time.Duration) (bool, error)
+	Release(ctx context.Context, key, holder string) error
+}
+
+// Split is the Store of a server: finished analyses in values (durable),
+// claims in claims (live). Its one job is to route each call to its side
+// and to keep Store's promise across the two: a claim is not taken on an
+// analysis that is there.
+type Split struct {
+	values Values
+	claims Claims
+}
+
+var _ Store = (*Split)(nil)
+
+// NewSplit makes a Store of values and claims.
+func NewSplit(values Values, claims Claims) *Split {
+	return &Split{values: values, claims: claims}
+}
+
+// Get reads the analysis from the values.
+func (s *Split) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	return s.values.Get(ctx, key)
+}
+
+// Claim takes key's claim, then looks for the analysis: a holder's Put
+// stores the value before it drops its claim, so a claim taken after that
+// drop finds the value, reports (false, 100) and lets the claim go.
+func (s *Split) Claim(ctx context.Context, key, holder string, ttl time.Duration) (bool, int, error) {
+	held, pct, err := s.claims.Claim(ctx, key, holder, ttl)
+	if err != nil || !held {
+		return held, pct, err
+	}
+	_, there, err := s.values.Get(ctx, key)
+	if err != nil || there {
+		err = errors.Join(err, s.claims.Release(ctx, key, holder))
+		if err != nil {
+			return false, 0, fmt.Errorf("coach: claim %s: %w", key, err)
+		}
+		return false, 100, nil
+	}
+	return true, 0, nil
+}
+
+// Refresh extends holder's claim.
+func (s *Split) Refresh(ctx context.Context, key, holder string, percent int, ttl time.Duration) (bool, error) {
+	return s.claims.Refresh(ctx, key, holder, percent, ttl)
+}
+
+// Put stores the analysis, then drops holder's claim (even when the store
+// failed, so that another instance may try). keep is not used: the values
+// are kept for good.
+func (s *Split) Put(ctx context.Context, key, holder string, val []byte, _ time.Duration) error {
+	return errors.Join(s.values.Put(ctx, key, val), s.claims.Release(ctx, key, holder))
+}
+
+// Release drops holder's claim.
+func (s *Split) Release(ctx context.Context, key, holder string) error {
+	return s.claims.Release(ctx, key, holder)
 }

@@ -94,6 +94,11 @@ func (m *Metrics) Watch(stats *web.Stats, races *race.Service) {
 	}
 }
 
+// MustRegister adds collectors of the server's other parts (the
+// database's); it panics on a name registered twice, as
+// prometheus.MustRegister does.
+func (m *Metrics) MustRegister(cs ...prometheus.Collector) { m.reg.MustRegister(cs...) }
+
 // Handler serves the registry in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

@@ -7,7 +7,10 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
+	"sirtommy/lobby/sqlstore"
+	"sirtommy/lobby/sqlstore/sqltest"
 	"sirtommy/race/redisrace/redistest"
+	"sirtommy/web/coach"
 	"sirtommy/web/coach/coachtest"
 	"sirtommy/web/coach/rediscoach"
 )
@@ -38,4 +41,25 @@ func TestFleet(t *testing.T) {
 	if len(keys) != 1 {
 		t.Fatalf("keys left %v, want the analysis alone (its claim gone)", keys)
 	}
+}
+
+// TestSplit runs the suites on a fleet's store: the finished analyses in
+// SQL, the claims in Redis; Redis is left with no analysis and no claim.
+func TestSplit(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, db *sqlstore.DB) {
+		rdb := client(t)
+		split := func() coach.Store { return coach.NewSplit(sqlstore.NewAnalyses(db), rediscoach.New(rdb, "test:")) }
+		t.Run("store", func(t *testing.T) { coachtest.TestStore(t, split()) })
+		if err := rdb.FlushAll(context.Background()).Err(); err != nil { // the claims the store suite leaves held
+			t.Fatal(err)
+		}
+		if _, err := db.SQL().Exec("DELETE FROM analyses"); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("fleet", func(t *testing.T) { coachtest.TestFleet(t, split()) })
+		keys, err := rdb.Keys(context.Background(), "test:*").Result()
+		if err != nil || len(keys) != 0 {
+			t.Fatalf("redis keys left %v (%v), want none", keys, err)
+		}
+	})
 }
