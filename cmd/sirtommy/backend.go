@@ -11,7 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
-	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/lobby/sqlstore"
 	"sirtommy/race"
@@ -65,17 +64,15 @@ func memoryBackend(log zerolog.Logger) *backend {
 
 // useDatabase puts what must outlive the process (docs/storage.md) in the
 // durable store db, whichever the live state's backend: this is the one
-// place where the durable stores are plugged in. /readyz pings db, and
-// /metrics reports its pool and pings.
-//
-// Ratings are in memory here until sqlstore.NewRatings(db) replaces
-// memlobby.NewRatings below; the ghosts and the days' boards are the
-// lobby's memory ones until be.shared.Ghosts = sqlstore.NewGhosts(db) and
-// be.shared.Dailies = sqlstore.NewDailies(db) join them; finished races
-// live only as long as the live store keeps them until be.deps.Archive =
-// sqlstore.NewArchive(db) (the race service's archiver).
+// place where the durable stores are plugged in: ratings and every game,
+// ghosts, the days' boards, the archive of finished races and the
+// coach's analyses. /readyz pings db, and /metrics reports its pool and
+// pings.
 func (be *backend) useDatabase(db *sqlstore.DB, met *metrics.Metrics) {
-	be.ratings = memlobby.NewRatings()
+	be.ratings = sqlstore.NewRatings(db)
+	be.shared.Ghosts = sqlstore.NewGhosts(db, be.deps.Clock)
+	be.shared.Dailies = sqlstore.NewDailies(db)
+	be.deps.Archive = sqlstore.NewArchive(db)
 	be.analyses = coach.NewSplit(sqlstore.NewAnalyses(db), be.claims)
 
 	health := newDBHealth(db)

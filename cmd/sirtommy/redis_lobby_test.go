@@ -13,11 +13,7 @@ import (
 
 // TestRedisRatingsShared checks that the instances of a fleet answer one
 // leaderboard: the one in their shared PostgreSQL database (--database),
-// where a standing is written directly with SQL. Until the ratings are
-// wired to the durable store (sqlstore.NewRatings in
-// backend.useDatabase), each instance answers its own, empty, memory's
-// board, and the two still agree; from then on both must list the
-// standing, which the comparison of the two boards then covers.
+// where a standing is written directly with SQL.
 func TestRedisRatingsShared(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
@@ -50,6 +46,10 @@ func TestRedisRatingsShared(t *testing.T) {
 	}
 	if boards[0] != boards[1] {
 		t.Fatalf("the instances answer different leaderboards:\na %s\nb %s", boards[0], boards[1])
+	}
+	var board []lobby.Standing
+	if err := json.Unmarshal([]byte(boards[0]), &board); err != nil || len(board) != 1 || board[0].Player != "someone" || board[0].Rating.Rating != 1600 {
+		t.Fatalf("leaderboard %s (%v), want someone at 1600 from PostgreSQL", boards[0], err)
 	}
 }
 

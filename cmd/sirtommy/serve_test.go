@@ -210,7 +210,7 @@ func TestServeMetrics(t *testing.T) {
 		"sirtommy_move_handling_seconds_bucket", "sirtommy_send_queue_drops_total 0",
 		"sirtommy_rate_limited_total 0", "go_goroutines ", "process_resident_memory_bytes ",
 		`go_sql_open_connections{db_name="sirtommy"} `, "sirtommy_database_ping_seconds_count ",
-		"sirtommy_database_ping_failures_total 0",
+		"sirtommy_database_ping_failures_total 0", "sirtommy_archive_queue 0",
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("/metrics lacks %q", want)
