@@ -38,9 +38,15 @@ const (
 	// pollEvery is how often an instance that waits for another's analysis
 	// looks for it: a whole analysis takes seconds.
 	pollEvery = 500 * time.Millisecond
-	// keepFor is how long a finished analysis is stored: as long as a
-	// finished race is kept in Redis mode.
+	// keepFor is how long a finished analysis is stored where the store
+	// keeps values for a while (the memory twin); the durable store keeps
+	// them for good.
 	keepFor = 7 * 24 * time.Hour
+	// lookupWait bounds how long Analyze waits for a new job's first read
+	// of the store, so that an analysis stored already (by another
+	// instance, or before a restart) is answered at once; a store slower
+	// than this is answered as in progress.
+	lookupWait = 250 * time.Millisecond
 	// cacheSize bounds the finished analyses kept in this process.
 	cacheSize = 1024
 	// maxJobs bounds the analyses running or waiting here at once: a crowd
@@ -91,6 +97,8 @@ type Coach struct {
 // job is one game's analysis, running or finished.
 type job struct {
 	done    chan struct{} // closed when res or err is set
+	looked  chan struct{} // closed once the store was first read
+	lookOne sync.Once
 	percent atomic.Int32
 	res     *Game
 	err     error
@@ -168,6 +176,14 @@ func (c *Coach) Analyze(games []string) (Progress, error) {
 		}
 		jobs[i] = j
 	}
+	wait := time.NewTimer(lookupWait)
+	defer wait.Stop()
+	for _, j := range jobs {
+		select {
+		case <-j.looked:
+		case <-wait.C:
+		}
+	}
 	p := Progress{Done: true}
 	sum := 0
 	for _, j := range jobs {
@@ -233,7 +249,7 @@ func (c *Coach) start(text string) (*job, error) {
 	if c.ctx.Err() != nil {
 		return nil, c.ctx.Err()
 	}
-	j := &job{done: make(chan struct{})}
+	j := &job{done: make(chan struct{}), looked: make(chan struct{})}
 	c.jobs[key] = j
 	c.busy++
 	c.wg.Add(1)
@@ -275,16 +291,19 @@ func (c *Coach) run(key string, rec engine.Record, j *job) {
 			return
 		case <-timer.C:
 		}
-		if b, ok, err := store.Get(ctx, key); err != nil {
+		b, ok, err := store.Get(ctx, key)
+		if err != nil {
 			log.Warn().Err(err).Msg("analysis store: get")
 		} else if ok {
 			var g Game
 			if err := json.Unmarshal(b, &g); err == nil {
 				c.finish(key, j, &g, nil)
+				j.lookOne.Do(func() { close(j.looked) })
 				return
 			}
 			log.Warn().Msg("analysis store: an unreadable analysis; computing it again")
 		}
+		j.lookOne.Do(func() { close(j.looked) })
 		held, pct, err := store.Claim(ctx, key, holder, claimTTL)
 		if err != nil {
 			// The store is down: work alone rather than not at all.

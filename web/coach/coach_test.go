@@ -86,3 +86,34 @@ func TestBusy(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestStoredAnalysisAnsweredAtOnce: an analysis in the store (put by
+// another instance, or before a restart) is answered by the first
+// request of a coach that never computed it, not as "in progress".
+func TestStoredAnalysisAnsweredAtOnce(t *testing.T) {
+	rules, _ := engine.Variant("classic")
+	won := engine.Solve(rules, 3, engine.SolveOptions{})
+	rec, err := engine.LineRecord(rules, 3, won.Line)
+	if err != nil || won.Outcome != engine.Winnable {
+		t.Fatalf("deal 3: %v %v", won.Outcome, err)
+	}
+	store := coach.NewMemoryStore(nil)
+	first := coach.New(coach.Deps{Log: zerolog.Nop(), Solver: blockingSolver{}, Store: store})
+	for {
+		p, err := first.Analyze([]string{rec.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done {
+			break
+		}
+		time.Sleep(time.Millisecond) // a poll: the analysis runs in the background
+	}
+	first.Close()
+	again := coach.New(coach.Deps{Log: zerolog.Nop(), Solver: blockingSolver{}, Store: store})
+	defer again.Close()
+	p, err := again.Analyze([]string{rec.String()})
+	if err != nil || !p.Done || len(p.Games) != 1 || p.Games[0].Verdict != "won" {
+		t.Fatalf("the first request for a stored analysis: %+v %v, want it done", p, err)
+	}
+}
