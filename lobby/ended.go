@@ -23,7 +23,8 @@ import (
 // archived and not followed: the worker sweeps the archive for them when
 // the lobby starts and every minute after, and does their work again.
 // Every step is idempotent per race (the ratings store records a race
-// once, the day's board an attempt once, a ghost's runs a race once;
+// once, the day's board an attempt once, a ghost's runs a race once, a
+// deal seen or a best game kept again changes nothing;
 // freeing players who are free again, or in another race, frees nobody
 // of that race), so a sweep that does again work that was done, or that
 // the live path is doing at the same moment, changes nothing (but for a
@@ -285,7 +286,9 @@ func (l *Lobby) afterEnd(w endWork) {
 	if e.Result.Outcome == race.OutcomeAborted {
 		return
 	}
-	l.seeDeal(e.Race, e.Variant, e.Result, players)
+	l.retry(e.Race, "deal not marked seen, or best game not kept", func() error {
+		return l.seeDeal(e.Race, e.Variant, e.Result, players)
+	})
 	l.retry(e.Race, "race not recorded", func() error {
 		return l.record(e.Race, e.Variant, players, e.Result, w.at)
 	})

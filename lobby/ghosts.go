@@ -384,11 +384,13 @@ func errGhostStore(what string, err error) error {
 }
 
 // seeDeal marks the deal of a finished race seen by its players (they
-// may not race a ghost of it) and keeps each one's best game on it.
-func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]PlayerRef) {
+// may not race a ghost of it) and keeps each one's best game on it. It
+// stops at the first step the store fails, for the caller to try again:
+// each step done twice changes nothing.
+func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]PlayerRef) error {
 	d, err := strconv.ParseUint(res.Deal, 10, 64)
 	if err != nil {
-		return
+		return nil // no deal revealed: nothing to mark
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
@@ -397,12 +399,13 @@ func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]Play
 			continue
 		}
 		if _, err := l.ghosts.See(ctx, variant, d, p.ID); err != nil {
-			l.log.Warn().Err(err).Str("player", p.ID).Msg("deal not marked seen")
+			return fmt.Errorf("lobby: mark the deal of race %s seen by %s: %w", raceID, p.ID, err)
 		}
 		if err := l.ghosts.KeepBest(ctx, variant, d, p.ID, BestGame{Race: raceID, Seat: s, Score: res.Scores[s]}); err != nil {
-			l.log.Warn().Err(err).Str("player", p.ID).Msg("best game not kept")
+			return fmt.Errorf("lobby: keep %s's game of race %s as a best: %w", p.ID, raceID, err)
 		}
 	}
+	return nil
 }
 
 // finishedInfo is a race's public record.

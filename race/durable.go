@@ -171,7 +171,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	r := &Race{
 		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
-		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, onEnd: d.OnEnd, ended: d.ended,
+		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", rec.ID).Logger(),
 		done:  make(chan struct{}),
 		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,

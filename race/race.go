@@ -309,6 +309,9 @@ type Race struct {
 	// records is nil in memory mode; writer saves the race's records
 	// through it, outside mu (writer.go).
 	records Records
+	// archive is Deps.Archive (nil without one): a finished race's moves
+	// are read there when the live store has lost its log (info).
+	archive Archive
 	writer  *recordWriter
 	onEnd   func(Ended)
 	ended   func(*Race, Ended) // Deps.ended: the Service's, in place of onEnd
@@ -464,7 +467,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, onEnd: d.OnEnd, ended: d.ended,
+		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -1551,6 +1554,19 @@ func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 	moves, err := r.store.Moves(ctx, r.id)
 	if err != nil {
 		return in, &Error{Code: CodeUnavailable, Message: "the race's moves cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read moves: %w", r.id, err)}
+	}
+	if len(moves) < in.Counts[0].Moves+in.Counts[1].Moves && r.archive != nil {
+		// The log holds fewer moves than the games made: the live store
+		// lost it (Redis flushed, or restarted empty, or its retention
+		// ran out before this copy's). The archive has them once the
+		// race is archived; until then the log is all there is.
+		a, ok, err := r.archive.Get(ctx, r.id)
+		if err != nil {
+			return in, &Error{Code: CodeUnavailable, Message: "the race's moves cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read the archive: %w", r.id, err)}
+		}
+		if ok {
+			moves = a.Info.Moves
+		}
 	}
 	in.Moves = moves
 	return in, nil
