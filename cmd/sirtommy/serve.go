@@ -55,6 +55,8 @@ type serveConfig struct {
 	redisRetention time.Duration
 	// pprofAddr, when set, serves net/http/pprof on its own listener.
 	pprofAddr string
+	// data, when set, keeps the races in a SQLite data folder (local.go).
+	data string
 }
 
 // envFlag names the environment variable that backs a flag.
@@ -113,6 +115,7 @@ func parseServe(e env) (serveConfig, error) {
 	dur(&c.drainTimeout, groupServer, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
 	str(&c.allowedOrigins, groupServer, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
 	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens; empty makes one per process, so tokens die with it", lobby.MinSecretBytes))
+	str(&c.data, groupServer, "data", "", "data folder (SQLite) keeping races through a restart; empty: memory only")
 	str(&c.pprofAddr, groupServer, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
 	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
@@ -192,10 +195,19 @@ func runServe(ctx context.Context, e env) error {
 		if be, err = redisBackend(ctx, cfg, log); err != nil {
 			return err
 		}
+	} else if cfg.data != "" {
+		if be, err = localBackend(ctx, cfg, log); err != nil {
+			return err
+		}
 	}
 	defer be.close()
 	be.deps.Computers = newComputer // computer seats survive their instance
 	races := race.NewService(be.deps)
+	if be.restore != nil {
+		if err := be.restore(ctx, races); err != nil {
+			return err
+		}
+	}
 	keepOwned := be.spread(races)
 	keep := cfg.retention
 	if cfg.redisURL != "" {

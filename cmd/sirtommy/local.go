@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"sirtommy/lobby/sqlstore"
+	"sirtommy/race"
+	"sirtommy/race/sqlrace"
+)
+
+// restoreTimeout bounds reading the live tables and rebuilding their
+// races at start: a few thousand races take well under a second.
+const restoreTimeout = time.Minute
+
+// localBackend is the single binary's backend with a data folder: the
+// memory backend whose races are kept in the folder's SQLite database as
+// well (race/sqlrace), every move committed before it is acknowledged, so
+// that a server killed mid-race (SIGKILL, a crash) resumes its races when
+// it starts again on the same folder: restore rebuilds them.
+//
+// For now it opens the database itself; once serve opens the durable
+// store for everything (--data), this takes that store's handle instead:
+// one data folder is opened once (its lock is exclusive).
+func localBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*backend, error) {
+	db, err := sqlstore.OpenSQLite(ctx, cfg.data)
+	if err != nil {
+		return nil, err
+	}
+	store, err := sqlrace.New(ctx, db.SQL())
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("data folder %s: %w", cfg.data, err)
+	}
+	be := memoryBackend(log)
+	records := store.Records(be.deps.Clock)
+	be.deps.Store, be.deps.Records = store, records
+	be.restore = func(ctx context.Context, svc *race.Service) error {
+		return restoreRaces(ctx, svc, store, records, cfg.retention, log)
+	}
+	be.close = func() {
+		if err := errors.Join(store.Close(), db.Close()); err != nil {
+			log.Warn().Err(err).Msg("data folder closed with an error")
+		}
+	}
+	log.Info().Str("data", db.Where()).Msg("races kept in the data folder")
+	return be, nil
+}
+
+// restoreRaces rebuilds, at start, the races the live tables hold. A race
+// that is not over is adopted by svc and goes on: its players resume it
+// with their seat tokens (their connections died with the last process,
+// so each human seat's grace period starts now), its computer seats are
+// made again. A finished race is kept for its record and replay until it
+// is evicted like any other (Service.Evict then deletes its rows), unless
+// it ended keep ago already: its rows go now.
+func restoreRaces(ctx context.Context, svc *race.Service, store *sqlrace.Store, records *sqlrace.Records, keep time.Duration, log zerolog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, restoreTimeout)
+	defer cancel()
+	began := time.Now()
+	list, err := records.List(ctx)
+	if err != nil {
+		return fmt.Errorf("races of the data folder: %w", err)
+	}
+	now := svc.Deps().Clock.Now()
+	var live, kept, forgotten, broken int
+	for _, s := range list {
+		rec := s.Record
+		if rec.State.Over() && now.Sub(s.Saved) >= keep {
+			if err := store.Forget(ctx, rec.ID); err != nil {
+				return fmt.Errorf("races of the data folder: %w", err)
+			}
+			forgotten++
+			continue
+		}
+		moves, err := store.Moves(ctx, rec.ID)
+		if err != nil {
+			return fmt.Errorf("races of the data folder: %w", err)
+		}
+		if !rec.State.Over() {
+			restarted(rec)
+		}
+		r, err := race.Restore(rec, moves, svc.Deps())
+		if err != nil {
+			// Left in the tables, for a later binary that can read it.
+			log.Error().Err(err).Str("race", rec.ID).Msg("race not rebuilt")
+			broken++
+			continue
+		}
+		if rec.State.Over() {
+			svc.Keep(r)
+			kept++
+			continue
+		}
+		if !svc.Adopt(r) {
+			return errors.New("races of the data folder: the server is draining already")
+		}
+		r.Rearm(rec)
+		live++
+	}
+	log.Info().Int("live", live).Int("finished", kept).Int("forgotten", forgotten).Int("broken", broken).
+		Dur("took", time.Since(began)).Msg("races of the data folder restored")
+	return nil
+}
+
+// restarted marks rec's human seats as disconnected with no grace period
+// begun: nobody can have stayed connected through the restart, and the
+// time the server was down is not theirs to lose, so Rearm gives each the
+// whole grace period from now. Computer and ghost seats are made again.
+func restarted(rec *race.Record) {
+	for i := range rec.Seats {
+		if st := &rec.Seats[i]; st.Taken && !st.Computer && st.Ghost == nil {
+			st.Connected, st.GraceEnd = false, time.Time{}
+		}
+	}
+}
