@@ -113,7 +113,7 @@ func checkUpFrom(t *testing.T, db *sqlstore.DB, e earlier) {
 		t.Fatalf("from version %d the open reached %d, want the newest, %d (above %d)", from, v, newest, from)
 	}
 	for _, q := range []string{
-		`SELECT COUNT(*) FROM live_races`, `SELECT COUNT(*) FROM live_results`, `SELECT COUNT(*) FROM live_moves`,
+		`SELECT COUNT(*) FROM live_races`, `SELECT COUNT(*) FROM live_results`, `SELECT COUNT(*) FROM live_log`,
 	} {
 		var n int
 		if err := db.SQL().QueryRow(q).Scan(&n); err != nil {

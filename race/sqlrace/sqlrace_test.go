@@ -18,7 +18,13 @@ import (
 // open starts a Store on db, closed at the test's end.
 func open(t testing.TB, db *sqlstore.DB) *sqlrace.Store {
 	t.Helper()
-	s, err := sqlrace.New(context.Background(), db.SQL())
+	return openWith(t, db, sqlrace.Options{})
+}
+
+// openWith starts a Store on db with options o, closed at the test's end.
+func openWith(t testing.TB, db *sqlstore.DB, o sqlrace.Options) *sqlrace.Store {
+	t.Helper()
+	s, err := sqlrace.New(context.Background(), db.SQL(), o)
 	if err != nil {
 		t.Fatalf("sqlrace.New: %v", err)
 	}
@@ -31,11 +37,15 @@ func open(t testing.TB, db *sqlstore.DB) *sqlrace.Store {
 }
 
 func TestStoreConformance(t *testing.T) {
-	sqltest.Each(t, func(t *testing.T, db *sqlstore.DB) {
-		// One database for the suite: its subtests use races of their own.
-		s := open(t, db)
-		racetest.TestStore(t, func(*testing.T) race.Store { return s })
-	})
+	for _, o := range []sqlrace.Options{{}, {Interval: time.Millisecond}} {
+		t.Run(fmt.Sprintf("interval %s", o.Interval), func(t *testing.T) {
+			sqltest.Each(t, func(t *testing.T, db *sqlstore.DB) {
+				// One database for the suite: its subtests use races of their own.
+				s := openWith(t, db, o)
+				racetest.TestStore(t, func(*testing.T) race.Store { return s })
+			})
+		})
+	}
 }
 
 func TestBadRecordsAreRefusedAndChangeNothing(t *testing.T) {
@@ -49,7 +59,7 @@ func TestBadRecordsAreRefusedAndChangeNothing(t *testing.T) {
 			{"seat 2", race.MoveRecord{Seat: 2, Seq: 1, Move: "AS>F1"}},
 			{"seat -1", race.MoveRecord{Seat: -1, Seq: 1, Move: "AS>F1"}},
 			{"seq 0", race.MoveRecord{Seat: 0, Seq: 0, Move: "AS>F1"}},
-			{"NUL in the request id", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1", ID: "a\x00b"}},
+			{"invalid UTF-8 in the request id", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1", ID: "a\xffb"}},
 			{"invalid UTF-8 in the move", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>\xff"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -74,14 +84,14 @@ func TestBadRecordsAreRefusedAndChangeNothing(t *testing.T) {
 func TestAStoreOpenedAgainKnowsItsLogs(t *testing.T) {
 	sqltest.Each(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		first, err := sqlrace.New(ctx, db.SQL())
+		first, err := sqlrace.New(ctx, db.SQL(), sqlrace.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		before := []race.MoveRecord{
 			{Seat: 0, Seq: 1, Move: "AS>F1", AtMs: 10, ID: "a"},
-			{Seat: 1, Seq: 1, Move: "7H>W1", AtMs: 11, ID: "b"},
-			{Seat: 0, Seq: 3, Move: "2S>W1", AtMs: 12, ID: "c"}, // seqs must grow, not by one
+			{Seat: 1, Seq: 1, Move: "7H>W1", AtMs: 11, ID: "b\x00\"é"}, // the journal's JSON keeps any text
+			{Seat: 0, Seq: 3, Move: "2S>W1", AtMs: 12, ID: "c"},        // seqs must grow, not by one
 		}
 		for _, m := range before {
 			if err := first.Append(ctx, "r", m); err != nil {
@@ -190,9 +200,13 @@ func TestForgetDeletesTheRaceAlone(t *testing.T) {
 				t.Errorf("race %s: record found %v (%v), want %v", tc.id, ok, err, tc.found)
 			}
 		}
-		var results int
+		var results, moves int
 		if err := db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM live_results`).Scan(&results); err != nil || results != 1 {
 			t.Errorf("%d results left (%v), want kept's alone", results, err)
+		}
+		// gone's move was the journal's first row: the first Forget trims it.
+		if err := db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM live_log`).Scan(&moves); err != nil || moves != 1 {
+			t.Errorf("%d rows left in the journal (%v), want kept's alone", moves, err)
 		}
 		// A forgotten race's seqs are forgotten too: its id starts afresh.
 		if err := s.Append(ctx, "gone", race.MoveRecord{Seat: 0, Seq: 1, Move: "2S>W1"}); err != nil {

@@ -7,52 +7,79 @@
 // commits the writes waiting for it together (group commit, writer.go):
 // a move is acknowledged once its transaction is committed.
 //
-// One process writes these tables: the data folder's lock (lobby/sqlstore)
-// makes sure of it, and Store counts on it (it keeps each race's last seqs
-// in memory). The SQL is the same on PostgreSQL, where a fleet keeps its
-// live races in Redis instead.
+// The event log is a journal (live_log: a row for each commit with the
+// moves it committed, written at its end only) and the Store keeps each
+// race's moves in memory as well, read from the journal when it opens:
+// appends are checked and moves read in memory, and a commit of any
+// number of moves inserts one row. One process writes these tables,
+// which the data folder's lock (lobby/sqlstore) makes sure of. The SQL
+// is the same on PostgreSQL, where a fleet keeps its live races in Redis
+// instead.
 package sqlrace
 
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"sirtommy/race"
 )
 
-// Store is a race.Store on the live_moves table. It keeps each race's last
-// seq per seat in memory (loaded whole at New), so that an append whose
-// seq is new, every move's, costs one INSERT and no read.
+// Store is a race.Store on the live_log journal, each race's moves kept
+// in memory too.
 type Store struct {
 	db *sql.DB
 	w  *writer
 	st *statements
-	// logs is each race's last seqs (race id -> *raceLog), found without
-	// a lock as memrace's logs are.
+	// logs is each race's moves (race id -> *raceLog), found without a
+	// lock as memrace's logs are.
 	logs sync.Map
 }
 
-// raceLog is one race's last committed seq per seat (0: none). The
-// writer raises them once a move is committed; Append reads them.
+// raceLog is one race's moves, as committed.
 type raceLog struct {
-	last [2]atomic.Int64
+	// mu is held across an append's commit: one append of a race at a
+	// time (the race's own lock is held around it anyway).
+	mu    sync.Mutex
+	moves []race.MoveRecord
+	last  [2]int // each seat's last seq; 0: none
+	// pending is an append whose caller stopped waiting before its
+	// commit: the next append of the race learns its outcome first.
+	pending *op
+	// first is the pos of the live_log row with the race's first move
+	// (0: none), set by the writer.
+	first atomic.Int64
 }
 
-// raise records that seat's seq seq is committed.
-func (l *raceLog) raise(seat, seq int) {
-	v := &l.last[seat]
-	for {
-		old := v.Load()
-		if int64(seq) <= old || v.CompareAndSwap(old, int64(seq)) {
-			return
-		}
+// add records committed move m.
+func (l *raceLog) add(m race.MoveRecord) {
+	l.moves = append(l.moves, m)
+	l.last[m.Seat] = m.Seq
+}
+
+// settle learns the outcome of the race's pending append, if any: it
+// fails while that one is still not committed.
+func (l *raceLog) settle(ctx context.Context, w *writer) error {
+	o := l.pending
+	if o == nil {
+		return nil
 	}
+	if err := w.wait(ctx, o); err != nil {
+		return fmt.Errorf("an earlier move of the race: %w", err)
+	}
+	if o.err == nil {
+		l.add(o.move)
+	}
+	l.pending = nil
+	release(o)
+	return nil
 }
 
 var (
@@ -62,14 +89,29 @@ var (
 
 // ErrBadRecord marks a move record the store refuses: a seat that is not
 // 0 or 1, a seq below 1, or a move or request id that is not valid UTF-8
-// or holds a NUL (which PostgreSQL's TEXT cannot). Nothing was stored.
+// (which the journal's JSON would not keep as it is). Nothing was
+// stored.
 var ErrBadRecord = errors.New("bad move record")
 
+// Options configure a Store.
+type Options struct {
+	// Interval is the least time from the start of one commit to the
+	// start of the next: writes that come sooner wait for it and share
+	// it; one that comes later is committed at once. Zero commits what
+	// waits at once: the lowest latency, but on a busy server a commit
+	// for every move or two, and a commit (its locks, its pages written
+	// to the WAL) costs many times what a move adds to it. With an
+	// interval a move waits for it at most; the server commits at most
+	// once an interval however busy it is.
+	Interval time.Duration
+}
+
 // New opens the live tables on db, whose schema must have migration
-// 00002_live_races (lobby/sqlstore.OpenSQLite migrates it), and starts
-// their writer on a connection of its own. Close stops it.
-func New(ctx context.Context, db *sql.DB) (*Store, error) {
-	s, err := openStore(ctx, db)
+// 00002_live_races (lobby/sqlstore.OpenSQLite migrates it): it reads the
+// journal whole, then starts the writer on a connection of its own.
+// Close stops it.
+func New(ctx context.Context, db *sql.DB, o Options) (*Store, error) {
+	s, err := openStore(ctx, db, o)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +120,7 @@ func New(ctx context.Context, db *sql.DB) (*Store, error) {
 }
 
 // openStore is New but for starting the writer.
-func openStore(ctx context.Context, db *sql.DB) (*Store, error) {
+func openStore(ctx context.Context, db *sql.DB, o Options) (*Store, error) {
 	s := &Store{db: db}
 	pos, err := s.load(ctx)
 	if err != nil {
@@ -93,39 +135,49 @@ func openStore(ctx context.Context, db *sql.DB) (*Store, error) {
 		st.close()
 		return nil, fmt.Errorf("live races: the writer's connection: %w", err)
 	}
-	s.st, s.w = st, newWriter(conn, st, pos+1)
+	s.st, s.w = st, newWriter(conn, st, s, pos+1, o.Interval)
 	return s, nil
 }
 
-// load reads every race's last seqs, and returns the last pos written.
+// load reads the journal into the races' logs and returns its last pos.
 func (s *Store) load(ctx context.Context) (int64, error) {
-	var pos int64
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(pos), 0) FROM live_moves`).Scan(&pos); err != nil {
-		return 0, fmt.Errorf("live races: read the log's end: %w", err)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT race, seat, MAX(seq) FROM live_moves GROUP BY race, seat`)
+	rows, err := s.db.QueryContext(ctx, `SELECT pos, entries FROM live_log ORDER BY pos`)
 	if err != nil {
-		return 0, fmt.Errorf("live races: read the seqs: %w", err)
+		return 0, fmt.Errorf("live races: read the log: %w", err)
 	}
 	defer rows.Close()
+	var pos int64
+	var entries []entry
 	for rows.Next() {
-		var id string
-		var seat, seq int
-		if err := rows.Scan(&id, &seat, &seq); err != nil {
-			return 0, fmt.Errorf("live races: read the seqs: %w", err)
+		var b string
+		if err := rows.Scan(&pos, &b); err != nil {
+			return 0, fmt.Errorf("live races: read the log: %w", err)
 		}
-		if seat < 0 || seat > 1 {
-			return 0, fmt.Errorf("live races: race %s has moves of seat %d", id, seat)
+		entries = entries[:0]
+		if err := json.Unmarshal([]byte(b), &entries); err != nil {
+			return 0, fmt.Errorf("live races: the log's row %d: %w", pos, err)
 		}
-		s.log(id).raise(seat, seq)
+		for _, e := range entries {
+			m := e.MoveRecord
+			if err := checkRecord(m); err != nil {
+				return 0, fmt.Errorf("live races: race %s in the log's row %d: %w", e.Race, pos, err)
+			}
+			l := s.log(e.Race)
+			if m.Seq <= l.last[m.Seat] {
+				return 0, fmt.Errorf("live races: race %s seat %d seq %d in the log's row %d is not above the seat's last, %d",
+					e.Race, m.Seat, m.Seq, pos, l.last[m.Seat])
+			}
+			l.add(m)
+			l.first.CompareAndSwap(0, pos)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("live races: read the seqs: %w", err)
+		return 0, fmt.Errorf("live races: read the log: %w", err)
 	}
 	return pos, nil
 }
 
-// log is race id's seqs, made empty when it has none yet.
+// log is race id's log, made empty when it has none yet.
 func (s *Store) log(id string) *raceLog {
 	if v, ok := s.logs.Load(id); ok {
 		return v.(*raceLog)
@@ -142,94 +194,97 @@ func (s *Store) Close() error {
 	return s.w.conn.Close()
 }
 
-// Append stores a move once its transaction is committed: a record
-// already there (same seat, seq and move) is not stored twice, one that
-// contradicts the log is refused with race.ErrConflict, and a failed
-// commit with race.ErrUnavailable (nothing of it stored).
+// Append stores a move and returns once its transaction is committed: a
+// record already there (same seat, seq and move) is not stored twice,
+// one that contradicts the log is refused with race.ErrConflict, and a
+// failed commit with race.ErrUnavailable (nothing of it stored).
 func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) error {
 	if err := checkRecord(m); err != nil {
 		return fmt.Errorf("race %s seat %d seq %d: %w", raceID, m.Seat, m.Seq, err)
 	}
 	l := s.log(raceID)
-	if int64(m.Seq) <= l.last[m.Seat].Load() {
-		// Not a new move: a retry, or a conflict.
-		var held string
-		err := s.db.QueryRowContext(ctx, sqlHeldMove, raceID, m.Seat, m.Seq).Scan(&held)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("race %s seat %d seq %d is not above the seat's last: %w", raceID, m.Seat, m.Seq, race.ErrConflict)
-		case err != nil:
-			return fmt.Errorf("race %s seat %d seq %d: read the log: %w: %w", raceID, m.Seat, m.Seq, race.ErrUnavailable, err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.settle(ctx, s.w); err != nil {
+		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
+	}
+	if m.Seq <= l.last[m.Seat] {
+		for i := len(l.moves) - 1; i >= 0; i-- {
+			if old := l.moves[i]; old.Seat == m.Seat && old.Seq == m.Seq {
+				if old.Move == m.Move {
+					return nil // stored already
+				}
+				return fmt.Errorf("race %s seat %d seq %d holds %q: %w", raceID, m.Seat, m.Seq, old.Move, race.ErrConflict)
+			}
 		}
-		return sameMove(raceID, m, held)
+		return fmt.Errorf("race %s seat %d seq %d is not above the seat's last: %w", raceID, m.Seat, m.Seq, race.ErrConflict)
 	}
 	o := newOp(opAppend, raceID)
 	o.move, o.log = m, l
-	if err := s.w.do(ctx, o); err != nil {
+	if err := s.w.send(ctx, o); err != nil {
+		release(o)
 		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
 	}
-	err, inserted, held := o.err, o.inserted, o.held
+	if err := s.w.wait(ctx, o); err != nil {
+		l.pending = o // the race's next append learns what became of it
+		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
+	}
+	err := o.err
 	release(o)
 	if err != nil {
 		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
 	}
-	if !inserted {
-		return sameMove(raceID, m, held)
-	}
+	l.add(m)
 	return nil
 }
 
-// sameMove is nil when the log holds m's move under its seq, a conflict
-// otherwise.
-func sameMove(raceID string, m race.MoveRecord, held string) error {
-	if held == m.Move {
-		return nil // stored already
-	}
-	return fmt.Errorf("race %s seat %d seq %d holds %q: %w", raceID, m.Seat, m.Seq, held, race.ErrConflict)
-}
-
-// checkRecord refuses what the tables cannot hold as given.
+// checkRecord refuses what the journal cannot hold as given.
 func checkRecord(m race.MoveRecord) error {
 	switch {
 	case m.Seat < 0 || m.Seat > 1:
 		return fmt.Errorf("%w: no seat %d", ErrBadRecord, m.Seat)
 	case m.Seq < 1:
 		return fmt.Errorf("%w: seq %d", ErrBadRecord, m.Seq)
-	case !plainText(m.Move):
+	case !utf8.ValidString(m.Move):
 		return fmt.Errorf("%w: move %q", ErrBadRecord, m.Move)
-	case !plainText(m.ID):
+	case !utf8.ValidString(m.ID):
 		return fmt.Errorf("%w: request id %q", ErrBadRecord, m.ID)
 	}
 	return nil
 }
 
-// plainText reports whether a TEXT column of both databases holds s as
-// it is: valid UTF-8 without NUL.
-func plainText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
-
-// Moves returns the race's moves in the order they were appended.
+// Moves returns a copy of the race's moves, in the order they were
+// appended.
 func (s *Store) Moves(ctx context.Context, raceID string) ([]race.MoveRecord, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seat, seq, move, at_ms, request FROM live_moves WHERE race = $1 ORDER BY pos`, raceID)
-	if err != nil {
-		return nil, fmt.Errorf("race %s: read log: %w: %w", raceID, race.ErrUnavailable, err)
+	v, ok := s.logs.Load(raceID)
+	if !ok {
+		return nil, nil
 	}
-	defer rows.Close()
-	var out []race.MoveRecord
-	for rows.Next() {
-		var m race.MoveRecord
-		if err := rows.Scan(&m.Seat, &m.Seq, &m.Move, &m.AtMs, &m.ID); err != nil {
-			return nil, fmt.Errorf("race %s: read log: %w", raceID, err)
-		}
-		out = append(out, m)
+	l := v.(*raceLog)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.settle(ctx, s.w); err != nil {
+		return nil, fmt.Errorf("race %s: read log: %w", raceID, err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("race %s: read log: %w: %w", raceID, race.ErrUnavailable, err)
-	}
-	return out, nil
+	return append([]race.MoveRecord(nil), l.moves...), nil
 }
 
-// Forget deletes the race's rows, its moves, record and result: the
-// Service calls it when it drops a finished race from memory (Evict).
+// Races lists the races whose moves the store holds, in no particular
+// order.
+func (s *Store) Races() []string {
+	var ids []string
+	s.logs.Range(func(k, _ any) bool {
+		ids = append(ids, k.(string))
+		return true
+	})
+	sort.Strings(ids)
+	return ids
+}
+
+// Forget deletes a race: its moves from memory, its record and result
+// from the tables, and its moves from the journal once no race kept has
+// older ones (at a Forget trimEvery after the last trim). The Service calls it when it drops a
+// finished race from memory (Evict).
 //
 // This is where the live tables meet the archive (race.Archive, table
 // races): eviction comes --retention after the race's end, long after
@@ -245,6 +300,5 @@ func (s *Store) Forget(ctx context.Context, raceID string) error {
 	if err != nil {
 		return fmt.Errorf("race %s: forget: %w", raceID, err)
 	}
-	s.logs.Delete(raceID)
 	return nil
 }

@@ -23,21 +23,22 @@ CREATE TABLE live_results (
     decided_ms BIGINT NOT NULL
 );
 
--- live_moves is each race's event log (race.Store): one row per accepted
--- move or resignation. pos is the order in which they were appended
--- (across seats); request is the id of the request that made it.
-CREATE TABLE live_moves (
-    race    TEXT NOT NULL,
-    seat    INTEGER NOT NULL,
-    seq     INTEGER NOT NULL,
-    pos     BIGINT NOT NULL,
-    move    TEXT NOT NULL,
-    at_ms   BIGINT NOT NULL,
-    request TEXT NOT NULL,
-    PRIMARY KEY (race, seat, seq)
+-- live_log is the races' event log (race.Store): a journal of the
+-- writer's commits, one row each, whose entries are the moves and
+-- resignations it committed, in the order they were appended (JSON: an
+-- array of {"race", "seat", "seq", "move", "atMs", "id"}, id the request
+-- that made the move). One row a commit, not a row a move: a move's own
+-- row (its insert, and its index entries) cost the server more than all
+-- the rest of its durability (docs/performance.md). The server reads the
+-- journal whole when it starts and keeps each race's moves in memory;
+-- rows are deleted from the front, below the first move of the oldest
+-- race it still keeps.
+CREATE TABLE live_log (
+    pos     BIGINT PRIMARY KEY,
+    entries TEXT NOT NULL
 );
 
 -- +goose Down
-DROP TABLE live_moves;
+DROP TABLE live_log;
 DROP TABLE live_results;
 DROP TABLE live_races;
