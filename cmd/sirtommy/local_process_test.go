@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestLocalKilledMidRaceResumes: the single binary with a data folder is
+// TestLocalKilledMidRaceResumes: the single binary with durable races is
 // killed (SIGKILL) mid-race, with one move sent and not yet answered;
 // started again on the same folder and secret, it has the race back. Both
 // players resume with their seat tokens and see every move they were
@@ -16,7 +16,7 @@ import (
 // result.
 func TestLocalKilledMidRaceResumes(t *testing.T) {
 	bin := buildBinary(t)
-	args := []string{"--data", t.TempDir(), "--secret", testSecret}
+	args := []string{"--data", t.TempDir(), "--durable-races", "--secret", testSecret}
 	a, proc := startProcess(t, bin, args...)
 	id := createRace(t, a)
 	p0, p1 := join(t, a, id, "ann"), join(t, a, id, "bob")

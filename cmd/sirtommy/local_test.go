@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -32,7 +34,7 @@ func startLocal(t *testing.T, dir string, clock *racetest.Clock, keep time.Durat
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlrace.New(t.Context(), db.SQL())
+	store, err := sqlrace.New(t.Context(), db.SQL(), sqlrace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,9 +183,14 @@ func TestRestartKeepsFinishedRacesUntilTheirRetentionEnds(t *testing.T) {
 		if listed := err == nil; listed != tc.listed {
 			t.Errorf("race %d listed %v after the restart, want %v", i, listed, tc.listed)
 		}
-		if rows := liveRows(t, second.db, ids[i]); rows != tc.rows {
-			t.Errorf("race %d has live rows %v after the restart, want %v", i, rows, tc.rows)
+		moves, _ := second.store.Moves(ctx, ids[i])
+		if rows := liveRows(t, second.db, ids[i]); rows != tc.rows || (len(moves) > 0) != tc.rows {
+			t.Errorf("race %d has live rows %v and %d moves after the restart, want rows and moves %v", i, rows, len(moves), tc.rows)
 		}
+	}
+	var journal int
+	if err := second.db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM live_log`).Scan(&journal); err != nil || journal != 2 {
+		t.Errorf("after the restart the journal holds %d rows (%v), want the kept race's 2 (a resignation each)", journal, err)
 	}
 	if r, err := second.svc.Get(ids[1]); err == nil {
 		info, err := r.Info(ctx)
@@ -192,20 +199,58 @@ func TestRestartKeepsFinishedRacesUntilTheirRetentionEnds(t *testing.T) {
 		}
 	}
 	second.clock.Advance(keep)
-	if n := second.svc.Evict(keep); n != 1 || liveRows(t, second.db, ids[1]) {
-		t.Errorf("evicted %d races, rows left %v: want the kept race evicted and its rows gone", n, liveRows(t, second.db, ids[1]))
+	// Evicted, its record and result go at once, its moves from memory
+	// (and from the journal's front within a minute: race/sqlrace's tests).
+	if n := second.svc.Evict(keep); n != 1 || liveRows(t, second.db, ids[1]) || len(second.store.Races()) != 0 {
+		t.Errorf("evicted %d races, rows left %v, moves of %v: want the kept race evicted and its rows gone",
+			n, liveRows(t, second.db, ids[1]), second.store.Races())
 	}
 }
 
-// liveRows reports whether race id has any row in the live tables.
+// liveRows reports whether race id has a record or result in the live
+// tables.
 func liveRows(t *testing.T, db *sqlstore.DB, id string) bool {
 	t.Helper()
 	var n int
 	err := db.SQL().QueryRowContext(context.Background(), `SELECT
- (SELECT COUNT(*) FROM live_races WHERE id = $1) + (SELECT COUNT(*) FROM live_moves WHERE race = $1)
- + (SELECT COUNT(*) FROM live_results WHERE race = $1)`, id).Scan(&n)
+ (SELECT COUNT(*) FROM live_races WHERE id = $1) + (SELECT COUNT(*) FROM live_results WHERE race = $1)`, id).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n > 0
+}
+
+// TestDurableRacesFlag: --durable-races (or its environment variable)
+// needs a data folder, and is refused with --redis.
+func TestDurableRacesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		durable bool
+		usage   bool
+	}{
+		{"off by default", []string{"--data", "d"}, nil, false, false},
+		{"on with a folder", []string{"--data", "d", "--durable-races"}, nil, true, false},
+		{"on from the environment", []string{"--data", "d"}, map[string]string{"SIRTOMMY_DURABLE_RACES": "true"}, true, false},
+		{"the flag wins", []string{"--data", "d", "--durable-races=false"}, map[string]string{"SIRTOMMY_DURABLE_RACES": "true"}, false, false},
+		{"no folder", []string{"--durable-races"}, nil, false, true},
+		{"with redis", []string{"--data", "d", "--durable-races", "--redis", "redis://127.0.0.1:1/0"}, nil, false, true},
+		{"a bad environment value", []string{"--data", "d"}, map[string]string{"SIRTOMMY_DURABLE_RACES": "maybe"}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			cfg, err := parseServe(env{args: tc.args, getenv: func(k string) string { return tc.env[k] }, stdout: &out, stderr: &out})
+			var u usageError
+			if tc.usage {
+				if !errors.As(err, &u) {
+					t.Fatalf("want a usage error, got %v", err)
+				}
+				return
+			}
+			if err != nil || cfg.durableRaces != tc.durable {
+				t.Fatalf("durable races %v (%v), want %v", cfg.durableRaces, err, tc.durable)
+			}
+		})
+	}
 }
