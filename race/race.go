@@ -754,7 +754,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	if remote {
 		r.remoteSpectators++
 	}
-	if r.records == nil {
+	if r.relay == nil {
 		r.armFeedLocked(now)
 	}
 	sub.Deliver(r.watchSnapshotLocked())
@@ -1400,13 +1400,14 @@ const feedRoom = 64
 const FeedSlack = 250 * time.Millisecond
 
 // feedIdleLocked reports whether the feed's delay runs without a timer:
-// in memory mode while nobody watches, what is due is released by the
+// on one instance (memory mode, and the single binary whose races are
+// kept in SQLite) while nobody watches, what is due is released by the
 // next event or the next spectator (Watch), as nobody can tell when. A
 // busy server's public races mostly have no spectators, and a timer for
 // each of their moves (and a goroutine when it fires) was a tenth of its
-// CPU. In Redis mode the timer always runs: the other instances'
-// spectators follow the feed.
-func (r *Race) feedIdleLocked() bool { return r.records == nil && r.spectators == 0 }
+// CPU. Where the bus relays to other instances (Redis mode) the timer
+// always runs: the other instances' spectators follow the feed.
+func (r *Race) feedIdleLocked() bool { return r.relay == nil && r.spectators == 0 }
 
 // armFeedLocked starts the timer that releases the feed's head, FeedSlack
 // after it is due, unless it runs already or the feed is idle. Its

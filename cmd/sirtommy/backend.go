@@ -49,7 +49,9 @@ type backend struct {
 	// race/fleet) before it makes any, and returns what keeps them owned
 	// until its context is done.
 	spread func(svc *race.Service) (run func(context.Context))
-	close  func()
+	// restore rebuilds the races a data folder kept (local.go); nil: none.
+	restore func(ctx context.Context, svc *race.Service) error
+	close   func()
 }
 
 // memoryBackend keeps the live state in this process.

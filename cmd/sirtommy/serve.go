@@ -59,6 +59,9 @@ type serveConfig struct {
 	redisRetention time.Duration
 	// pprofAddr, when set, serves net/http/pprof on its own listener.
 	pprofAddr string
+	// durableRaces keeps the running races in the SQLite data folder too
+	// (local.go).
+	durableRaces bool
 }
 
 // envFlag names the environment variable that backs a flag.
@@ -118,6 +121,8 @@ func parseServe(e env) (serveConfig, error) {
 	dur(&c.drainTimeout, groupServer, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
 	str(&c.allowedOrigins, groupServer, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
 	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens and deriving the day's deals; empty: a random one kept in the database, so tokens outlive restarts", lobby.MinSecretBytes))
+	fromEnv("durable-races", func(v string) (err error) { c.durableRaces, err = strconv.ParseBool(v); return err })
+	fs.BoolVar(&c.durableRaces, "durable-races", c.durableRaces, usage(groupServer, "durable-races", "keep the running races in --data too, every move committed before it is answered, so that a restart or crash resumes them (about 13% more CPU a move; docs/performance.md)"))
 	str(&c.pprofAddr, groupServer, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
 	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
@@ -165,6 +170,9 @@ func parseServe(e env) (serveConfig, error) {
 	}
 	if c.redisURL != "" && c.databaseURL == "" {
 		return c, usagef("--redis needs --database postgres://…: several instances cannot share a SQLite data folder, so a fleet keeps its durable data in one PostgreSQL")
+	}
+	if c.durableRaces && (c.databaseURL != "" || c.redisURL != "") {
+		return c, usagef("--durable-races keeps the running races in the SQLite data folder (--data): with --redis, Redis keeps them")
 	}
 	switch c.logFormat {
 	case logAuto, logJSON, logConsole:
@@ -218,12 +226,21 @@ func runServe(ctx context.Context, e env) error {
 		if be, err = redisBackend(ctx, cfg, log); err != nil {
 			return err
 		}
+	} else if cfg.durableRaces {
+		if be, err = localBackend(ctx, db, cfg.retention, log); err != nil {
+			return err
+		}
 	}
 	defer be.close()
 	met := metrics.New()
 	be.useDatabase(db, met)
 	be.deps.Computers = newComputer // computer seats survive their instance
 	races := race.NewService(be.deps)
+	if be.restore != nil {
+		if err := be.restore(ctx, races); err != nil {
+			return err
+		}
+	}
 	keepOwned := be.spread(races)
 	keep := cfg.retention
 	if cfg.redisURL != "" {
