@@ -19,10 +19,10 @@ const restoreTimeout = time.Minute
 
 // liveInterval is the least time between the live races' commits
 // (sqlrace.Options.Interval): at 1,000 races (3,400 moves a second) a
-// commit takes some 60 moves instead of one or two, which brings the
-// cost of durable races from about 40% more CPU a move to about 13%
-// more, for up to 20 ms on each move's answer; below 50 moves a second
-// nothing waits (docs/performance.md).
+// commit carries some 60 moves instead of one or two, which brings the
+// cost of durable races from about 40% more CPU a move than memory to
+// about 20%, for up to 20 ms on each move's answer; below 50 moves a
+// second nothing waits (docs/performance.md).
 const liveInterval = 20 * time.Millisecond
 
 // localBackend is the single binary's backend with a data folder: the

@@ -122,7 +122,7 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.allowedOrigins, groupServer, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
 	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens and deriving the day's deals; empty: a random one kept in the database, so tokens outlive restarts", lobby.MinSecretBytes))
 	fromEnv("durable-races", func(v string) (err error) { c.durableRaces, err = strconv.ParseBool(v); return err })
-	fs.BoolVar(&c.durableRaces, "durable-races", c.durableRaces, usage(groupServer, "durable-races", "keep the running races in --data too, every move committed before it is answered, so that a restart or crash resumes them (about 13% more CPU a move; docs/performance.md)"))
+	fs.BoolVar(&c.durableRaces, "durable-races", c.durableRaces, usage(groupServer, "durable-races", "keep the running races in --data too, every move committed before it is answered, so that a restart or crash resumes them (about a fifth more CPU a move, and up to 20 ms more a move when busy; docs/performance.md)"))
 	str(&c.pprofAddr, groupServer, "pprof", "", "address (127.0.0.1:6060) to serve net/http/pprof on, apart from the service's port; empty: off")
 	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
