@@ -37,7 +37,7 @@ const (
 	// stored). It is busy_timeout's (lobby/sqlstore).
 	opWait = 5 * time.Second
 	// trimEvery is how often at most the writer deletes the moves of
-	// forgotten races from the front of live_moves: each trim looks over
+	// forgotten races from the front of live_log: each trim looks over
 	// every race in memory for the oldest move still needed.
 	trimEvery = time.Minute
 )

@@ -1,8 +1,9 @@
--- The single binary's live races (race/sqlrace): every accepted move is
--- written here before it is acknowledged, and each race's record at every
--- change of seats, presence and state, so that a server killed mid-race
--- resumes its races when it starts again. A race's rows go when it leaves
--- memory, long after its end (the archive, table races, keeps it).
+-- The single binary's live races with --durable-races (race/sqlrace):
+-- every accepted move is written here before it is acknowledged, and each
+-- race's record at every change of seats, presence and state, so that a
+-- server killed mid-race resumes its races when it starts again. A race's
+-- rows go when it leaves memory, long after its end (the archive, table
+-- races, keeps it). Without --durable-races these tables stay empty.
 -- Portable SQL, as 00001.
 
 -- +goose Up
