@@ -11,6 +11,7 @@ import (
 	"sirtommy/lobby/glicko2"
 	"sirtommy/lobby/sqlstore"
 	"sirtommy/lobby/sqlstore/sqltest"
+	"sirtommy/race/racetest"
 )
 
 // Sizes of the benchmarks' data.
@@ -195,6 +196,29 @@ func BenchmarkSaveRace(b *testing.B) {
 				Players: [2]lobby.PlayerRef{{ID: "ann", Name: "ann"}, {ID: "bob", Name: "bob"}}, Outcome: "win", Winner: &w,
 				Reason: "finished", Scores: [2]int{52, 30}, Rated: true}
 			if err := r.Save(ctx, g, st[:]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkArchiveRace archives one finished race of about a hundred
+// moves a seat (a typical game), then marks it followed, as the archiver
+// and the lobby do at a race's end: two commits.
+func BenchmarkArchiveRace(b *testing.B) {
+	benchEach(b, func(*testing.B, *sqlstore.DB) {}, func(b *testing.B, db *sqlstore.DB) {
+		a := sqlstore.NewArchive(db)
+		ctx := context.Background()
+		ended := time.Unix(1_600_000_000, 0).UTC()
+		round := 0
+		for b.Loop() {
+			round++
+			rec := racetest.LongArchived(fmt.Sprintf("%s-%07d", b.Name(), round), ended)
+			rec.Info.Moves = rec.Info.Moves[:200]
+			if err := a.Put(ctx, rec); err != nil {
+				b.Fatal(err)
+			}
+			if err := a.Followed(ctx, rec.Info.Race); err != nil {
 				b.Fatal(err)
 			}
 		}
