@@ -47,9 +47,11 @@ type Leases interface {
 	// Instance names this instance.
 	Instance() string
 	// Claim makes this instance the race's owner if it has none (or it is
-	// this one already); it reports whether this instance owns it now.
-	// With gone set, it also takes the race from an owner named gone.
-	Claim(ctx context.Context, id, gone string) (bool, error)
+	// this one already); it reports whether this instance owns it now. A
+	// live lease is never taken: whether an owner is gone is its lease's
+	// to say. A finished race is claimed by nobody: Claim fails with
+	// ErrOver (wrapped).
+	Claim(ctx context.Context, id string) (bool, error)
 	// Renew extends this instance's leases on races ids and returns those
 	// it no longer owns.
 	Renew(ctx context.Context, ids []string) (lost []string, err error)
@@ -68,8 +70,11 @@ type Transport interface {
 	// Call sends req to the owner of race req.Race and waits for its
 	// reply, or until req.Answered() is closed (then it returns an empty
 	// reply). It fails with ErrNoOwner (wrapped) when the race has no
-	// owner, or its owner is not listening (its instance died: gone then
-	// names it), and with ErrOwnerIsMe when this instance owns it.
+	// lease (its owner died, or released it), with ErrOwnerChanged when
+	// the owner did not answer and another instance holds the lease now,
+	// and with ErrOwnerIsMe when this instance holds it. An owner whose
+	// lease is live is never reported gone: a request it does not hear
+	// (its pub/sub connection reconnecting) is sent again within ctx.
 	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
 	// Serve answers requests forwarded to this instance with h, in order,
 	// until the transport is closed; a nil reply from h is not sent (the
@@ -86,21 +91,13 @@ type Cluster interface {
 	Transport
 }
 
-// Errors of Transport.Call.
+// Errors of Transport.Call and Leases.Claim.
 var (
-	ErrNoOwner   = errors.New("the race has no live owner")
-	ErrOwnerIsMe = errors.New("this instance owns the race")
+	ErrNoOwner      = errors.New("the race has no live owner")
+	ErrOwnerIsMe    = errors.New("this instance owns the race")
+	ErrOwnerChanged = errors.New("another instance owns the race now")
+	ErrOver         = errors.New("the race is over: nobody takes it over")
 )
-
-// GoneError is ErrNoOwner with the instance that owned the race and no
-// longer listens.
-type GoneError struct{ Owner string }
-
-// Error says which instance is gone.
-func (e *GoneError) Error() string { return "owner " + e.Owner + " is gone" }
-
-// Unwrap is ErrNoOwner.
-func (e *GoneError) Unwrap() error { return ErrNoOwner }
 
 // Syncer is implemented by buses whose subscriptions take effect later
 // (redisrace.Bus): Sync waits until the ones made so far are live.
@@ -145,7 +142,7 @@ var _ race.Fleet = (*Fleet)(nil)
 // Register makes this instance the owner of a new race and stores its
 // record.
 func (f *Fleet) Register(ctx context.Context, rec *race.Record) error {
-	ok, err := f.cluster.Claim(ctx, rec.ID, "")
+	ok, err := f.cluster.Claim(ctx, rec.ID)
 	if err == nil && !ok {
 		err = errors.New("a new race id is already owned")
 	}
@@ -215,6 +212,26 @@ func (f *Fleet) newProxy(id string) *proxy {
 
 func (f *Fleet) connTopic(raceID string) string {
 	return raceID + "/conn/" + f.cluster.Instance() + "/" + strconv.FormatUint(f.nextConn.Add(1), 10)
+}
+
+// openOver is finished race id, rebuilt here for its record and replay
+// (a connection's request found it over, its lease released). A race
+// whose result is stored but whose record does not say it is over yet
+// (its owner is storing it) is unavailable for a moment.
+func (f *Fleet) openOver(ctx context.Context, id string) (*race.Race, error) {
+	if r, err := f.svc.Get(id); err == nil && r.State().Over() {
+		return r, nil
+	}
+	rec, ok, err := f.cluster.Load(ctx, id)
+	switch {
+	case err != nil:
+		return nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
+	case !ok:
+		return nil, race.Errorf(race.CodeNoSuchRace, "no race has id %q", id)
+	case !rec.State.Over():
+		return nil, race.Errorf(race.CodeUnavailable, "the race's result is being recorded; try again shortly")
+	}
+	return f.restoreOver(ctx, rec)
 }
 
 // restoreOver rebuilds a finished race here for its record and replay.

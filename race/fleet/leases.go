@@ -67,7 +67,7 @@ func (f *Fleet) renew(ctx context.Context) {
 		if r == nil || f.isReleased(r) {
 			continue // released meanwhile: finished, not lost
 		}
-		if ok, err := c.Claim(cctx, id, ""); err == nil && ok {
+		if ok, err := c.Claim(cctx, id); err == nil && ok {
 			continue // the lease had only expired (Redis was away): kept
 		}
 		f.deps.Log.Warn().Str("race", id).Msg("lease lost: another instance runs the race now")
@@ -98,17 +98,19 @@ func (f *Fleet) housekeep(ctx context.Context) {
 	}
 	for _, id := range orphans {
 		cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
-		if _, err := f.takeOver(cctx, id, ""); err != nil {
+		if _, err := f.takeOver(cctx, id); err != nil && !errors.Is(err, ErrOver) {
 			f.deps.Log.Warn().Err(err).Str("race", id).Msg("orphan not taken over")
 		}
 		cancel()
 	}
 }
 
-// takeOver makes this instance the owner of live race id when it has none
-// (or its owner, gone, is dead) and rebuilds it here. It returns nil, nil
-// when another instance owns the race.
-func (f *Fleet) takeOver(ctx context.Context, id, gone string) (*race.Race, error) {
+// takeOver makes this instance the owner of live race id when it has no
+// live owner (its lease ran out or was given up) and rebuilds it here. It
+// returns nil, nil when another instance owns the race, and fails with
+// ErrOver (wrapped) when the race is over: a finished race is never
+// taken over (openOver reads it).
+func (f *Fleet) takeOver(ctx context.Context, id string) (*race.Race, error) {
 	f.adoptMu.Lock()
 	defer f.adoptMu.Unlock()
 	if r, err := f.svc.Get(id); err == nil {
@@ -118,7 +120,7 @@ func (f *Fleet) takeOver(ctx context.Context, id, gone string) (*race.Race, erro
 		return nil, nil // shutting down: the other instances take it
 	}
 	c := f.cluster
-	ok, err := c.Claim(ctx, id, gone)
+	ok, err := c.Claim(ctx, id)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -147,7 +149,7 @@ func (f *Fleet) takeOver(ctx context.Context, id, gone string) (*race.Race, erro
 	if !r.State().Over() {
 		r.Rearm(rec)
 	}
-	f.deps.Log.Info().Str("race", id).Str("from", gone).Int("moves", len(moves)).Msg("race taken over")
+	f.deps.Log.Info().Str("race", id).Int("moves", len(moves)).Msg("race taken over")
 	f.bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id, Owner: c.Instance()})
 	return r, nil
 }

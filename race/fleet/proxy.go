@@ -410,16 +410,17 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 		if err == nil && (rep.Err == nil || rep.Err.Code != CodeNotOwner) {
 			return rep, nil, nil
 		}
-		var gone string
-		var ge *GoneError
-		if errors.As(err, &ge) {
-			gone = ge.Owner
-		}
-		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) {
+		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) && !errors.Is(err, ErrOwnerChanged) {
 			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
 		}
+		// The race has no live owner (or it is this instance, or the
+		// instance asked lost it): take it over when its lease is free,
+		// read it when it is over, else look again.
 		ctx, cancel = context.WithTimeout(context.Background(), clusterTimeout)
-		_, err = p.f.takeOver(ctx, p.id, gone)
+		_, err = p.f.takeOver(ctx, p.id)
+		if errors.Is(err, ErrOver) {
+			_, err = p.f.openOver(ctx, p.id)
+		}
 		cancel()
 		if err != nil {
 			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
