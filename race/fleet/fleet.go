@@ -55,6 +55,9 @@ type Leases interface {
 	// Renew extends this instance's leases on races ids and returns those
 	// it no longer owns.
 	Renew(ctx context.Context, ids []string) (lost []string, err error)
+	// Owners reads which instance holds the lease of each race ids ("" for
+	// none).
+	Owners(ctx context.Context, ids []string) (map[string]string, error)
 	// Orphans lists live races whose owner's lease has expired.
 	Orphans(ctx context.Context) ([]string, error)
 	// Release gives up ownership of a race that is over.
@@ -67,7 +70,8 @@ type Leases interface {
 // Transport carries a connection's requests to the instance that owns
 // the race, and their replies back.
 type Transport interface {
-	// Call sends req to the owner of race req.Race and waits for its
+	// Call sends req to the owner of race req.Race (calling req.Sending
+	// with the owner's name before each send) and waits for its
 	// reply, or until req.Answered() is closed (then it returns an empty
 	// reply). It fails with ErrNoOwner (wrapped) when the race has no
 	// lease (its owner died, or released it), with ErrOwnerChanged when
@@ -116,6 +120,9 @@ type Fleet struct {
 
 	// One takeover at a time.
 	adoptMu sync.Mutex
+	// This instance's connections to each race (attach.go).
+	connsMu sync.Mutex
+	conns   map[string]*raceConns
 	// The connections of other instances attached to races here.
 	remoteMu sync.Mutex
 	remotes  map[string]*remoteConn
@@ -131,7 +138,11 @@ type Fleet struct {
 // forward to this one. svc's races must have c as their Deps.Records.
 func New(svc *race.Service, c Cluster) *Fleet {
 	f := &Fleet{svc: svc, cluster: c, bus: svc.Deps().Bus, deps: svc.Deps(),
-		remotes: make(map[string]*remoteConn), released: make(map[*race.Race]bool)}
+		remotes: make(map[string]*remoteConn), released: make(map[*race.Race]bool),
+		conns: make(map[string]*raceConns)}
+	if l, ok := f.bus.(Lapser); ok {
+		l.OnLapse(f.resync)
+	}
 	svc.UseFleet(f)
 	c.Serve(f.serve)
 	return f
@@ -231,7 +242,11 @@ func (f *Fleet) openOver(ctx context.Context, id string) (*race.Race, error) {
 	case !rec.State.Over():
 		return nil, race.Errorf(race.CodeUnavailable, "the race's result is being recorded; try again shortly")
 	}
-	return f.restoreOver(ctx, rec)
+	r, err := f.restoreOver(ctx, rec)
+	if err == nil && !r.State().Over() { // a stale copy of the race is listed here still
+		return nil, race.Errorf(race.CodeUnavailable, "the race changes hands; try again shortly")
+	}
+	return r, err
 }
 
 // restoreOver rebuilds a finished race here for its record and replay.

@@ -49,8 +49,16 @@ func (f *Fleet) renew(ctx context.Context) {
 	c := f.cluster
 	var live []string
 	byID := make(map[string]*race.Race)
+	draining := f.svc.Draining()
 	for _, r := range f.svc.Races() {
-		if !f.isReleased(r) {
+		switch {
+		case f.isReleased(r):
+		case r.Halted() && !draining:
+			// Stopped by a fenced write (an append, a decision): another
+			// instance runs it now.
+			f.deps.Log.Warn().Str("race", r.ID()).Msg("race stopped here: another instance runs it now")
+			f.lost(r)
+		default:
 			live = append(live, r.ID())
 			byID[r.ID()] = r
 		}
@@ -71,8 +79,7 @@ func (f *Fleet) renew(ctx context.Context) {
 			continue // the lease had only expired (Redis was away): kept
 		}
 		f.deps.Log.Warn().Str("race", id).Msg("lease lost: another instance runs the race now")
-		f.svc.Drop(r)
-		r.Stop()
+		f.lost(r)
 	}
 }
 

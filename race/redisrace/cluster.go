@@ -375,6 +375,36 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 	return lost, nil
 }
 
+// Owners reads which instance holds each race's lease ("" for none), in
+// one pipeline, and remembers them as the owners to forward to (Call).
+func (c *Cluster) Owners(ctx context.Context, ids []string) (map[string]string, error) {
+	cmds := make([]*redis.StringCmd, len(ids))
+	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.Get(ctx, c.o.Keys.Owner(id))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("read owners: %w", classify(err))
+	}
+	out := make(map[string]string, len(ids))
+	until := c.o.Clock.Now().Add(ownerMemory)
+	for i, id := range ids {
+		owner, err := cmds[i].Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			c.owners.Delete(id)
+		case err != nil:
+			return nil, fmt.Errorf("race %s: owner: %w", id, classify(err))
+		default:
+			c.owners.Store(id, seenOwner{owner, until})
+		}
+		out[id] = owner
+	}
+	return out, nil
+}
+
 // Orphans lists live races whose lease ran out.
 func (c *Cluster) Orphans(ctx context.Context) ([]string, error) {
 	ids, err := c.rdb.ZRangeByScore(ctx, c.o.Keys.Live(), &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(c.nowMs(), 10), Count: 100}).Result()
@@ -490,6 +520,7 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if c.bus != nil {
 		// On a Redis Cluster: by sharded pub/sub, to the inbox's node only;
 		// whether the owner is there, its answer or its lease tells (below).
+		req.Sending(owner)
 		c.bus.Publish(inboxTopic(owner), &inboxEvent{envelope{N: n, From: c.o.Instance, Request: req}})
 		return c.await(ctx, req, owner, ch)
 	}
@@ -499,6 +530,7 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	}
 	_, onCluster := c.rdb.(*redis.ClusterClient)
 	for {
+		req.Sending(owner)
 		receivers, err := c.publishRequest(ctx, c.o.Keys.Inbox(owner), b)
 		if err != nil {
 			return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
