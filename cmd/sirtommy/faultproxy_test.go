@@ -102,9 +102,7 @@ func (p *faultProxy) pipe(dst, src net.Conn) {
 	go func() {
 		defer close(done)
 		for c := range q {
-			if !p.wait(c.at) {
-				break
-			}
+			p.wait(c.at)
 			if _, err := dst.Write(c.b); err != nil {
 				break
 			}
@@ -129,9 +127,8 @@ func (p *faultProxy) pipe(dst, src net.Conn) {
 }
 
 // wait blocks while the proxy holds bytes, then until the chunk that
-// arrived at at is due; it reports false when the connection was closed
-// meanwhile.
-func (p *faultProxy) wait(at time.Time) bool {
+// arrived at at is due.
+func (p *faultProxy) wait(at time.Time) {
 	p.mu.Lock()
 	for p.held {
 		p.cond.Wait()
@@ -141,7 +138,6 @@ func (p *faultProxy) wait(at time.Time) bool {
 	if wait := time.Until(at.Add(d)); wait > 0 {
 		time.Sleep(wait)
 	}
-	return true
 }
 
 // drop closes both ends of a connection.

@@ -291,18 +291,6 @@ func (o *observer) messages() []seenMsg {
 	return append([]seenMsg(nil), o.seen...)
 }
 
-// final is the observer's first state with a result, if any.
-func (o *observer) final() msg {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, s := range o.seen {
-		if s.m.str("type") == "state" && s.m["result"] != nil {
-			return s.m
-		}
-	}
-	return nil
-}
-
 // feedCheck follows a spectator's versions as the browser client does
 // (web/PROTOCOL.md, "The spectators' feed"), to send watch again on a gap.
 type feedCheck struct {
