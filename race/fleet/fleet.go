@@ -5,10 +5,14 @@
 // (Leases) and runs it; every other instance's connections hold a proxy
 // that forwards their requests to the owner (Transport) and follows the
 // race's topics on the bus. When an owner dies, drains or loses its
-// lease, the next request, or the lease loop (Run), takes the race over:
-// it is rebuilt from its record and event log (race.Restore) and the
-// takeover is announced on the race's OwnerTopic, so that every
-// connection attaches to it again.
+// lease, the next request, or the lease loop (Run), takes the race over
+// once its lease is gone (whether an owner is gone is its lease's to
+// say; a finished race is never taken over): it is rebuilt from its
+// record and event log (race.Restore) and the takeover is announced on
+// the race's OwnerTopic. Every connection attaches to it again, on that
+// announcement or, when it never came (the instance was cut off), when
+// the instance finds it lost the lease or its pub/sub subscriptions
+// lapsed (attach.go).
 //
 // The import goes one way: fleet imports race, never the reverse; race
 // declares the Fleet it hands its fleet-wide jobs to, and redisrace
@@ -23,7 +27,9 @@
 //  2. Fleet.adoptMu: one takeover at a time; held across the Cluster
 //     calls and the rebuild of a takeover.
 //  3. The race's and the Service's locks (package race).
-//  4. Fleet.remoteMu, Fleet.releasedMu, tokenBox.mu: leaves.
+//  4. Fleet.remoteMu, Fleet.releasedMu, tokenBox.mu: leaves;
+//     Fleet.connsMu, held while subscribing to the bus (whose locks are
+//     leaves).
 package fleet
 
 import (

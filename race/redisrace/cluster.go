@@ -122,8 +122,7 @@ type ClusterOptions struct {
 	// Bus, on a Redis Cluster, carries the instances' inboxes by sharded
 	// pub/sub (each inbox on one node, followed there across a
 	// resharding), where classic PUBLISH would go to every node. Nil, or
-	// on one Redis: the inbox is a classic channel, whose receiver count
-	// tells at once that an owner is gone.
+	// on one Redis: the inbox is a classic channel.
 	Bus *Bus
 	// Extensions, when set, is shared with the instance's Store: Renew
 	// skips the races whose moves have just extended their leases. Nil:
