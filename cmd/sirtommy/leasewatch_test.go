@@ -2,19 +2,22 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"sirtommy/race"
 )
 
 // leaseWatch follows every race's lease from Redis's own MONITOR feed
 // (the commands the lease scripts run, with Redis's clock), and counts
 // the takeovers that must never happen: a lease set for another instance
 // while the owner's was still live, and a lease set for a race whose
-// result was stored already. It knows nothing of the servers' code, so
+// record said it was over. It knows nothing of the servers' code, so
 // it judges any implementation alike.
 type leaseWatch struct {
 	conn net.Conn
@@ -26,15 +29,17 @@ type leaseWatch struct {
 	// before had lapsed (expired or released): the legitimate ones.
 	takeovers int
 	// live lists the takeovers of a live lease, finished those of a
-	// race with a stored result, each as a line for the report.
+	// finished race, each as a line for the report.
 	live, finished []string
 }
 
 // leaseLog is one race's lease as the watch has seen it.
 type leaseLog struct {
-	owner   string
-	until   float64 // Redis time, in seconds
-	decided bool
+	owner string
+	until float64 // Redis time, in seconds
+	// over is set once the race's record (saved whole at every change)
+	// says it is finished or aborted.
+	over bool
 }
 
 // leaseMargin is how close (in seconds) to a lease's end a new owner's
@@ -74,7 +79,7 @@ func watchLeases(t *testing.T, addr string) *leaseWatch {
 
 // line reads one MONITOR line: `+1700000000.123456 [0 lua] "SET" "key" ...`.
 func (w *leaseWatch) line(l string) {
-	if !strings.Contains(l, "}:owner\"") && !strings.Contains(l, "}:result\"") {
+	if !strings.Contains(l, "}:owner\"") && !strings.Contains(l, "}:meta\"") {
 		return
 	}
 	ts, rest, ok := strings.Cut(strings.TrimPrefix(l, "+"), " ")
@@ -105,8 +110,11 @@ func (w *leaseWatch) line(l string) {
 		w.leases[id] = lg
 	}
 	switch {
-	case what == "result" && cmd == "SET":
-		lg.decided = true
+	case what == "meta" && cmd == "SET" && len(args) >= 3:
+		var rec struct{ State race.State }
+		if json.Unmarshal([]byte(args[2]), &rec) == nil && rec.State.Over() {
+			lg.over = true
+		}
 	case what != "owner":
 	case cmd == "SET" && len(args) >= 3:
 		owner, ttl := args[2], 0.0
@@ -118,8 +126,8 @@ func (w *leaseWatch) line(l string) {
 		}
 		switch {
 		case lg.owner == owner:
-		case lg.decided:
-			w.finished = append(w.finished, fmt.Sprintf("race %s: lease set for %s after its result was stored", id, owner))
+		case lg.over:
+			w.finished = append(w.finished, fmt.Sprintf("race %s: lease set for %s after its record said it was over", id, owner))
 		case lg.owner != "" && at < lg.until-leaseMargin:
 			w.live = append(w.live, fmt.Sprintf("race %s: lease set for %s while %s's had %.3f s left", id, owner, lg.owner, lg.until-at))
 		case lg.owner != "" || lg.until > 0:

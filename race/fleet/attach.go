@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -39,8 +40,8 @@ type Lapser interface {
 const (
 	// reattachTries is how many times a connection tries to attach again
 	// while the race's instance cannot be reached (the partition that
-	// caused it may not have healed everywhere).
-	reattachTries = 8
+	// caused it may not have healed everywhere): 6.3 s in all.
+	reattachTries = 6
 	// reattachPause is the first pause between tries; it doubles.
 	reattachPause = 100 * time.Millisecond
 	// resyncTries bounds the reads of the races' owners after a lapse.
@@ -110,7 +111,7 @@ func (f *Fleet) reattachRace(id string) {
 	for _, p := range ps {
 		p.gate.seat.Store(-1)
 		p.gate.watch.Store(false)
-		go p.reattach()
+		f.background(p.reattach)
 	}
 }
 
@@ -156,7 +157,11 @@ func (f *Fleet) resync() {
 			break
 		}
 		f.deps.Log.Warn().Err(err).Int("try", try+1).Msg("owners not read again after a pub/sub lapse")
-		time.Sleep(reattachPause << try)
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-time.After(reattachPause << try):
+		}
 	}
 	me := f.cluster.Instance()
 	n := 0
@@ -179,11 +184,18 @@ func (p *proxy) reattach() {
 		if err == nil {
 			return
 		}
+		if errors.Is(err, ErrClosed) {
+			return // this instance stops
+		}
 		if race.ErrorCode(err) != race.CodeUnavailable || try == reattachTries {
 			p.f.deps.Log.Warn().Err(err).Str("race", p.id).Int("tries", try).Msg("connection not attached again")
 			return
 		}
-		time.Sleep(pause)
+		select {
+		case <-p.f.ctx.Done():
+			return
+		case <-time.After(pause):
+		}
 		pause *= 2
 	}
 }

@@ -55,8 +55,8 @@ type Leases interface {
 	// Claim makes this instance the race's owner if it has none (or it is
 	// this one already); it reports whether this instance owns it now. A
 	// live lease is never taken: whether an owner is gone is its lease's
-	// to say. A finished race is claimed by nobody: Claim fails with
-	// ErrOver (wrapped).
+	// to say. A finished race (its record says it is over) is claimed by
+	// nobody: Claim fails with ErrOver (wrapped).
 	Claim(ctx context.Context, id string) (bool, error)
 	// Renew extends this instance's leases on races ids and returns those
 	// it no longer owns.
@@ -107,6 +107,9 @@ var (
 	ErrOwnerIsMe    = errors.New("this instance owns the race")
 	ErrOwnerChanged = errors.New("another instance owns the race now")
 	ErrOver         = errors.New("the race is over: nobody takes it over")
+	// ErrClosed is a call cut short because the transport is closing
+	// (the instance stops).
+	ErrClosed = errors.New("the transport is closed")
 )
 
 // Syncer is implemented by buses whose subscriptions take effect later
@@ -138,6 +141,12 @@ type Fleet struct {
 	// finished races for reading).
 	releasedMu sync.Mutex
 	released   map[*race.Race]bool
+
+	// ctx ends the fleet's background work (Close): the connections
+	// being attached again, counted by work.
+	ctx    context.Context
+	cancel context.CancelFunc
+	work   sync.WaitGroup
 }
 
 // New makes svc's fleet over c, and answers the requests other instances
@@ -146,8 +155,9 @@ func New(svc *race.Service, c Cluster) *Fleet {
 	f := &Fleet{svc: svc, cluster: c, bus: svc.Deps().Bus, deps: svc.Deps(),
 		remotes: make(map[string]*remoteConn), released: make(map[*race.Race]bool),
 		conns: make(map[string]*raceConns)}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
 	if l, ok := f.bus.(Lapser); ok {
-		l.OnLapse(f.resync)
+		l.OnLapse(func() { f.background(f.resync) })
 	}
 	svc.UseFleet(f)
 	c.Serve(f.serve)
@@ -155,6 +165,26 @@ func New(svc *race.Service, c Cluster) *Fleet {
 }
 
 var _ race.Fleet = (*Fleet)(nil)
+
+// Close stops the fleet's background work, the connections being
+// attached again, and waits for it (Run calls it when its context ends).
+func (f *Fleet) Close() {
+	f.cancel()
+	f.work.Wait()
+}
+
+// background runs fn on a goroutine of its own, unless the fleet is
+// closed; Close waits for it.
+func (f *Fleet) background(fn func()) {
+	if f.ctx.Err() != nil {
+		return
+	}
+	f.work.Add(1)
+	go func() {
+		defer f.work.Done()
+		fn()
+	}()
+}
 
 // Register makes this instance the owner of a new race and stores its
 // record.

@@ -11,13 +11,15 @@ import (
 // Run keeps this instance's races owned: every period it renews their
 // leases, lets go of races it lost, and takes over live races whose owner
 // died, so that their timers run somewhere. The period is real time, like
-// the leases' expiry in Redis. It returns when ctx is done.
+// the leases' expiry in Redis. It returns when ctx is done, once the
+// fleet's background work has stopped (Close).
 //
 // Renewal runs on its own goroutine, apart from releasing finished races
 // and adopting orphans: under load those take seconds (a Redis round trip
 // each, and a rebuild per adopted race), and a renewal waiting behind them
 // let leases run out, so that the instances took each other's races.
 func (f *Fleet) Run(ctx context.Context, every time.Duration) {
+	defer f.Close()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -92,6 +94,10 @@ func (f *Fleet) housekeep(ctx context.Context) {
 	f.pruneReleased(races)
 	for _, r := range races {
 		if r.State().Over() && f.markReleased(r) {
+			// The record that says it is over is stored before the lease
+			// goes: a free lease with a record not over yet is a race
+			// whose end another instance must complete.
+			r.FlushRecords()
 			cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 			_ = c.Release(cctx, r.ID())
 			cancel()

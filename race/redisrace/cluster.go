@@ -36,11 +36,18 @@ const (
 // claimScript takes race KEYS[1]'s lease for ARGV[1] when it is free or
 // is ARGV[1]'s already; ARGV[2] is the lease in ms. It returns 1 when
 // ARGV[1] owns the race, 0 when another instance does, and 2 when the
-// race's result KEYS[2] is stored: a finished race is never taken over.
-// Whether an owner is gone is its lease's to say, never a request's: a
-// live lease is never taken.
+// race's record KEYS[2] says it is over (state ARGV[3] or ARGV[4]): a
+// finished race is never taken over. (A race whose result is stored but
+// whose record is not over yet did not finish ending, its owner gone in
+// between: the next owner ends it, with the stored result.) Whether an
+// owner is gone is its lease's to say, never a request's: a live lease
+// is never taken.
 var claimScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
+local rec = redis.call('GET', KEYS[2])
+if rec then
+  local ok, r = pcall(cjson.decode, rec)
+  if ok and type(r) == 'table' and (r.state == ARGV[3] or r.state == ARGV[4]) then return 2 end
+end
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -297,12 +304,12 @@ func (c *Cluster) Decide(ctx context.Context, id string, res *race.Result, state
 }
 
 // Claim takes the race's lease when it is free. A finished race (its
-// result stored) is taken by nobody: Claim then fails with fleet.ErrOver
-// and unlists the race from the live races (its owner may have died
-// before releasing it).
+// record says it is over) is taken by nobody: Claim then fails with
+// fleet.ErrOver and unlists the race from the live races (its owner may
+// have died before releasing it).
 func (c *Cluster) Claim(ctx context.Context, id string) (bool, error) {
-	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Result(id)},
-		c.o.Instance, LeaseTTL.Milliseconds()).Int()
+	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Meta(id)},
+		c.o.Instance, LeaseTTL.Milliseconds(), string(race.Finished), string(race.Aborted)).Int()
 	if err != nil {
 		return false, fmt.Errorf("race %s: claim: %w", id, classify(err))
 	}
@@ -691,7 +698,7 @@ func (c *Cluster) serve(e *envelope) {
 }
 
 // errClosing is a forward cut short because this instance is closing.
-var errClosing = fmt.Errorf("instance closing: %w", race.ErrUnavailable)
+var errClosing = fmt.Errorf("instance closing: %w", errors.Join(race.ErrUnavailable, fleet.ErrClosed))
 
 // publishRequest publishes request b on inbox in the outbox goroutine's
 // next pipeline, with whatever else is waiting (one round trip for many

@@ -68,6 +68,7 @@ func newCluster(t *testing.T, rdb *redis.Client, o redisrace.ClusterOptions) *re
 func (in *instance) kill() {
 	_ = in.cluster.Close()
 	_ = in.bus.Close()
+	in.fleet.Close()
 }
 
 // crash kills the instance and lets its leases run out at once, as
@@ -688,29 +689,47 @@ func TestLiveOwnerNeverReportedGone(t *testing.T) {
 	})
 }
 
-// TestFinishedRaceNeverClaimed: once a race's result is stored nobody
-// takes its lease, free or not, and a claim unlists it from the live
-// races (its owner may have died before releasing it). On the code
-// before, a request after the end took the released race over.
+// TestFinishedRaceNeverClaimed: once a race's record says it is over,
+// nobody takes its lease, free or not, and a claim unlists it from the
+// live races (its owner may have died before releasing it). A race whose
+// result is stored but whose record is not over yet did not finish
+// ending (its owner went in between): it is claimed, so that its next
+// owner ends it with the stored result. On the code before, a request
+// after the end took the released race over.
 func TestFinishedRaceNeverClaimed(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client(t)
 	clock := race.SystemClock{}
 	a := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
 	b := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
+	owner := redisrace.Keys{}.Owner("R")
 	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
 		t.Fatalf("a claims: %v %v", ok, err)
+	}
+	rec := &race.Record{ID: "R", State: race.Running}
+	if err := a.Save(t.Context(), rec); err != nil {
+		t.Fatal(err)
 	}
 	if _, _, err := a.Decide(t.Context(), "R", &race.Result{Outcome: race.OutcomeDraw}, race.Finished); err != nil {
 		t.Fatal(err)
 	}
-	rdb.Del(t.Context(), redisrace.Keys{}.Owner("R")) // its owner died before releasing it
+	// a goes between its decision and its record: b ends the race.
+	rdb.Del(t.Context(), owner)
+	if ok, err := b.Claim(t.Context(), "R"); !ok || err != nil {
+		t.Fatalf("b claims a race whose end was cut short: %v %v", ok, err)
+	}
+	rec.State = race.Finished
+	if err := b.Save(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	rdb.Del(t.Context(), owner) // b dies before releasing it: the race is an orphan
+	rdb.ZAdd(t.Context(), redisrace.Keys{}.Live(), redis.Z{Score: 0, Member: "R"})
 	for _, c := range []*redisrace.Cluster{a, b} {
 		if ok, err := c.Claim(t.Context(), "R"); ok || !errors.Is(err, fleet.ErrOver) {
 			t.Errorf("%s claims a finished race: %v %v, want ErrOver", c.Instance(), ok, err)
 		}
 	}
-	if n := rdb.Exists(t.Context(), redisrace.Keys{}.Owner("R")).Val(); n != 0 {
+	if n := rdb.Exists(t.Context(), owner).Val(); n != 0 {
 		t.Error("a finished race got a lease")
 	}
 	if orphans, err := b.Orphans(t.Context()); err != nil || len(orphans) != 0 {
