@@ -11,7 +11,8 @@ import (
 )
 
 // callTimeout bounds one request forwarded to a race's owner: it answers
-// in a millisecond or two; past this the owner is taken as gone.
+// in a millisecond or two; past this the request is refused as
+// unavailable, and the race taken over only if its lease is gone.
 const callTimeout = 2 * time.Second
 
 var _ race.Handle = (*proxy)(nil)
@@ -19,8 +20,9 @@ var _ race.Handle = (*proxy)(nil)
 // proxy is the Handle of every connection in Redis mode. Each request
 // goes to the race where it runs now: here (the connection attached to it
 // as a resume or a watch would) or, forwarded, on the instance that owns
-// it. When that instance dies, the next request takes the race over here;
-// when this instance loses a race, the next request follows it.
+// it. When that instance dies, the next request once its lease has run
+// out takes the race over here; when the race changes hands, the
+// connection follows it (attach.go).
 type proxy struct {
 	f     *Fleet
 	id    string
@@ -330,8 +332,9 @@ func (t gateTap) Deliver(ev race.Event) {
 	}
 }
 
-// call forwards req to the race's owner, taking the race over when the
-// owner is gone; when the race runs here it returns (nil, race, nil).
+// call forwards req to the race's owner, taking the race over when it
+// has none (its lease gone), or reading it from its record when it is
+// over; when the race runs here it returns (nil, race, nil).
 func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 	req.Race, req.Topic = p.id, p.topic
 	req.sending = func(owner string) { p.gate.owner.Store(&owner) }
