@@ -30,8 +30,9 @@ const (
 	RenewEvery = LeaseTTL / 3
 )
 
-// The lease scripts touch one key, the race's lease: the live set (in
-// another Redis Cluster slot) is written beside them, never in them.
+// The lease scripts touch the race's own keys only (its lease, and for a
+// claim its record), which share its Redis Cluster slot: the live set (in
+// another slot) is written beside them, never in them.
 
 // claimScript takes race KEYS[1]'s lease for ARGV[1] when it is free or
 // is ARGV[1]'s already; ARGV[2] is the lease in ms. It returns 1 when
