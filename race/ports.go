@@ -71,6 +71,18 @@ type Subscriber interface {
 	Deliver(ev Event)
 }
 
+// Sourced is implemented by a Subscriber that takes only some instances'
+// events (Redis mode): a bus that knows which instance published an
+// event (redisrace.Bus) calls DeliverFrom instead of Deliver, with origin
+// "" for this instance's own. Only a race's owner publishes on its
+// topics, but an instance that ran it before may have had events held on
+// the way (a network partition) that arrive after the race changed
+// hands: they are old, and must reach nobody.
+type Sourced interface {
+	Subscriber
+	DeliverFrom(origin string, ev Event)
+}
+
 // Remote is implemented by a Subscriber that stands, on the race's owner,
 // for a connection on another instance (Redis mode). That instance
 // subscribes to the race's topics itself, once for all its connections,

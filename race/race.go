@@ -1031,13 +1031,29 @@ func (r *Race) subscribeLocked(i int, sub Subscriber) (cancel func()) {
 		return func() {}
 	}
 	if r.relay != nil {
-		return r.bus.Subscribe(r.topicLocked(i), sub)
+		return r.bus.Subscribe(r.topicLocked(i), ownEvents{sub})
 	}
 	r.own[i] = append(r.own[i], sub)
 	return func() {
 		if k := slices.Index(r.own[i], sub); k >= 0 {
 			r.own[i] = slices.Delete(r.own[i], k, k+1)
 		}
+	}
+}
+
+// ownEvents passes a connection on the race's own instance only the
+// events that instance published: the race's, never an old copy's on
+// another instance (see Sourced).
+type ownEvents struct{ sub Subscriber }
+
+// Deliver passes ev on (a bus that does not know where events come from
+// has only this instance's).
+func (o ownEvents) Deliver(ev Event) { o.sub.Deliver(ev) }
+
+// DeliverFrom passes ev on when this instance published it.
+func (o ownEvents) DeliverFrom(origin string, ev Event) {
+	if origin == "" {
+		o.sub.Deliver(ev)
 	}
 }
 

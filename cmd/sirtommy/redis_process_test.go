@@ -40,12 +40,21 @@ func buildBinary(t *testing.T) string {
 // base URL and the process.
 func startProcess(t *testing.T, bin string, args ...string) (string, *os.Process) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn", "--data", t.TempDir()}, args...)...)
+	base, proc, _ := startProcessLogged(t, bin, "warn", args...)
+	return base, proc
+}
+
+// startProcessLogged is startProcess at log level level, keeping what the
+// process logs (its standard error).
+func startProcessLogged(t *testing.T, bin, level string, args ...string) (string, *os.Process, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", level, "--data", t.TempDir()}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = nil
+	var logs syncBuffer
+	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +70,10 @@ func startProcess(t *testing.T, bin string, args ...string) (string, *os.Process
 	}()
 	select {
 	case base := <-lines:
-		return base, cmd.Process
+		return base, cmd.Process, &logs
 	case <-time.After(safetyTimeout):
-		t.Fatal("the process did not start")
-		return "", nil
+		t.Fatalf("the process did not start: %s", logs.String())
+		return "", nil, nil
 	}
 }
 

@@ -5,10 +5,14 @@
 // (Leases) and runs it; every other instance's connections hold a proxy
 // that forwards their requests to the owner (Transport) and follows the
 // race's topics on the bus. When an owner dies, drains or loses its
-// lease, the next request, or the lease loop (Run), takes the race over:
-// it is rebuilt from its record and event log (race.Restore) and the
-// takeover is announced on the race's OwnerTopic, so that every
-// connection attaches to it again.
+// lease, the next request, or the lease loop (Run), takes the race over
+// once its lease is gone (whether an owner is gone is its lease's to
+// say; a finished race is never taken over): it is rebuilt from its
+// record and event log (race.Restore) and the takeover is announced on
+// the race's OwnerTopic. Every connection attaches to it again, on that
+// announcement or, when it never came (the instance was cut off), when
+// the instance finds it lost the lease or its pub/sub subscriptions
+// lapsed (attach.go).
 //
 // The import goes one way: fleet imports race, never the reverse; race
 // declares the Fleet it hands its fleet-wide jobs to, and redisrace
@@ -23,7 +27,9 @@
 //  2. Fleet.adoptMu: one takeover at a time; held across the Cluster
 //     calls and the rebuild of a takeover.
 //  3. The race's and the Service's locks (package race).
-//  4. Fleet.remoteMu, Fleet.releasedMu, tokenBox.mu: leaves.
+//  4. Fleet.remoteMu, Fleet.releasedMu, tokenBox.mu: leaves;
+//     Fleet.connsMu, held while subscribing to the bus (whose locks are
+//     leaves).
 package fleet
 
 import (
@@ -47,12 +53,17 @@ type Leases interface {
 	// Instance names this instance.
 	Instance() string
 	// Claim makes this instance the race's owner if it has none (or it is
-	// this one already); it reports whether this instance owns it now.
-	// With gone set, it also takes the race from an owner named gone.
-	Claim(ctx context.Context, id, gone string) (bool, error)
+	// this one already); it reports whether this instance owns it now. A
+	// live lease is never taken: whether an owner is gone is its lease's
+	// to say. A finished race (its record says it is over) is claimed by
+	// nobody: Claim fails with ErrOver (wrapped).
+	Claim(ctx context.Context, id string) (bool, error)
 	// Renew extends this instance's leases on races ids and returns those
 	// it no longer owns.
 	Renew(ctx context.Context, ids []string) (lost []string, err error)
+	// Owners reads which instance holds the lease of each race ids ("" for
+	// none).
+	Owners(ctx context.Context, ids []string) (map[string]string, error)
 	// Orphans lists live races whose owner's lease has expired.
 	Orphans(ctx context.Context) ([]string, error)
 	// Release gives up ownership of a race that is over.
@@ -65,11 +76,15 @@ type Leases interface {
 // Transport carries a connection's requests to the instance that owns
 // the race, and their replies back.
 type Transport interface {
-	// Call sends req to the owner of race req.Race and waits for its
+	// Call sends req to the owner of race req.Race (calling req.Sending
+	// with the owner's name before each send) and waits for its
 	// reply, or until req.Answered() is closed (then it returns an empty
 	// reply). It fails with ErrNoOwner (wrapped) when the race has no
-	// owner, or its owner is not listening (its instance died: gone then
-	// names it), and with ErrOwnerIsMe when this instance owns it.
+	// lease (its owner died, or released it), with ErrOwnerChanged when
+	// the owner did not answer and another instance holds the lease now,
+	// and with ErrOwnerIsMe when this instance holds it. An owner whose
+	// lease is live is never reported gone: a request it does not hear
+	// (its pub/sub connection reconnecting) is sent again within ctx.
 	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
 	// Serve answers requests forwarded to this instance with h, in order,
 	// until the transport is closed; a nil reply from h is not sent (the
@@ -86,21 +101,16 @@ type Cluster interface {
 	Transport
 }
 
-// Errors of Transport.Call.
+// Errors of Transport.Call and Leases.Claim.
 var (
-	ErrNoOwner   = errors.New("the race has no live owner")
-	ErrOwnerIsMe = errors.New("this instance owns the race")
+	ErrNoOwner      = errors.New("the race has no live owner")
+	ErrOwnerIsMe    = errors.New("this instance owns the race")
+	ErrOwnerChanged = errors.New("another instance owns the race now")
+	ErrOver         = errors.New("the race is over: nobody takes it over")
+	// ErrClosed is a call cut short because the transport is closing
+	// (the instance stops).
+	ErrClosed = errors.New("the transport is closed")
 )
-
-// GoneError is ErrNoOwner with the instance that owned the race and no
-// longer listens.
-type GoneError struct{ Owner string }
-
-// Error says which instance is gone.
-func (e *GoneError) Error() string { return "owner " + e.Owner + " is gone" }
-
-// Unwrap is ErrNoOwner.
-func (e *GoneError) Unwrap() error { return ErrNoOwner }
 
 // Syncer is implemented by buses whose subscriptions take effect later
 // (redisrace.Bus): Sync waits until the ones made so far are live.
@@ -119,6 +129,9 @@ type Fleet struct {
 
 	// One takeover at a time.
 	adoptMu sync.Mutex
+	// This instance's connections to each race (attach.go).
+	connsMu sync.Mutex
+	conns   map[string]*raceConns
 	// The connections of other instances attached to races here.
 	remoteMu sync.Mutex
 	remotes  map[string]*remoteConn
@@ -128,13 +141,24 @@ type Fleet struct {
 	// finished races for reading).
 	releasedMu sync.Mutex
 	released   map[*race.Race]bool
+
+	// ctx ends the fleet's background work (Close): the connections
+	// being attached again, counted by work.
+	ctx    context.Context
+	cancel context.CancelFunc
+	work   sync.WaitGroup
 }
 
 // New makes svc's fleet over c, and answers the requests other instances
 // forward to this one. svc's races must have c as their Deps.Records.
 func New(svc *race.Service, c Cluster) *Fleet {
 	f := &Fleet{svc: svc, cluster: c, bus: svc.Deps().Bus, deps: svc.Deps(),
-		remotes: make(map[string]*remoteConn), released: make(map[*race.Race]bool)}
+		remotes: make(map[string]*remoteConn), released: make(map[*race.Race]bool),
+		conns: make(map[string]*raceConns)}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	if l, ok := f.bus.(Lapser); ok {
+		l.OnLapse(func() { f.background(f.resync) })
+	}
 	svc.UseFleet(f)
 	c.Serve(f.serve)
 	return f
@@ -142,10 +166,30 @@ func New(svc *race.Service, c Cluster) *Fleet {
 
 var _ race.Fleet = (*Fleet)(nil)
 
+// Close stops the fleet's background work, the connections being
+// attached again, and waits for it (Run calls it when its context ends).
+func (f *Fleet) Close() {
+	f.cancel()
+	f.work.Wait()
+}
+
+// background runs fn on a goroutine of its own, unless the fleet is
+// closed; Close waits for it.
+func (f *Fleet) background(fn func()) {
+	if f.ctx.Err() != nil {
+		return
+	}
+	f.work.Add(1)
+	go func() {
+		defer f.work.Done()
+		fn()
+	}()
+}
+
 // Register makes this instance the owner of a new race and stores its
 // record.
 func (f *Fleet) Register(ctx context.Context, rec *race.Record) error {
-	ok, err := f.cluster.Claim(ctx, rec.ID, "")
+	ok, err := f.cluster.Claim(ctx, rec.ID)
 	if err == nil && !ok {
 		err = errors.New("a new race id is already owned")
 	}
@@ -215,6 +259,30 @@ func (f *Fleet) newProxy(id string) *proxy {
 
 func (f *Fleet) connTopic(raceID string) string {
 	return raceID + "/conn/" + f.cluster.Instance() + "/" + strconv.FormatUint(f.nextConn.Add(1), 10)
+}
+
+// openOver is finished race id, rebuilt here for its record and replay
+// (a connection's request found it over, its lease released). A race
+// whose result is stored but whose record does not say it is over yet
+// (its owner is storing it) is unavailable for a moment.
+func (f *Fleet) openOver(ctx context.Context, id string) (*race.Race, error) {
+	if r, err := f.svc.Get(id); err == nil && r.State().Over() {
+		return r, nil
+	}
+	rec, ok, err := f.cluster.Load(ctx, id)
+	switch {
+	case err != nil:
+		return nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
+	case !ok:
+		return nil, race.Errorf(race.CodeNoSuchRace, "no race has id %q", id)
+	case !rec.State.Over():
+		return nil, race.Errorf(race.CodeUnavailable, "the race's result is being recorded; try again shortly")
+	}
+	r, err := f.restoreOver(ctx, rec)
+	if err == nil && !r.State().Over() { // a stale copy of the race is listed here still
+		return nil, race.Errorf(race.CodeUnavailable, "the race changes hands; try again shortly")
+	}
+	return r, err
 }
 
 // restoreOver rebuilds a finished race here for its record and replay.

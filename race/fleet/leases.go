@@ -11,13 +11,15 @@ import (
 // Run keeps this instance's races owned: every period it renews their
 // leases, lets go of races it lost, and takes over live races whose owner
 // died, so that their timers run somewhere. The period is real time, like
-// the leases' expiry in Redis. It returns when ctx is done.
+// the leases' expiry in Redis. It returns when ctx is done, once the
+// fleet's background work has stopped (Close).
 //
 // Renewal runs on its own goroutine, apart from releasing finished races
 // and adopting orphans: under load those take seconds (a Redis round trip
 // each, and a rebuild per adopted race), and a renewal waiting behind them
 // let leases run out, so that the instances took each other's races.
 func (f *Fleet) Run(ctx context.Context, every time.Duration) {
+	defer f.Close()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -49,8 +51,16 @@ func (f *Fleet) renew(ctx context.Context) {
 	c := f.cluster
 	var live []string
 	byID := make(map[string]*race.Race)
+	draining := f.svc.Draining()
 	for _, r := range f.svc.Races() {
-		if !f.isReleased(r) {
+		switch {
+		case f.isReleased(r):
+		case r.Halted() && !draining:
+			// Stopped by a fenced write (an append, a decision): another
+			// instance runs it now.
+			f.deps.Log.Warn().Str("race", r.ID()).Msg("race stopped here: another instance runs it now")
+			f.lost(r)
+		default:
 			live = append(live, r.ID())
 			byID[r.ID()] = r
 		}
@@ -67,12 +77,11 @@ func (f *Fleet) renew(ctx context.Context) {
 		if r == nil || f.isReleased(r) {
 			continue // released meanwhile: finished, not lost
 		}
-		if ok, err := c.Claim(cctx, id, ""); err == nil && ok {
+		if ok, err := c.Claim(cctx, id); err == nil && ok {
 			continue // the lease had only expired (Redis was away): kept
 		}
 		f.deps.Log.Warn().Str("race", id).Msg("lease lost: another instance runs the race now")
-		f.svc.Drop(r)
-		r.Stop()
+		f.lost(r)
 	}
 }
 
@@ -85,6 +94,10 @@ func (f *Fleet) housekeep(ctx context.Context) {
 	f.pruneReleased(races)
 	for _, r := range races {
 		if r.State().Over() && f.markReleased(r) {
+			// The record that says it is over is stored before the lease
+			// goes: a free lease with a record not over yet is a race
+			// whose end another instance must complete.
+			r.FlushRecords()
 			cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 			_ = c.Release(cctx, r.ID())
 			cancel()
@@ -98,17 +111,19 @@ func (f *Fleet) housekeep(ctx context.Context) {
 	}
 	for _, id := range orphans {
 		cctx, cancel := context.WithTimeout(ctx, clusterTimeout)
-		if _, err := f.takeOver(cctx, id, ""); err != nil {
+		if _, err := f.takeOver(cctx, id); err != nil && !errors.Is(err, ErrOver) {
 			f.deps.Log.Warn().Err(err).Str("race", id).Msg("orphan not taken over")
 		}
 		cancel()
 	}
 }
 
-// takeOver makes this instance the owner of live race id when it has none
-// (or its owner, gone, is dead) and rebuilds it here. It returns nil, nil
-// when another instance owns the race.
-func (f *Fleet) takeOver(ctx context.Context, id, gone string) (*race.Race, error) {
+// takeOver makes this instance the owner of live race id when it has no
+// live owner (its lease ran out or was given up) and rebuilds it here. It
+// returns nil, nil when another instance owns the race, and fails with
+// ErrOver (wrapped) when the race is over: a finished race is never
+// taken over (openOver reads it).
+func (f *Fleet) takeOver(ctx context.Context, id string) (*race.Race, error) {
 	f.adoptMu.Lock()
 	defer f.adoptMu.Unlock()
 	if r, err := f.svc.Get(id); err == nil {
@@ -118,7 +133,7 @@ func (f *Fleet) takeOver(ctx context.Context, id, gone string) (*race.Race, erro
 		return nil, nil // shutting down: the other instances take it
 	}
 	c := f.cluster
-	ok, err := c.Claim(ctx, id, gone)
+	ok, err := c.Claim(ctx, id)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -147,7 +162,7 @@ func (f *Fleet) takeOver(ctx context.Context, id, gone string) (*race.Race, erro
 	if !r.State().Over() {
 		r.Rearm(rec)
 	}
-	f.deps.Log.Info().Str("race", id).Str("from", gone).Int("moves", len(moves)).Msg("race taken over")
+	f.deps.Log.Info().Str("race", id).Int("moves", len(moves)).Msg("race taken over")
 	f.bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id, Owner: c.Instance()})
 	return r, nil
 }

@@ -71,9 +71,13 @@ func (f *Fleet) serve(req *Request) *Reply {
 	rep := &Reply{}
 	switch req.Op {
 	case OpWatch:
-		if rc.unwatch == nil {
-			rc.unwatch = r.Watch(rc.sub)
+		// Watched already (the connection's instance attaches it again:
+		// it may have missed events): watching again sends a fresh
+		// snapshot.
+		if rc.unwatch != nil {
+			rc.unwatch()
 		}
+		rc.unwatch = r.Watch(rc.sub)
 	case OpUnwatch:
 		f.dropRemote(req.Topic)
 	case OpLeave:

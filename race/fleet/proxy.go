@@ -11,7 +11,8 @@ import (
 )
 
 // callTimeout bounds one request forwarded to a race's owner: it answers
-// in a millisecond or two; past this the owner is taken as gone.
+// in a millisecond or two; past this the request is refused as
+// unavailable, and the race taken over only if its lease is gone.
 const callTimeout = 2 * time.Second
 
 var _ race.Handle = (*proxy)(nil)
@@ -19,8 +20,9 @@ var _ race.Handle = (*proxy)(nil)
 // proxy is the Handle of every connection in Redis mode. Each request
 // goes to the race where it runs now: here (the connection attached to it
 // as a resume or a watch would) or, forwarded, on the instance that owns
-// it. When that instance dies, the next request takes the race over here;
-// when this instance loses a race, the next request follows it.
+// it. When that instance dies, the next request once its lease has run
+// out takes the race over here; when the race changes hands, the
+// connection follows it (attach.go).
 type proxy struct {
 	f     *Fleet
 	id    string
@@ -45,116 +47,28 @@ type proxy struct {
 	seat       int
 	player     bool
 	watched    bool
-	// unsubOwner ends the connection's subscription to the race's
-	// OwnerTopic.
-	unsubOwner func()
+	// following is set while the fleet lists the connection among its
+	// race's (follow).
+	following bool
 }
 
-// ownerSub is a connection's proxy listening for a new owner of its race.
-type ownerSub struct{ p *proxy }
-
-// Deliver attaches the connection again where the race runs now, on its
-// own goroutine: Deliver must not block, and the proxy's lock may be held
-// by a request.
-//
-// It closes the connection's feed gate first: what the new owner publishes
-// on the race's topics before it has sent the connection its fresh
-// snapshot is in that snapshot, and must not reach the connection twice.
-func (o ownerSub) Deliver(ev race.Event) {
-	if _, ok := ev.(*OwnerEvent); ok {
-		o.p.gate.seat.Store(-1)
-		o.p.gate.watch.Store(false)
-		go o.p.reattach()
+// follow lists the connection among its race's connections here, once:
+// every connection, seated or watching, is attached again when its race
+// changes hands (attach.go). Called with p.mu held.
+func (p *proxy) follow() {
+	if !p.following {
+		p.following = true
+		p.f.follow(p)
 	}
 }
 
-// followOwner subscribes the proxy to its race's OwnerTopic, once: every
-// connection, seated or watching, hears of a takeover without sending a
-// request. Called with p.mu held.
-func (p *proxy) followOwner() {
-	if p.unsubOwner == nil {
-		p.unsubOwner = p.f.bus.Subscribe(OwnerTopic(p.id), ownerSub{p})
+// unfollow takes the connection off its race's connections. Called with
+// p.mu held.
+func (p *proxy) unfollow() {
+	if p.following {
+		p.following = false
+		p.f.unfollow(p)
 	}
-}
-
-// reattach attaches the connection again after the race was taken over
-// (its owner died, drained or lost its lease): a player resumes the seat
-// with its latest token, a spectator watches again. The new owner never
-// saw the connection; now it has it, the seat is connected there (its
-// grace period, armed by the takeover, stops) and the connection gets a
-// fresh joined and state, or a spectator's state one epoch on.
-func (p *proxy) reattach() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.sub == nil || !p.player && !p.watched {
-		return
-	}
-	var err error
-	if p.player {
-		var rep *Reply
-		var r *race.Race
-		rep, r, err = p.call(&Request{Op: OpResume, Token: p.token.get(), Player: p.who})
-		if r != nil && r.State().Over() {
-			err = race.Errorf(race.CodeRaceOver, "the race is over") // here() could not resume it
-		}
-		if err == nil && rep != nil {
-			if err = rep.Err.err(); err == nil {
-				p.token.set(rep.Token)
-				p.seated(rep.Seat)
-			}
-		}
-	} else {
-		var r *race.Race
-		_, r, err = p.call(&Request{Op: OpWatch})
-		if r != nil && p.cancelW == nil {
-			p.cancelW = r.Watch(p.sub)
-		}
-	}
-	if race.ErrorCode(err) == race.CodeRaceOver {
-		// The race ended as its owner went (the result stored, the final
-		// state perhaps never published): the connection gets the final
-		// state from the stored record.
-		p.sendFinal()
-		return
-	}
-	if err != nil {
-		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Bool("player", p.player).Msg("attach again after a takeover")
-	}
-}
-
-// sendFinal delivers the finished race's final state to the connection,
-// as the race's record has it: a player's view of its seat, or a
-// spectator's. Called with p.mu held.
-func (p *proxy) sendFinal() {
-	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
-	defer cancel()
-	h, err := p.f.svc.Open(ctx, p.id)
-	r, ok := h.(*race.Race)
-	if err != nil || !ok {
-		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Msg("final state after a takeover not sent")
-		return
-	}
-	p.sub.Deliver(r.FinalFor(p.seat, p.player))
-}
-
-// tokenBox is the seat's latest token, which the race that runs it sends
-// in "joined" whenever the connection resumes it (here or forwarded). Its
-// lock is a leaf: Deliver takes it under a race's lock.
-type tokenBox struct {
-	mu  sync.Mutex
-	tok string
-}
-
-func (b *tokenBox) get() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.tok
-}
-
-func (b *tokenBox) set(t string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.tok = t
 }
 
 // tokenSpy stands for a player's connection: it passes every event on,
@@ -308,6 +222,17 @@ type feedGate struct {
 	// awaiting is the ByEvent request whose MovedEvent the proxy waits
 	// for, if any.
 	awaiting atomic.Pointer[awaited]
+	// owner is the instance the connection's last request went to (nil:
+	// none yet): the race's events pass only from it (race.Sourced).
+	owner atomic.Pointer[string]
+}
+
+// from reports whether an event published by instance origin may reach
+// the connection: it comes from the instance the connection's requests
+// go to.
+func (g *feedGate) from(origin string) bool {
+	o := g.owner.Load()
+	return o == nil || *o == origin
 }
 
 // awaited is a ByEvent request waiting for its MovedEvent.
@@ -358,6 +283,14 @@ type connTap struct {
 	sub race.Subscriber
 }
 
+// DeliverFrom is Deliver for an event from the instance the
+// connection's requests go to; it drops any other's.
+func (t connTap) DeliverFrom(origin string, ev race.Event) {
+	if t.g.from(origin) {
+		t.Deliver(ev)
+	}
+}
+
 // Deliver opens the gate on the owner's joined (a seat) or a spectator's
 // snapshot, then passes ev on.
 func (t connTap) Deliver(ev race.Event) {
@@ -382,6 +315,14 @@ type gateTap struct {
 	sub  race.Subscriber
 }
 
+// DeliverFrom is Deliver for an event from the instance the
+// connection's requests go to; it drops any other's.
+func (t gateTap) DeliverFrom(origin string, ev race.Event) {
+	if t.g.from(origin) {
+		t.Deliver(ev)
+	}
+}
+
 // Deliver passes ev on when the gate is open for the tap's topic.
 func (t gateTap) Deliver(ev race.Event) {
 	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
@@ -391,10 +332,12 @@ func (t gateTap) Deliver(ev race.Event) {
 	}
 }
 
-// call forwards req to the race's owner, taking the race over when the
-// owner is gone; when the race runs here it returns (nil, race, nil).
+// call forwards req to the race's owner, taking the race over when it
+// has none (its lease gone), or reading it from its record when it is
+// over; when the race runs here it returns (nil, race, nil).
 func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 	req.Race, req.Topic = p.id, p.topic
+	req.sending = func(owner string) { p.gate.owner.Store(&owner) }
 	if p.player && req.Op != OpResume { // a resume carries its own token
 		req.Token, req.Player = p.token.get(), p.who
 	}
@@ -410,16 +353,17 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 		if err == nil && (rep.Err == nil || rep.Err.Code != CodeNotOwner) {
 			return rep, nil, nil
 		}
-		var gone string
-		var ge *GoneError
-		if errors.As(err, &ge) {
-			gone = ge.Owner
-		}
-		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) {
+		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) && !errors.Is(err, ErrOwnerChanged) {
 			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
 		}
+		// The race has no live owner (or it is this instance, or the
+		// instance asked lost it): take it over when its lease is free,
+		// read it when it is over, else look again.
 		ctx, cancel = context.WithTimeout(context.Background(), clusterTimeout)
-		_, err = p.f.takeOver(ctx, p.id, gone)
+		_, err = p.f.takeOver(ctx, p.id)
+		if errors.Is(err, ErrOver) {
+			_, err = p.f.openOver(ctx, p.id)
+		}
 		cancel()
 		if err != nil {
 			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
@@ -464,7 +408,7 @@ func (p *proxy) Join(name, id string, sub race.Subscriber) (race.Ticket, error) 
 	p.player, p.seat = true, rep.Seat
 	p.token.set(rep.Token)
 	p.seated(rep.Seat)
-	p.followOwner()
+	p.follow()
 	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
 }
 
@@ -480,7 +424,7 @@ func (p *proxy) Resume(token, who, id string, sub race.Subscriber) (race.Ticket,
 	p.player, p.who, p.seat = true, who, rep.Seat
 	p.token.set(rep.Token)
 	p.seated(rep.Seat)
-	p.followOwner()
+	p.follow()
 	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
 }
 
@@ -492,9 +436,8 @@ func (p *proxy) Leave(s int, _ race.Subscriber) {
 	p.player = false
 	p.gate.seat.Store(-1)
 	p.unlisten()
-	if p.unsubOwner != nil && !p.watched {
-		p.unsubOwner()
-		p.unsubOwner = nil
+	if !p.watched {
+		p.unfollow()
 	}
 }
 
@@ -511,16 +454,15 @@ func (p *proxy) Watch(sub race.Subscriber) (cancel func()) {
 		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
 	p.watched = true
-	p.followOwner()
+	p.follow()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.watched = false
-			if p.unsubOwner != nil && !p.player {
-				p.unsubOwner()
-				p.unsubOwner = nil
+			if !p.player {
+				p.unfollow()
 			}
 			if p.cancelW != nil {
 				p.cancelW()

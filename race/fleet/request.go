@@ -34,6 +34,19 @@ type Request struct {
 	// answered is closed once the MovedEvent of a ByEvent request has
 	// reached the connection (see Answered).
 	answered chan struct{}
+	// sending, when set, hears which instance the request goes to
+	// (Sending).
+	sending func(owner string)
+}
+
+// Sending is called by a Transport before it sends the request to the
+// instance owner: from then on the connection takes its race's events
+// from owner alone (an instance that ran the race before may deliver old
+// ones late, see race.Sourced).
+func (r *Request) Sending(owner string) {
+	if r.sending != nil {
+		r.sending(owner)
+	}
 }
 
 // Answered is closed once the owner's answer to a ByEvent request has

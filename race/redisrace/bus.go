@@ -29,6 +29,11 @@ const (
 	opsQueue = 4 << 10
 	// syncPoll is how often Sync publishes its marker until it comes back.
 	syncPoll = 5 * time.Millisecond
+	// lapseSettle is how long after the first confirmation of a
+	// subscription made again the bus tells of the lapse (OnLapse): the
+	// others of the same reconnect arrive within it, and one call covers
+	// them all.
+	lapseSettle = 100 * time.Millisecond
 )
 
 // BusStats count what the bus could not do.
@@ -36,6 +41,7 @@ type BusStats struct {
 	Dropped     atomic.Int64 // events not published: the queue was full
 	PublishErrs atomic.Int64 // pipelines Redis refused or could not take
 	DecodeErrs  atomic.Int64 // received messages that were not events
+	Lapses      atomic.Int64 // subscriptions lapsed and made again (OnLapse)
 }
 
 // Bus is a race.Bus over Redis pub/sub. Publish delivers at once to the
@@ -85,6 +91,11 @@ type Bus struct {
 	syncMu  sync.Mutex
 	syncN   int
 	syncers map[string]chan struct{} // by marker channel
+
+	// lapseMu guards onLapse and lapseDue (OnLapse).
+	lapseMu  sync.Mutex
+	onLapse  []func()
+	lapseDue bool
 }
 
 type entry struct{ s race.Subscriber }
@@ -154,7 +165,7 @@ func (b *Bus) Close() error {
 func (b *Bus) Publish(topic string, ev race.Event) {
 	ch := b.keys.Channel(topic)
 	for _, s := range b.local(ch) {
-		s.Deliver(ev)
+		deliver(s, "", ev)
 	}
 	payload, err := encode(b.ownPrefix, ev)
 	if err != nil {
@@ -173,8 +184,18 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 // race.LocalPublisher).
 func (b *Bus) PublishLocal(topic string, ev race.Event) {
 	for _, s := range b.local(b.keys.Channel(topic)) {
-		s.Deliver(ev)
+		deliver(s, "", ev)
 	}
+}
+
+// deliver hands s the event ev published by instance origin ("" for this
+// one), telling it where it came from if it asks (race.Sourced).
+func deliver(s race.Subscriber, origin string, ev race.Event) {
+	if src, ok := s.(race.Sourced); ok {
+		src.DeliverFrom(origin, ev)
+		return
+	}
+	s.Deliver(ev)
 }
 
 // Subscribe adds s to topic, here at once and through Redis soon after;
@@ -205,6 +226,43 @@ func (b *Bus) Subscribe(topic string, s race.Subscriber) (cancel func()) {
 			}
 		})
 	}
+}
+
+// OnLapse has f called, on a goroutine of its own, each time the bus's
+// subscriptions lapsed and were made again: a pub/sub connection dropped
+// and go-redis subscribed its channels again on a new one, or (Redis
+// Cluster) a resharding moved a shard's slot. What was published in
+// between never arrives: the fleet then attaches its connections again
+// (fleet.Lapser).
+func (b *Bus) OnLapse(f func()) {
+	b.lapseMu.Lock()
+	defer b.lapseMu.Unlock()
+	b.onLapse = append(b.onLapse, f)
+}
+
+// lapsed tells OnLapse's functions, once for the confirmations that
+// arrive within lapseSettle.
+func (b *Bus) lapsed() {
+	b.lapseMu.Lock()
+	defer b.lapseMu.Unlock()
+	if b.lapseDue {
+		return
+	}
+	b.lapseDue = true
+	time.AfterFunc(lapseSettle, func() {
+		b.lapseMu.Lock()
+		fs := b.onLapse
+		b.lapseDue = false
+		b.lapseMu.Unlock()
+		if b.ctx.Err() != nil {
+			return
+		}
+		b.Stats.Lapses.Add(1)
+		b.log.Info().Msg("pub/sub subscriptions made again: what was published meanwhile is lost")
+		for _, f := range fs {
+			f()
+		}
+	})
 }
 
 // queueOp is called with mu held, so ops reach Redis in the order the
@@ -349,6 +407,7 @@ func (b *Bus) renewShard(i int) {
 		}
 	}
 	b.startShard(i, ps)
+	b.lapsed() // what the old node had for these channels is lost
 }
 
 // renewRetry is how soon a bus shard that could not be subscribed again
@@ -430,6 +489,11 @@ func (b *Bus) spublish(ctx context.Context, batch []message) error {
 func (b *Bus) receiveLoop(ps *redis.PubSub) {
 	defer b.wg.Done()
 	in := ps.ChannelWithSubscriptions(redis.WithChannelSize(inQueue))
+	// confirmed holds the channels Redis confirmed on this connection: a
+	// second confirmation of one, with no unsubscribe in between, is
+	// go-redis subscribing it again on a new connection (the old one
+	// dropped), so the subscriptions lapsed.
+	confirmed := make(map[string]bool)
 	for {
 		select {
 		case <-b.ctx.Done():
@@ -442,7 +506,16 @@ func (b *Bus) receiveLoop(ps *redis.PubSub) {
 			case *redis.Message:
 				b.receive(m)
 			case *redis.Subscription:
-				if m.Kind == "sunsubscribe" {
+				switch m.Kind {
+				case "subscribe", "ssubscribe":
+					if confirmed[m.Channel] {
+						b.lapsed()
+					}
+					confirmed[m.Channel] = true
+				case "unsubscribe":
+					delete(confirmed, m.Channel)
+				case "sunsubscribe":
+					delete(confirmed, m.Channel)
 					b.lost(m.Channel)
 				}
 			}
@@ -555,7 +628,7 @@ func (b *Bus) receive(msg *redis.Message) {
 		return
 	}
 	for _, s := range subs {
-		s.Deliver(ev)
+		deliver(s, origin, ev)
 	}
 }
 

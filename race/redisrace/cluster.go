@@ -30,15 +30,27 @@ const (
 	RenewEvery = LeaseTTL / 3
 )
 
-// The lease scripts touch one key, the race's lease: the live set (in
-// another Redis Cluster slot) is written beside them, never in them.
+// The lease scripts touch the race's own keys only (its lease, and for a
+// claim its record), which share its Redis Cluster slot: the live set (in
+// another slot) is written beside them, never in them.
 
-// claimScript takes race KEYS[1]'s lease for ARGV[1] when it is free, is
-// ARGV[1]'s already, or is held by ARGV[3] (an instance found gone). ARGV[2]
-// is the lease in ms. It returns 1 when ARGV[1] owns the race.
+// claimScript takes race KEYS[1]'s lease for ARGV[1] when it is free or
+// is ARGV[1]'s already; ARGV[2] is the lease in ms. It returns 1 when
+// ARGV[1] owns the race, 0 when another instance does, and 2 when the
+// race's record KEYS[2] says it is over (state ARGV[3] or ARGV[4]): a
+// finished race is never taken over. (A race whose result is stored but
+// whose record is not over yet did not finish ending, its owner gone in
+// between: the next owner ends it, with the stored result.) Whether an
+// owner is gone is its lease's to say, never a request's: a live lease
+// is never taken.
 var claimScript = redis.NewScript(`
+local rec = redis.call('GET', KEYS[2])
+if rec then
+  local ok, r = pcall(cjson.decode, rec)
+  if ok and type(r) == 'table' and (r.state == ARGV[3] or r.state == ARGV[4]) then return 2 end
+end
 local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[1] and cur ~= ARGV[3] then return 0 end
+if cur and cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `)
@@ -118,8 +130,7 @@ type ClusterOptions struct {
 	// Bus, on a Redis Cluster, carries the instances' inboxes by sharded
 	// pub/sub (each inbox on one node, followed there across a
 	// resharding), where classic PUBLISH would go to every node. Nil, or
-	// on one Redis: the inbox is a classic channel, whose receiver count
-	// tells at once that an owner is gone.
+	// on one Redis: the inbox is a classic channel.
 	Bus *Bus
 	// Extensions, when set, is shared with the instance's Store: Renew
 	// skips the races whose moves have just extended their leases. Nil:
@@ -180,6 +191,11 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	c := &Cluster{rdb: rdb, o: o, log: o.Log, pending: make(map[uint64]chan *fleet.Reply), ctx: cctx, cancel: cancel}
+	// The workers' queues exist before the inbox is read: a request may
+	// be waiting there already (an instance that listens again).
+	for i := range c.work {
+		c.work[i] = make(chan *envelope, workerQueue)
+	}
 	if _, onCluster := rdb.(*redis.ClusterClient); onCluster && o.Bus != nil {
 		c.bus = o.Bus
 		c.unInbox = c.bus.Subscribe(inboxTopic(o.Instance), inboxSub{c})
@@ -202,7 +218,6 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 	}
 	c.wg.Add(requestWorkers)
 	for i := range c.work {
-		c.work[i] = make(chan *envelope, workerQueue)
 		go c.worker(c.work[i])
 	}
 	return c, nil
@@ -325,17 +340,24 @@ func (c *Cluster) Archived(ctx context.Context, id string) error {
 	return nil
 }
 
-// Claim takes the race's lease when it is free (or held by gone).
-func (c *Cluster) Claim(ctx context.Context, id, gone string) (bool, error) {
-	if gone == "" {
-		gone = "\x00" // matches no instance
-	}
-	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id)},
-		c.o.Instance, LeaseTTL.Milliseconds(), gone).Int()
+// Claim takes the race's lease when it is free. A finished race (its
+// record says it is over) is taken by nobody: Claim then fails with
+// fleet.ErrOver and unlists the race from the live races (its owner may
+// have died before releasing it).
+func (c *Cluster) Claim(ctx context.Context, id string) (bool, error) {
+	n, err := claimScript.Run(ctx, c.rdb, []string{c.o.Keys.Owner(id), c.o.Keys.Meta(id)},
+		c.o.Instance, LeaseTTL.Milliseconds(), string(race.Finished), string(race.Aborted)).Int()
 	if err != nil {
 		return false, fmt.Errorf("race %s: claim: %w", id, classify(err))
 	}
-	if n != 1 {
+	switch n {
+	case 2:
+		if err := c.rdb.ZRem(ctx, c.o.Keys.Live(), id).Err(); err != nil {
+			c.log.Warn().Err(err).Str("race", id).Msg("finished race not unlisted")
+		}
+		return false, fmt.Errorf("race %s: %w", id, fleet.ErrOver)
+	case 1:
+	default:
 		return false, nil
 	}
 	// Listed live until the lease's end; renewals move it on. Should
@@ -394,6 +416,36 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 		}
 	}
 	return lost, nil
+}
+
+// Owners reads which instance holds each race's lease ("" for none), in
+// one pipeline, and remembers them as the owners to forward to (Call).
+func (c *Cluster) Owners(ctx context.Context, ids []string) (map[string]string, error) {
+	cmds := make([]*redis.StringCmd, len(ids))
+	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.Get(ctx, c.o.Keys.Owner(id))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("read owners: %w", classify(err))
+	}
+	out := make(map[string]string, len(ids))
+	until := c.o.Clock.Now().Add(ownerMemory)
+	for i, id := range ids {
+		owner, err := cmds[i].Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			c.owners.Delete(id)
+		case err != nil:
+			return nil, fmt.Errorf("race %s: owner: %w", id, classify(err))
+		default:
+			c.owners.Store(id, seenOwner{owner, until})
+		}
+		out[id] = owner
+	}
+	return out, nil
 }
 
 // Orphans lists live races whose lease ran out.
@@ -466,9 +518,20 @@ func (c *Cluster) forgetOwners() {
 // race.
 const notOwner = fleet.CodeNotOwner
 
+// forwardRetry is the pause before a forwarded request that reached
+// nobody is sent again: the owner's lease is live, so its inbox is only
+// being subscribed again (its pub/sub connection reconnecting).
+const forwardRetry = 50 * time.Millisecond
+
 // call forwards req to the race's owner as last seen (Call forgets it
 // when it does not answer as the owner), looked up in Redis when not
 // known: a forwarded request costs one PUBLISH each way.
+//
+// Whether the owner is gone is its lease's to say, never a count of
+// listeners: a PUBLISH that reaches nobody on one Redis (the owner's
+// pub/sub connection may be reconnecting) reads the lease, and is sent
+// again while the lease names that owner, until ctx is done; only a race
+// without a lease is reported as having no owner.
 func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, string, error) {
 	var owner string
 	now := c.o.Clock.Now()
@@ -477,12 +540,8 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 		owner = o.(seenOwner).owner
 	} else {
 		var err error
-		owner, err = c.rdb.Get(ctx, c.o.Keys.Owner(req.Race)).Result()
-		if errors.Is(err, redis.Nil) {
-			return nil, "", fmt.Errorf("race %s: %w", req.Race, fleet.ErrNoOwner)
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("race %s: owner: %w", req.Race, classify(err))
+		if owner, err = c.leaseOf(ctx, req.Race); err != nil {
+			return nil, "", err
 		}
 	}
 	if owner == c.o.Instance {
@@ -504,33 +563,70 @@ func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, s
 	if c.bus != nil {
 		// On a Redis Cluster: by sharded pub/sub, to the inbox's node only;
 		// whether the owner is there, its answer or its lease tells (below).
+		req.Sending(owner)
 		c.bus.Publish(inboxTopic(owner), &inboxEvent{envelope{N: n, From: c.o.Instance, Request: req}})
-		return c.await(ctx, req, owner, ch, true)
+		return c.await(ctx, req, owner, ch)
 	}
 	b, err := json.Marshal(envelope{N: n, From: c.o.Instance, Request: req})
 	if err != nil {
 		return nil, owner, fmt.Errorf("encode request: %w", err)
 	}
-	receivers, err := c.publishRequest(ctx, c.o.Keys.Inbox(owner), b)
-	if err != nil {
-		return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
-	}
 	_, onCluster := c.rdb.(*redis.ClusterClient)
-	if receivers == 0 && !onCluster {
-		// Nobody listens on the owner's inbox: its process is gone. On
-		// one Redis the count is every subscriber's; on a Redis Cluster
-		// it is one node's (a resharding may have moved the inbox's slot
-		// away from the node the owner subscribed on), so there only the
-		// owner's silence and its lease tell (below).
-		return nil, owner, fmt.Errorf("race %s: %w", req.Race, &fleet.GoneError{Owner: owner})
+	for {
+		req.Sending(owner)
+		receivers, err := c.publishRequest(ctx, c.o.Keys.Inbox(owner), b)
+		if err != nil {
+			return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
+		}
+		// On a Redis Cluster the count is one node's (a resharding may
+		// have moved the inbox's slot away from the node the owner
+		// subscribed on): there only the owner's answer and its lease tell.
+		if receivers > 0 || onCluster {
+			return c.await(ctx, req, owner, ch)
+		}
+		lease, err := c.leaseOf(ctx, req.Race)
+		if errors.Is(err, fleet.ErrNoOwner) {
+			return nil, owner, err
+		}
+		if err != nil {
+			return nil, owner, fmt.Errorf("race %s: owner %s does not listen: %w", req.Race, owner, err)
+		}
+		if lease == c.o.Instance {
+			return nil, lease, fmt.Errorf("race %s: %w", req.Race, fleet.ErrOwnerIsMe)
+		}
+		if lease != owner {
+			owner = lease
+			c.owners.Store(req.Race, seenOwner{owner, c.o.Clock.Now().Add(ownerMemory)})
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, owner, fmt.Errorf("race %s: owner %s does not listen, and its lease is live: %w", req.Race, owner, race.ErrUnavailable)
+		case <-c.ctx.Done():
+			return nil, owner, errClosing
+		case <-time.After(forwardRetry):
+		}
 	}
-	return c.await(ctx, req, owner, ch, onCluster)
+}
+
+// leaseOf reads which instance owns race id; it fails with
+// fleet.ErrNoOwner when the race has no lease.
+func (c *Cluster) leaseOf(ctx context.Context, id string) (string, error) {
+	owner, err := c.rdb.Get(ctx, c.o.Keys.Owner(id)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", fmt.Errorf("race %s: %w", id, fleet.ErrNoOwner)
+	}
+	if err != nil {
+		return "", fmt.Errorf("race %s: owner: %w", id, classify(err))
+	}
+	return owner, nil
 }
 
 // await waits for the answer to forwarded request req: its reply on ch, or
-// the event that answers it (Request.ByEvent). On a Redis Cluster an owner
-// that does not answer in time is taken for gone once its lease is.
-func (c *Cluster) await(ctx context.Context, req *fleet.Request, owner string, ch chan *fleet.Reply, onCluster bool) (*fleet.Reply, string, error) {
+// the event that answers it (Request.ByEvent). An owner that does not
+// answer in time is taken for gone only once its lease is; when the
+// lease names another instance now, the request is to be sent there.
+func (c *Cluster) await(ctx context.Context, req *fleet.Request, owner string, ch chan *fleet.Reply) (*fleet.Reply, string, error) {
 	select {
 	case rep := <-ch:
 		return rep, owner, nil
@@ -538,20 +634,16 @@ func (c *Cluster) await(ctx context.Context, req *fleet.Request, owner string, c
 		return &fleet.Reply{}, owner, nil
 	case <-ctx.Done():
 	}
-	if onCluster && c.leaseGone(req.Race, owner) {
+	lctx, cancel := context.WithTimeout(c.ctx, opTimeout)
+	defer cancel()
+	lease, err := c.leaseOf(lctx, req.Race)
+	switch {
+	case errors.Is(err, fleet.ErrNoOwner):
 		return nil, owner, fmt.Errorf("race %s: owner %s did not answer and its lease is gone: %w", req.Race, owner, fleet.ErrNoOwner)
+	case err == nil && lease != owner:
+		return nil, owner, fmt.Errorf("race %s: owner %s did not answer and %s holds the lease now: %w", req.Race, owner, lease, fleet.ErrOwnerChanged)
 	}
 	return nil, owner, fmt.Errorf("race %s: owner %s did not answer: %w", req.Race, owner, race.ErrUnavailable)
-}
-
-// leaseGone reports whether the race's lease no longer names owner, which
-// did not answer a forwarded request: it died (its lease expired) or lost
-// the race, and the caller may take it over.
-func (c *Cluster) leaseGone(id, owner string) bool {
-	ctx, cancel := context.WithTimeout(c.ctx, opTimeout)
-	defer cancel()
-	now, err := c.rdb.Get(ctx, c.o.Keys.Owner(id)).Result()
-	return errors.Is(err, redis.Nil) || err == nil && now != owner
 }
 
 func (c *Cluster) receiveLoop() {
@@ -643,7 +735,7 @@ func (c *Cluster) serve(e *envelope) {
 }
 
 // errClosing is a forward cut short because this instance is closing.
-var errClosing = fmt.Errorf("instance closing: %w", race.ErrUnavailable)
+var errClosing = fmt.Errorf("instance closing: %w", errors.Join(race.ErrUnavailable, fleet.ErrClosed))
 
 // publishRequest publishes request b on inbox in the outbox goroutine's
 // next pipeline, with whatever else is waiting (one round trip for many

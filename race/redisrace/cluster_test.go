@@ -22,6 +22,7 @@ import (
 // instance is one server's race side on a shared Redis.
 type instance struct {
 	name    string
+	rdb     *redis.Client
 	cluster *redisrace.Cluster
 	bus     *redisrace.Bus
 	svc     *race.Service
@@ -37,7 +38,7 @@ func newInstance(t testing.TB, rdb *redis.Client, name string, clock race.Clock,
 	}
 	bus := redisrace.NewBus(rdb, keys, name, zerolog.Nop())
 	var once sync.Once
-	in := &instance{name: name, cluster: c, bus: bus}
+	in := &instance{name: name, rdb: rdb, cluster: c, bus: bus}
 	deps := race.Deps{
 		Clock: clock, Log: zerolog.Nop(), Bus: bus, Records: c,
 		Store: redisrace.NewStore(rdb, redisrace.StoreOptions{Keys: keys, Instance: name}),
@@ -67,6 +68,24 @@ func newCluster(t *testing.T, rdb *redis.Client, o redisrace.ClusterOptions) *re
 func (in *instance) kill() {
 	_ = in.cluster.Close()
 	_ = in.bus.Close()
+	in.fleet.Close()
+}
+
+// crash kills the instance and lets its leases run out at once, as
+// they would LeaseTTL later: only a race whose lease is gone is taken
+// over, and the tests need not wait for it.
+func (in *instance) crash(t testing.TB) {
+	t.Helper()
+	in.kill()
+	keys, err := in.rdb.Keys(t.Context(), "test:{race:*}:owner").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if in.rdb.Get(t.Context(), k).Val() == in.name {
+			in.rdb.Del(t.Context(), k)
+		}
+	}
 }
 
 // recorder keeps the events a subscriber got.
@@ -140,9 +159,9 @@ func TestRaceRebuiltOnSecondInstance(t *testing.T) {
 	play(t, r, &games[0], 0, 5)
 	play(t, r, &games[1], 1, 3)
 
-	// Instance a dies; seat 1 resumes on b, which finds a gone, takes the
-	// race over and rebuilds it from the log.
-	a.kill()
+	// Instance a dies and its lease runs out; seat 1 resumes on b, which
+	// takes the race over and rebuilds it from the log.
+	a.crash(t)
 	h, err := b.svc.Open(t.Context(), r.ID())
 	if err != nil {
 		t.Fatal(err)
@@ -190,17 +209,19 @@ func TestAppendFencedByTheLease(t *testing.T) {
 	a := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
 	b := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
 	storeA := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "a"})
-	if ok, err := a.Claim(t.Context(), "R", ""); !ok || err != nil {
+	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
 		t.Fatalf("a claims: %v %v", ok, err)
 	}
-	if ok, _ := b.Claim(t.Context(), "R", ""); ok {
+	if ok, _ := b.Claim(t.Context(), "R"); ok {
 		t.Fatal("b claimed a race a holds")
 	}
 	if err := storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
 		t.Fatal(err)
 	}
-	// b finds a gone and takes the race: a's writes are refused from then on.
-	if ok, err := b.Claim(t.Context(), "R", "a"); !ok || err != nil {
+	// a's lease runs out and b takes the race: a's writes are refused from
+	// then on.
+	rdb.Del(t.Context(), redisrace.Keys{}.Owner("R"))
+	if ok, err := b.Claim(t.Context(), "R"); !ok || err != nil {
 		t.Fatalf("b takes over: %v %v", ok, err)
 	}
 	err := storeA.Append(t.Context(), "R", race.MoveRecord{Seat: 0, Seq: 2, Move: "2S>W1"})
@@ -262,7 +283,7 @@ func TestComputerSurvivesItsInstance(t *testing.T) {
 	if err != nil || before.Counts[0].Moves != 3 {
 		t.Fatalf("before the takeover the computer made %d moves (%v), want 3", before.Counts[0].Moves, err)
 	}
-	a.kill()
+	a.crash(t)
 
 	h, err := b.svc.Open(t.Context(), r.ID())
 	if err != nil {
@@ -314,7 +335,7 @@ func TestRetriedMoveAnsweredAfterTakeover(t *testing.T) {
 	if err := r.Move(0, m.String(), "m1"); err != nil {
 		t.Fatal(err)
 	}
-	a.kill()
+	a.crash(t)
 
 	h, err := b.svc.Open(t.Context(), r.ID())
 	if err != nil {
@@ -456,8 +477,10 @@ func TestConnectionFollowsItsRace(t *testing.T) {
 	g := engine.New(rules, testDeal)
 	play(t, hs[0], &g, 0, 2)
 
-	// b takes the race as though a were gone; seat 1 resumes there.
-	if ok, err := b.cluster.Claim(t.Context(), r.ID(), "a"); !ok || err != nil {
+	// b takes the race as though a's lease had run out; seat 1 resumes
+	// there.
+	b.rdb.Del(t.Context(), redisrace.Keys{Prefix: "test:"}.Owner(r.ID()))
+	if ok, err := b.cluster.Claim(t.Context(), r.ID()); !ok || err != nil {
 		t.Fatalf("b claims: %v %v", ok, err)
 	}
 	h1, err := b.svc.Open(t.Context(), r.ID())
@@ -535,7 +558,7 @@ func TestMovesKeepTheirLease(t *testing.T) {
 		return d
 	}
 	for _, id := range []string{"moving", "quiet", "expired", "taken"} {
-		if ok, err := a.Claim(t.Context(), id, ""); !ok || err != nil {
+		if ok, err := a.Claim(t.Context(), id); !ok || err != nil {
 			t.Fatalf("a claims %s: %v %v", id, ok, err)
 		}
 	}
@@ -591,7 +614,8 @@ func TestMovesKeepTheirLease(t *testing.T) {
 	if err := storeA.Append(t.Context(), "taken", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := b.Claim(t.Context(), "taken", "a"); !ok || err != nil {
+	rdb.Del(t.Context(), owner("taken")) // a's lease ran out
+	if ok, err := b.Claim(t.Context(), "taken"); !ok || err != nil {
 		t.Fatalf("b takes over: %v %v", ok, err)
 	}
 	rdb.PExpire(t.Context(), owner("taken"), mark)
@@ -606,5 +630,109 @@ func TestMovesKeepTheirLease(t *testing.T) {
 	}
 	if lost, err := a.Renew(t.Context(), []string{"taken"}); err != nil || len(lost) != 1 {
 		t.Errorf("a renews a race b took: lost %v, %v", lost, err)
+	}
+}
+
+// TestLiveOwnerNeverReportedGone: a request forwarded to an owner that
+// does not listen (its inbox not subscribed: its pub/sub connection
+// reconnecting, or the process gone) while its lease is live is sent
+// again, and reaches the owner once it listens again; it is never
+// reported as having no owner, which would let the caller take a live
+// race. Only once the lease is gone does Call say so. (On the code
+// before, a PUBLISH that reached nobody meant "the owner is gone" at
+// once.)
+func TestLiveOwnerNeverReportedGone(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client(t)
+	clock := race.SystemClock{}
+	b := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
+	a, err := redisrace.NewCluster(t.Context(), rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
+		t.Fatalf("a claims: %v %v", ok, err)
+	}
+	_ = a.Close() // a stops listening; its lease stays
+
+	t.Run("lease live, nobody listening", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		defer cancel()
+		_, _, err := b.Call(ctx, &fleet.Request{Op: fleet.OpState, Race: "R"})
+		if errors.Is(err, fleet.ErrNoOwner) || !errors.Is(err, race.ErrUnavailable) {
+			t.Fatalf("call to a live owner that does not listen: %v, want unavailable", err)
+		}
+	})
+	t.Run("the owner listens again", func(t *testing.T) {
+		answered := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			rep, _, err := b.Call(ctx, &fleet.Request{Op: fleet.OpState, Race: "R", Seat: 1})
+			if err == nil && rep.Seat != 101 {
+				err = fmt.Errorf("reply %+v", rep)
+			}
+			answered <- err
+		}()
+		again := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+		again.Serve(func(req *fleet.Request) *fleet.Reply { return &fleet.Reply{Seat: req.Seat + 100} })
+		if err := <-answered; err != nil {
+			t.Fatalf("the request sent again while a came back: %v", err)
+		}
+	})
+	t.Run("lease gone", func(t *testing.T) {
+		rdb.Del(t.Context(), redisrace.Keys{}.Owner("R"))
+		_, _, err := b.Call(t.Context(), &fleet.Request{Op: fleet.OpState, Race: "R"})
+		if !errors.Is(err, fleet.ErrNoOwner) {
+			t.Fatalf("call to a race without a lease: %v, want ErrNoOwner", err)
+		}
+	})
+}
+
+// TestFinishedRaceNeverClaimed: once a race's record says it is over,
+// nobody takes its lease, free or not, and a claim unlists it from the
+// live races (its owner may have died before releasing it). A race whose
+// result is stored but whose record is not over yet did not finish
+// ending (its owner went in between): it is claimed, so that its next
+// owner ends it with the stored result. On the code before, a request
+// after the end took the released race over.
+func TestFinishedRaceNeverClaimed(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client(t)
+	clock := race.SystemClock{}
+	a := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+	b := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "b", Clock: clock, Log: zerolog.Nop()})
+	owner := redisrace.Keys{}.Owner("R")
+	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
+		t.Fatalf("a claims: %v %v", ok, err)
+	}
+	rec := &race.Record{ID: "R", State: race.Running}
+	if err := a.Save(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Decide(t.Context(), "R", &race.Result{Outcome: race.OutcomeDraw}, race.Finished); err != nil {
+		t.Fatal(err)
+	}
+	// a goes between its decision and its record: b ends the race.
+	rdb.Del(t.Context(), owner)
+	if ok, err := b.Claim(t.Context(), "R"); !ok || err != nil {
+		t.Fatalf("b claims a race whose end was cut short: %v %v", ok, err)
+	}
+	rec.State = race.Finished
+	if err := b.Save(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	rdb.Del(t.Context(), owner) // b dies before releasing it: the race is an orphan
+	rdb.ZAdd(t.Context(), redisrace.Keys{}.Live(), redis.Z{Score: 0, Member: "R"})
+	for _, c := range []*redisrace.Cluster{a, b} {
+		if ok, err := c.Claim(t.Context(), "R"); ok || !errors.Is(err, fleet.ErrOver) {
+			t.Errorf("%s claims a finished race: %v %v, want ErrOver", c.Instance(), ok, err)
+		}
+	}
+	if n := rdb.Exists(t.Context(), owner).Val(); n != 0 {
+		t.Error("a finished race got a lease")
+	}
+	if orphans, err := b.Orphans(t.Context()); err != nil || len(orphans) != 0 {
+		t.Errorf("orphans after the claims: %v %v, want none", orphans, err)
 	}
 }

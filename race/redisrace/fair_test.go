@@ -72,7 +72,7 @@ func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 		t.Fatalf("versions on a end at %d, want epoch 0", lastOnA)
 	}
 
-	a.kill()
+	a.crash(t)
 	h, err := b.svc.Open(t.Context(), r.ID())
 	if err != nil {
 		t.Fatal(err)

@@ -107,7 +107,7 @@ func TestForwardingFollowsReshardedInbox(t *testing.T) {
 	}
 	a, b := start("a"), start("b")
 	a.Serve(func(req *fleet.Request) *fleet.Reply { return &fleet.Reply{Seat: req.Seat + 100} })
-	if ok, err := a.Claim(t.Context(), "R", ""); !ok || err != nil {
+	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
 		t.Fatalf("a claims: %v %v", ok, err)
 	}
 	var mu sync.Mutex

@@ -114,7 +114,7 @@ func TestTakeoverRematchEvictDrainUnderStress(t *testing.T) {
 	finish(t, &evictor, "evictions")
 
 	// a dies: b takes its live races over, evicting and draining at once.
-	a.kill()
+	a.crash(t)
 	var taken, tried atomic.Int64
 	stop = make(chan struct{})
 	evictor = sync.WaitGroup{}
