@@ -1372,7 +1372,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 			g.After[s] = glicko2.Update(st[s].Rating, []glicko2.Result{{Opponent: st[1-s].Rating, Score: scores[s]}}, l.cfg.Tau)
 		}
 		for s := range 2 {
-			after = append(after, applyResult(st[s], scores[s], g.After[s]))
+			after = append(after, ApplyResult(st[s], scores[s], g.After[s]))
 		}
 	}
 	if err := l.deps.Ratings.Save(ctx, g, after); err != nil {

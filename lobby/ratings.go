@@ -124,9 +124,9 @@ func WinPercent(wins, draws, games int) float64 {
 	return 100 * (float64(wins) + float64(draws)/2) / float64(games)
 }
 
-// applyResult updates a standing with one rated race's outcome for it:
+// ApplyResult is a standing updated with one rated race's outcome for it:
 // score 1 (won), 0.5 (draw) or 0 (lost), and its new rating.
-func applyResult(s Standing, score float64, after glicko2.Rating) Standing {
+func ApplyResult(s Standing, score float64, after glicko2.Rating) Standing {
 	s.Rating = after
 	s.Games++
 	switch score {

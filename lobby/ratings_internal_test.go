@@ -22,7 +22,7 @@ func TestStreaksAndWinPercent(t *testing.T) {
 		{glicko2.Draw, 0, 2, 2, 2, 1, 50},
 		{glicko2.Win, 1, 2, 3, 2, 1, 100 * 3.5 / 6},
 	} {
-		s = applyResult(s, c.score, r)
+		s = ApplyResult(s, c.score, r)
 		if s.Streak != c.streak || s.BestStreak != c.best || s.Wins != c.wins || s.Losses != c.losses || s.Draws != c.drws || s.WinPercent != c.pct {
 			t.Fatalf("after %v: %+v, want streak %d best %d %d-%d-%d %.2f%%", c.score, s, c.streak, c.best, c.wins, c.losses, c.drws, c.pct)
 		}

@@ -75,7 +75,7 @@ func fillHistory(t *testing.T, r lobby.Ratings, player string) browserHistory {
 				glicko2.Update(me.Rating, []glicko2.Result{{Opponent: them.Rating, Score: score}}, 0.5),
 				glicko2.Update(them.Rating, []glicko2.Result{{Opponent: me.Rating, Score: 1 - score}}, 0.5),
 			}
-			me, them = tally(me, score, g.After[0]), tally(them, 1-score, g.After[1])
+			me, them = lobby.ApplyResult(me, score, g.After[0]), lobby.ApplyResult(them, 1-score, g.After[1])
 			mine[g.Variant], theirs[g.Variant+opp.ID] = me, them
 			after = []lobby.Standing{me, them}
 			h.rated[g.Variant] = append(h.rated[g.Variant], id)
@@ -86,26 +86,6 @@ func fillHistory(t *testing.T, r lobby.Ratings, player string) browserHistory {
 		}
 	}
 	return h
-}
-
-// tally is a standing after one more rated race, scored 1, ½ or 0.
-func tally(s lobby.Standing, score float64, after glicko2.Rating) lobby.Standing {
-	s.Rating = after
-	s.Games++
-	switch score {
-	case glicko2.Win:
-		s.Wins++
-		s.Streak = max(s.Streak, 0) + 1
-	case glicko2.Loss:
-		s.Losses++
-		s.Streak = min(s.Streak, 0) - 1
-	default:
-		s.Draws++
-		s.Streak = 0
-	}
-	s.BestStreak = max(s.BestStreak, s.Streak)
-	s.WinPercent = lobby.WinPercent(s.Wins, s.Draws, s.Games)
-	return s
 }
 
 // screenshotIn writes PNGs of the page to dir: NAME.png what the screen

@@ -124,12 +124,11 @@ func TestRedisPartitionNobodyStranded(t *testing.T) {
 	all := os.Getenv(PartitionsEnv) == "all"
 	bin := buildBinary(t)
 	for _, sc := range partitionScenarios {
-		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
-			if !sc.byDefault && !all {
-				t.Skipf("%s=all runs this scenario", PartitionsEnv)
-			}
-			runPartition(t, bin, sc)
-		})
+		if !sc.byDefault && !all {
+			t.Logf("scenario %q runs with %s=all", sc.name, PartitionsEnv)
+			continue
+		}
+		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) { runPartition(t, bin, sc) })
 	}
 }
 
