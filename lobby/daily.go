@@ -200,6 +200,11 @@ func (l *Lobby) Daily(ctx context.Context, variant, day, player string, n int) (
 	if now.Before(start) {
 		return DailyInfo{}, race.Errorf(CodeNotRevealed, "the deal of %s is not out yet: it opens at %s", day, start.Format(time.RFC3339))
 	}
+	if player != "" {
+		if _, err := l.settle(ctx, player); err != nil {
+			return DailyInfo{}, storeFailed("your day's game", err)
+		}
+	}
 	deal, salt := DailyDeal(l.dailyKey, variant, day)
 	in := DailyInfo{Variant: variant, Day: day, Commitment: race.Commitment(deal, salt), OpensAt: start, ClosesAt: start.Add(24 * time.Hour)}
 	in.Revealed = !now.Before(in.ClosesAt)
@@ -323,6 +328,11 @@ func (s *Session) RaceDailyLeader(variant string) error {
 	day, closes := l.today()
 	ctx, cancel := opCtx()
 	defer cancel()
+	// First, so that the day's game they have just finished is on the
+	// board (settle).
+	if err := l.checkRacing(ctx, who.ID); err != nil {
+		return err
+	}
 	if _, ok, err := l.dailies.Entry(ctx, day, variant, who.ID); err != nil {
 		return unavailable(err)
 	} else if !ok {
@@ -338,9 +348,6 @@ func (s *Session) RaceDailyLeader(variant string) error {
 	lead := board[0]
 	if lead.Player == who.ID {
 		return race.Errorf(CodeOwnChallenge, "you lead the day: your ghost is for the others")
-	}
-	if err := l.checkRacing(ctx, who.ID); err != nil {
-		return err
 	}
 	deal, _ := DailyDeal(l.dailyKey, variant, day)
 	rec := *lead.Recording

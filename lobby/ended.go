@@ -58,18 +58,19 @@ const (
 type endQueue struct {
 	mu      sync.Mutex
 	pending []endWork
-	ids     map[string]int // races pending or being done, and how often: the sweep skips them
-	closing bool           // Close began: no more work; the worker ends once done
-	swept   bool           // the sweep at start is done
-	sweep   bool           // a sweep is due
-	sweepT  race.Timer     // sets sweep every endSweepEvery
-	wake    chan struct{}  // one-buffered: work or closing
-	stop    chan struct{}  // closed when Close stops waiting: retries give up
-	done    chan struct{}  // closed when the worker has ended
+	ids     map[string]int           // races pending or being done, and how often: the sweep skips them
+	waiters map[string]chan struct{} // closed when a race leaves ids (settle waits on them)
+	closing bool                     // Close began: no more work; the worker ends once done
+	swept   bool                     // the sweep at start is done
+	sweep   bool                     // a sweep is due
+	sweepT  race.Timer               // sets sweep every endSweepEvery
+	wake    chan struct{}            // one-buffered: work or closing
+	stop    chan struct{}            // closed when Close stops waiting: retries give up
+	done    chan struct{}            // closed when the worker has ended
 }
 
 func newEndQueue() *endQueue {
-	return &endQueue{ids: make(map[string]int), sweep: true, // at start
+	return &endQueue{ids: make(map[string]int), waiters: make(map[string]chan struct{}), sweep: true, // at start
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -85,7 +86,28 @@ func (q *endQueue) finished(w endWork) {
 	defer q.mu.Unlock()
 	if q.ids[w.e.Race]--; q.ids[w.e.Race] <= 0 {
 		delete(q.ids, w.e.Race)
+		if ch := q.waiters[w.e.Race]; ch != nil {
+			close(ch)
+			delete(q.waiters, w.e.Race)
+		}
 	}
+}
+
+// doneOf is closed once race id's end work, pending or being done here,
+// is over; nil when none is here (not yet queued, done, or on another
+// instance).
+func (q *endQueue) doneOf(id string) <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.ids[id] == 0 {
+		return nil
+	}
+	ch := q.waiters[id]
+	if ch == nil {
+		ch = make(chan struct{})
+		q.waiters[id] = ch
+	}
+	return ch
 }
 
 func (q *endQueue) poke() {
@@ -257,7 +279,7 @@ func (l *Lobby) flushEnds(timeout time.Duration) {
 	}
 }
 
-// afterEnd frees an ended race's players and records it; once all of a
+// afterEnd records an ended race, then frees its players; once all of a
 // finished race's work is done, it marks the race followed. A refusal of
 // a step is final (trying again would only repeat it): the work is done
 // as far as it can be. A store failure that was not tried again, or the
@@ -276,14 +298,18 @@ func (l *Lobby) afterEnd(w endWork) {
 			ids = append(ids, p.Player)
 		}
 	}
-	// First, so that they may queue again as soon as they can (a player
-	// whose marked race is over is freed by their next request anyway).
-	l.retry(e.Race, "players not freed", func() error {
-		ctx, cancel := opCtx()
-		defer cancel()
-		return l.sh.Seats.Free(ctx, e.Race, ids)
-	})
+	// Last, once what the race gave them is stored: a mark naming a race
+	// that is over tells a player's next request to wait for this work
+	// (settle), so that it sees their game (read your own writes).
+	free := func() {
+		l.retry(e.Race, "players not freed", func() error {
+			ctx, cancel := opCtx()
+			defer cancel()
+			return l.sh.Seats.Free(ctx, e.Race, ids)
+		})
+	}
 	if e.Result.Outcome == race.OutcomeAborted {
+		free()
 		return
 	}
 	l.retry(e.Race, "deal not marked seen, or best game not kept", func() error {
@@ -311,6 +337,7 @@ func (l *Lobby) afterEnd(w endWork) {
 			done = !storeFailure(err)
 		}
 	}
+	free()
 	select {
 	case <-l.ends.stop:
 		done = false // a step may have been given up

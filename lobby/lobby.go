@@ -556,20 +556,21 @@ func (l *Lobby) waiting(ctx context.Context, player string) error {
 // checkRacing refuses a player who is in a lobby race not over: nobody plays
 // two at once.
 func (l *Lobby) checkRacing(ctx context.Context, player string) error {
-	id, ok, err := l.sh.Seats.Racing(ctx, player)
+	m, err := l.settle(ctx, player)
 	if err != nil {
 		return unavailable(err)
 	}
-	if ok && id != "" && l.over(ctx, id) {
-		// The race ended a moment ago (its players see the result before
-		// its end frees them) or its end was never seen here: free them.
-		if err := l.sh.Seats.Free(ctx, id, []string{player}); err != nil {
+	if m.over {
+		// The race's end was not followed up in time (the stores fail,
+		// or the instance that ran it died): the player may play on; the
+		// end worker or a sweep records that race later.
+		if err := l.sh.Seats.Free(ctx, m.race, []string{player}); err != nil {
 			return unavailable(err)
 		}
 		return nil
 	}
-	if ok {
-		return inRace(id)
+	if m.marked {
+		return inRace(m.race)
 	}
 	return nil
 }
@@ -1586,6 +1587,9 @@ type Profile struct {
 // Profile returns a player's standings and last n races: the first page
 // of Games, whose Next it carries.
 func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, error) {
+	if _, err := l.settle(ctx, player); err != nil {
+		return Profile{}, storeFailed("the player's races", err)
+	}
 	st, err := l.deps.Ratings.Standings(ctx, player)
 	if err != nil {
 		return Profile{}, storeFailed("the player's standings", fmt.Errorf("lobby: standings of %s: %w", player, err))
@@ -1625,6 +1629,11 @@ func (l *Lobby) Games(ctx context.Context, player, cursor string, n int) (GamesP
 	if n < 1 || n > MaxGamesPage {
 		return GamesPage{}, race.Errorf(race.CodeBadOptions, "n: %d is not from 1 to %d", n, MaxGamesPage)
 	}
+	if cursor == "" {
+		if _, err := l.settle(ctx, player); err != nil {
+			return GamesPage{}, storeFailed("the player's races", err)
+		}
+	}
 	page, err := l.deps.Ratings.Games(ctx, player, cursor, n)
 	if err != nil {
 		return GamesPage{}, storeFailed("the player's races", fmt.Errorf("lobby: games of %s: %w", player, err))
@@ -1649,6 +1658,9 @@ func (l *Lobby) RatingChanges(ctx context.Context, player, variant string) ([]Ra
 	rules, err := engine.Variant(variant)
 	if err != nil {
 		return nil, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+	}
+	if _, err := l.settle(ctx, player); err != nil {
+		return nil, storeFailed("the player's ratings", err)
 	}
 	ch, err := l.deps.Ratings.Changes(ctx, player, rules.Name)
 	if err != nil {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
 	"sirtommy/race/racetest"
 )
@@ -181,5 +183,43 @@ func TestDailyDeal(t *testing.T) {
 	e.get("/api/players/"+wa.Player, &prof)
 	if prof.Daily == nil || prof.Daily.Played != 2 || prof.Daily.Streak != 2 {
 		t.Fatalf("ann's days: %+v", prof.Daily)
+	}
+}
+
+// slowSaves is a ratings store whose every Save takes a while, as a busy
+// database's would: the end worker records a race that long after its
+// players were told the result.
+type slowSaves struct {
+	*memlobby.Ratings
+	delay time.Duration
+}
+
+func (s slowSaves) Save(ctx context.Context, g lobby.GameRecord, after []lobby.Standing) error {
+	time.Sleep(s.delay)
+	return s.Ratings.Save(ctx, g, after)
+}
+
+// TestDailyDealSeenByTheNextRequest: a player who has just finished the
+// day's deal sees it in their very next request, although the lobby
+// records it after telling them the result: the leader's ghost is theirs,
+// not refused as "play the day's deal first", and their profile and the
+// day's board show the game (read your own writes).
+func TestDailyDealSeenByTheNextRequest(t *testing.T) {
+	e := newLobbyEnvOver(t, lobby.Config{Tick: time.Hour}, func(r *memlobby.Ratings) lobby.Ratings {
+		return slowSaves{Ratings: r, delay: 300 * time.Millisecond}
+	})
+	ann := e.dial()
+	wa := ann.hello("ann")
+	ann.untilType("lobby")
+	ann.send(map[string]any{"type": "play-daily", "variant": "classic", "id": "d"})
+	playDaily(t, e, ann, 2)
+	ann.expectError(map[string]any{"type": "race-daily-leader", "variant": "classic"}, lobby.CodeOwnChallenge)
+	var prof lobby.Profile
+	if st := e.get("/api/players/"+wa.Player, &prof); st != 200 || prof.Daily == nil || prof.Daily.Played != 1 || len(prof.History) != 1 {
+		t.Fatalf("ann's profile right after her day's game: %d %+v", st, prof)
+	}
+	var mine lobby.DailyInfo
+	if e.get("/api/daily?variant=classic&player="+wa.Player, &mine); mine.You == nil || mine.Players != 1 {
+		t.Fatalf("the day's board right after ann's game: %+v", mine)
 	}
 }

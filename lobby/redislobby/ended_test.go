@@ -84,9 +84,10 @@ func (p *holdProxy) resume() { p.mu.Lock(); p.paused = false; p.cond.Broadcast()
 
 // TestRaceEndNeverWaitsForRedis: a rated race made by a lobby on Redis
 // ends while that Redis answers nothing (its connections held). The race
-// service's end hook must return all the same, the players' ratings must
-// not be recorded meanwhile, and once Redis answers again, Close must
-// have recorded them, once, and freed the players. With a client without
+// service's end hook must return all the same, the players' ratings (in
+// the durable store) are recorded meanwhile but the players stay marked
+// in the race, and once Redis answers again, Close must have recorded
+// them once and freed the players. With a client without
 // timeouts, a call waits for as long as Redis does: on the code that
 // freed the players in the hook, the resignation that ended the race
 // waited for Redis. With timeouts, the calls fail until Redis is back,
@@ -153,6 +154,9 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 			l.Close()
 		}
 	})
+	// First (cleanups run last first): a Close while the proxy holds
+	// everything would wait for ever on the client without timeouts.
+	t.Cleanup(proxy.resume)
 	ann, bob := enter(t, l, "ann"), enter(t, l, "bob")
 	inv, err := ann.s.Invite(lobby.RaceOptions{Rated: true})
 	if err != nil {
@@ -201,9 +205,18 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 	if res := rc.Result(); res.Outcome != race.OutcomeDraw || !res.Rated {
 		t.Fatalf("result %+v", res)
 	}
+	// The ratings are in the durable store, which answers: the race is
+	// recorded meanwhile, and its players stay marked in it until Redis
+	// answers, so that their next request waits for what the race gave
+	// them (the lobby frees them last).
+	marks := redislobby.NewSeats(direct, keys)
 	for _, p := range []*player{ann, bob} {
-		if st, err := ratings.Standing(ctx, "classic", p.w.ID); err != nil || st.Games != 0 {
-			t.Fatalf("%s rated while Redis answered nothing: %+v %v", p.w.Name, st, err)
+		waitFor(t, p.w.Name+"'s rating", func() bool {
+			st, err := ratings.Standing(ctx, "classic", p.w.ID)
+			return err == nil && st.Games == 1
+		})
+		if id, ok, err := marks.Racing(ctx, p.w.ID); !ok || id != m.Race || err != nil {
+			t.Fatalf("%s freed while Redis answered nothing: %q %v %v", p.w.Name, id, ok, err)
 		}
 	}
 	if whilePaused != nil {
@@ -220,7 +233,7 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 		if h, err := ratings.History(ctx, p.w.ID, 10); err != nil || len(h) != 1 || h[0].Race != m.Race {
 			t.Errorf("%s's history %+v %v, want the race once", p.w.Name, h, err)
 		}
-		if id, ok, err := redislobby.NewSeats(direct, keys).Racing(ctx, p.w.ID); ok || err != nil {
+		if id, ok, err := marks.Racing(ctx, p.w.ID); ok || err != nil {
 			t.Errorf("%s still marked racing in %q (%v)", p.w.Name, id, err)
 		}
 	}
