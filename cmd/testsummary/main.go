@@ -31,7 +31,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name := fs.Arg(0)
-	in, logName := stdin, "the full output"
+	in, logName := stdin, ""
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {

@@ -13,7 +13,8 @@ import (
 
 // Options says how much the summary quotes and how it names the log.
 type Options struct {
-	// Log names the whole output in "… N more lines in LOG".
+	// Log names the whole output in "… N more lines in LOG"; empty, it
+	// is "the full output".
 	Log string
 	// TestLines is the most lines quoted from one test's output.
 	TestLines int
@@ -36,7 +37,8 @@ type Options struct {
 	MaxListed int
 }
 
-// DefaultOptions returns the limits the command uses, for a log named log.
+// DefaultOptions returns the limits the command uses, for a log named log
+// ("" for one read from stdin).
 func DefaultOptions(log string) Options {
 	return Options{
 		Log:        log,
@@ -49,6 +51,14 @@ func DefaultOptions(log string) Options {
 		MaxEach:    5,
 		MaxListed:  50,
 	}
+}
+
+// log returns what the summary calls the whole output.
+func (s *summary) log() string {
+	if s.o.Log == "" {
+		return "the full output"
+	}
+	return s.o.Log
 }
 
 // cutMark ends a line that was cut to Options.Width.
@@ -102,7 +112,7 @@ func (s *summary) quote(lines []string) {
 // more writes the line that says how many lines were left out, if any.
 func (s *summary) more(n int) {
 	if n > 0 {
-		s.line(fmt.Sprintf("    … %d more %s in %s", n, plural(n, "line", "lines"), s.o.Log))
+		s.line(fmt.Sprintf("    … %d more %s in %s", n, plural(n, "line", "lines"), s.log()))
 	}
 }
 
@@ -132,7 +142,11 @@ func (s *summary) write() {
 		}
 	}
 	list := s.failures()
-	s.line(fmt.Sprintf("==== test summary (the whole output is in %s) ====", s.o.Log))
+	if s.o.Log == "" {
+		s.line("==== test summary ====")
+	} else {
+		s.line(fmt.Sprintf("==== test summary (the whole output is in %s) ====", s.log()))
+	}
 	if failed == 0 {
 		s.trailing()
 		s.slowest()
@@ -299,7 +313,7 @@ func (s *summary) panics() {
 	for i, pn := range s.r.Panics {
 		if i == s.o.MaxEach {
 			s.line("")
-			s.line(fmt.Sprintf("… %d more panics in %s", len(s.r.Panics)-i, s.o.Log))
+			s.line(fmt.Sprintf("… %d more panics in %s", len(s.r.Panics)-i, s.log()))
 			break
 		}
 		s.line("")
@@ -363,7 +377,7 @@ func (s *summary) races() {
 	for i, rc := range s.r.Races {
 		if i == s.o.MaxEach {
 			s.line("")
-			s.line(fmt.Sprintf("… %d more data races in %s", len(s.r.Races)-i, s.o.Log))
+			s.line(fmt.Sprintf("… %d more data races in %s", len(s.r.Races)-i, s.log()))
 			break
 		}
 		s.line("")
@@ -406,7 +420,7 @@ func (s *summary) timeouts() {
 	for i, to := range s.r.Timeouts {
 		if i == s.o.MaxEach {
 			s.line("")
-			s.line(fmt.Sprintf("… %d more timeouts in %s", len(s.r.Timeouts)-i, s.o.Log))
+			s.line(fmt.Sprintf("… %d more timeouts in %s", len(s.r.Timeouts)-i, s.log()))
 			break
 		}
 		s.line("")
@@ -493,7 +507,7 @@ func (s *summary) builds() {
 	for i, b := range s.r.Builds {
 		if i == s.o.MaxEach {
 			s.line("")
-			s.line(fmt.Sprintf("… %d more packages that did not build, in %s", len(s.r.Builds)-i, s.o.Log))
+			s.line(fmt.Sprintf("… %d more packages that did not build, in %s", len(s.r.Builds)-i, s.log()))
 			break
 		}
 		s.line("")
@@ -525,7 +539,7 @@ func (s *summary) unexplained() {
 		from := max(0, len(p.Output)-5)
 		s.quote(p.Output[from:])
 		if from > 0 {
-			s.line(fmt.Sprintf("    … %d earlier %s in %s", from, plural(from, "line", "lines"), s.o.Log))
+			s.line(fmt.Sprintf("    … %d earlier %s in %s", from, plural(from, "line", "lines"), s.log()))
 		}
 	}
 }
@@ -573,7 +587,7 @@ func (s *summary) trailing() {
 	from := max(0, len(t)-10)
 	s.quote(t[from:])
 	if from > 0 {
-		s.line(fmt.Sprintf("    … %d earlier %s in %s", from, plural(from, "line", "lines"), s.o.Log))
+		s.line(fmt.Sprintf("    … %d earlier %s in %s", from, plural(from, "line", "lines"), s.log()))
 	}
 }
 
