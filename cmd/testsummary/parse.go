@@ -190,6 +190,9 @@ type parser struct {
 	buildHeader string
 }
 
+// line places one line of the output: in the "# pkg" block being read,
+// as a package's result (which places the lines before it), or in the
+// lines waiting for one.
 func (p *parser) line(s string) {
 	s = strings.TrimSuffix(s, "\r")
 	if p.build != nil {
@@ -266,6 +269,7 @@ func (p *parser) endBuild() {
 	p.block = append(p.block, p.buildHeader)
 }
 
+// finish keeps the lines after the last package result as Trailing.
 func (p *parser) finish() {
 	if p.build != nil {
 		p.endBuild()

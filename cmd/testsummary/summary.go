@@ -131,6 +131,8 @@ func cut(s string, width int) string {
 	return s
 }
 
+// write writes the whole summary: the failures and their list on a red
+// run, the slowest packages on a green one, and the counts.
 func (s *summary) write() {
 	r := s.r
 	passed, failed := 0, 0
