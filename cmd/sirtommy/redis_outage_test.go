@@ -145,7 +145,10 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 		if err := p.c.ws.WriteJSON(map[string]any{"v": 1, "type": "move", "id": id, "move": m.String()}); err != nil {
 			return err
 		}
-		r, err := p.c.wait(answerTimeout, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
+		r, err := p.c.wait(answerTimeout, func(x msg) bool {
+			p.keepToken(x)
+			return x.str("id") == id || x.str("code") == "rate-limited"
+		})
 		if err != nil {
 			// No answer: the request or its reply was lost while the race
 			// changed instances, as a client's may be; it reads its game
@@ -197,6 +200,16 @@ func playOut(p *player, total *atomic.Int64, ack func(acked), refused, landed *i
 	return nil
 }
 
+// keepToken keeps the seat's token from a joined: every resume spends
+// the token it was given, whether this client sent it or a server that
+// attached the connection again (a takeover, a pub/sub lapse) did; the
+// browser keeps it the same way.
+func (p *player) keepToken(x msg) {
+	if x.str("type") == "joined" {
+		p.token = x.str("token")
+	}
+}
+
 // resync opens a new connection for p, resumes its seat and returns the
 // number of moves the server's game of the seat has, or over when the
 // race has ended.
@@ -225,9 +238,7 @@ func resync(p *player) (moves int, over bool, err error) {
 			return 0, false, err
 		}
 		st, err = c.wait(answerTimeout, func(x msg) bool {
-			if x.str("type") == "joined" {
-				p.token = x.str("token") // a resume spends the token it was given
-			}
+			p.keepToken(x)
 			return x.str("type") == "state" && x["you"] != nil || x.str("type") == "error"
 		})
 		if err != nil {

@@ -47,7 +47,13 @@ type client struct {
 
 func dial(t testing.TB, base string) *client {
 	t.Helper()
-	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
+	return dialWith(t, base, nil)
+}
+
+// dialWith is dial with the upgrade request's headers (a cookie).
+func dialWith(t testing.TB, base string, header http.Header) *client {
+	t.Helper()
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", header)
 	if err != nil {
 		t.Fatal(err)
 	}

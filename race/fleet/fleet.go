@@ -143,9 +143,12 @@ type Fleet struct {
 	released   map[*race.Race]bool
 
 	// ctx ends the fleet's background work (Close): the connections
-	// being attached again, counted by work.
+	// being attached again, counted by work. workMu orders background's
+	// Add before Close's Wait: ctx is cancelled under it, so no WaitGroup
+	// grows from zero while waited on, and nothing starts after Close.
 	ctx    context.Context
 	cancel context.CancelFunc
+	workMu sync.Mutex
 	work   sync.WaitGroup
 }
 
@@ -169,13 +172,17 @@ var _ race.Fleet = (*Fleet)(nil)
 // Close stops the fleet's background work, the connections being
 // attached again, and waits for it (Run calls it when its context ends).
 func (f *Fleet) Close() {
+	f.workMu.Lock()
 	f.cancel()
+	f.workMu.Unlock()
 	f.work.Wait()
 }
 
 // background runs fn on a goroutine of its own, unless the fleet is
 // closed; Close waits for it.
 func (f *Fleet) background(fn func()) {
+	f.workMu.Lock()
+	defer f.workMu.Unlock()
 	if f.ctx.Err() != nil {
 		return
 	}

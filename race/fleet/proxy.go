@@ -47,6 +47,10 @@ type proxy struct {
 	seat       int
 	player     bool
 	watched    bool
+	// seatHere is set while the connection is its seat's subscriber on
+	// attached: a race that ended before the connection could resume it
+	// here never delivers it the seat's events.
+	seatHere bool
 	// following is set while the fleet lists the connection among its
 	// race's (follow).
 	following bool
@@ -115,9 +119,11 @@ func (p *proxy) here() *race.Race {
 	p.unlisten()
 	switch {
 	case p.player && p.sub != nil:
-		if _, err := r.Resume(p.token.get(), p.who, "", p.sub); err != nil {
+		_, err := r.Resume(p.token.get(), p.who, "", p.sub)
+		if err != nil {
 			p.f.deps.Log.Debug().Err(err).Str("race", p.id).Msg("reattach")
 		}
+		p.seatHere = err == nil
 	case p.watched && p.sub != nil:
 		p.cancelW = r.Watch(p.sub)
 	}
@@ -133,7 +139,7 @@ func (p *proxy) detach() {
 	if p.attached != nil && p.player && p.sub != nil {
 		p.attached.Detach(p.seat, p.sub)
 	}
-	p.attached, p.cancelW = nil, nil
+	p.attached, p.cancelW, p.seatHere = nil, nil, false
 }
 
 // listen subscribes the connection, while its race runs elsewhere, to its
@@ -377,8 +383,18 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 func (p *proxy) do(ctx context.Context, req *Request) *Reply {
 	rep, r, err := p.call(req)
 	switch {
+	case r != nil && (req.Op == OpMove || req.Op == OpResign) && !p.seatHere && r.State().Over():
+		// The race ended as its owner went, before this connection could
+		// resume it here: a request sent again would be answered by the
+		// seat's event, which reaches only the seat's subscriber. The
+		// connection has the final state (attachAgain).
+		return replyOf(&Reply{}, race.Errorf(race.CodeRaceOver, "the race is over"))
 	case r != nil:
-		return ops[req.Op](ctx, r, req, p.sub)
+		rep := ops[req.Op](ctx, r, req, p.sub)
+		if (req.Op == OpJoin || req.Op == OpResume) && rep.local == nil {
+			p.seatHere = true
+		}
+		return rep
 	case err != nil:
 		return replyOf(&Reply{}, err)
 	}
@@ -433,7 +449,7 @@ func (p *proxy) Leave(s int, _ race.Subscriber) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.do(context.Background(), &Request{Op: OpLeave, Seat: s}) // here, the seat's subscriber is the connection's tokenSpy
-	p.player = false
+	p.player, p.seatHere = false, false
 	p.gate.seat.Store(-1)
 	p.unlisten()
 	if !p.watched {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -734,5 +735,42 @@ func TestFinishedRaceNeverClaimed(t *testing.T) {
 	}
 	if orphans, err := b.Orphans(t.Context()); err != nil || len(orphans) != 0 {
 		t.Errorf("orphans after the claims: %v %v, want none", orphans, err)
+	}
+}
+
+// TestRetriedResignAnsweredAfterTheRaceEnded: a player on instance b
+// resigns, and the resignation that ends the race is logged on a, which
+// dies before it answers; b takes the race over as over. Sent again with
+// the same id, the resignation is answered: the connection cannot resume
+// a finished race, so an answer by the seat's event would reach nobody.
+func TestRetriedResignAnsweredAfterTheRaceEnded(t *testing.T) {
+	clock := racetest.NewClock(time.Now())
+	a, b := twoInstances(t, clock)
+	r, _, toks := runningOn(t, a, clock, race.Options{})
+	h, err := b.svc.Open(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conn recorder
+	if _, err := h.Resume(toks[1], "", "", &conn); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Resign(0, "r0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Resign(1, "last"); err != nil { // as forwarded from b
+		t.Fatal(err)
+	}
+	a.crash(t)
+	before := len(conn.Events())
+	err = h.Resign(1, "last")
+	if code := race.ErrorCode(err); err != nil && code != race.CodeRaceOver {
+		t.Fatalf("the resignation sent again: %v, want its answer or race-over", err)
+	}
+	if err == nil {
+		conn.waitFor(t, "moved last", func(ev race.Event) bool {
+			mv, ok := ev.(*race.MovedEvent)
+			return ok && mv.ID == "last" && slices.Index(conn.Events(), ev) >= before
+		})
 	}
 }
