@@ -29,6 +29,14 @@ type AnalyzeOptions struct {
 	// (ExpertChance) at the positions that tell the game's story: the
 	// start, the last position known winnable and the first known lost.
 	Chances bool
+	// CurvePoints, when above 0, adds the expert's chance without peeking
+	// at every position of the game (GameAnalysis.Curve), sampled every
+	// k-th position where the game has more than CurvePoints positions.
+	CurvePoints int
+	// CurveStep, when set, is told before each point of the curve how
+	// many are done of how many; its false stops the analysis (Stopped),
+	// as the Solver's does.
+	CurveStep func(done, total int) bool
 }
 
 // Chance is how often the expert, seeing only what the player saw (their
@@ -93,6 +101,14 @@ type GameAnalysis struct {
 	// Chances are the expert's chances without peeking (with
 	// AnalyzeOptions.Chances), in the order of their positions.
 	Chances []Chance `json:"chances,omitempty"`
+	// Curve is the expert's chance without peeking over the game (with
+	// AnalyzeOptions.CurvePoints): at positions 0, CurveEvery,
+	// 2·CurveEvery, … and the last, in order. An analysis stored before
+	// the curve existed has none.
+	Curve []ChancePoint `json:"curve,omitempty"`
+	// CurveEvery is the step between the curve's positions: 1 when every
+	// position has its point.
+	CurveEvery int `json:"curveEvery,omitempty"`
 }
 
 // Complete reports whether every position's verdict is known.
@@ -121,6 +137,10 @@ func AnalyzeGame(start *Game, moves []Move, opt AnalyzeOptions) (GameAnalysis, e
 	a := analyze(pos, moves, opt)
 	if opt.Chances && !a.Stopped {
 		a.Chances = chancesAt(pos, &a)
+	}
+	if opt.CurvePoints > 0 && !a.Stopped {
+		a.Curve, a.CurveEvery = chanceCurve(pos, opt.CurvePoints, opt.CurveStep)
+		a.Stopped = a.Curve == nil
 	}
 	return a, nil
 }
@@ -228,7 +248,7 @@ func chancesAt(pos []Game, a *GameAnalysis) []Chance {
 		g := pos[p]
 		v := g.Memory()
 		share, move := ExpertChance(&v, g.Moves())
-		out = append(out, Chance{Ply: p, Percent: int(share*100 + 0.5), Draws: defaultExpert.samples, Move: move})
+		out = append(out, Chance{Ply: p, Percent: percentOf(share), Draws: defaultExpert.samples, Move: move})
 	}
 	return out
 }

@@ -148,7 +148,7 @@ func TestBotPlaysEveryVariant(t *testing.T) {
 	deals, fullHard := 300, 20
 	expertDeals, fullExpert, expertReplays := 6, 1, uint64(1)
 	if testing.Short() || raceEnabled {
-		deals, fullHard = 40, 4
+		deals, fullHard = 40, 2
 		expertDeals, fullExpert, expertReplays = 1, 0, 0
 	}
 	for _, rules := range Variants() {
@@ -417,7 +417,7 @@ func TestBotLevelsOrdered(t *testing.T) {
 	rules, _ := Variant("classic")
 	deals, hardDeals := uint64(2000), uint64(200)
 	if testing.Short() || raceEnabled {
-		deals, hardDeals = 500, 60
+		deals, hardDeals = 500, 30
 	}
 	easy, _ := playLevel(rules, Easy, 0, deals, 1)
 	medium, mediumScores := playLevel(rules, Medium, 0, deals, 1)

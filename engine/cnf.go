@@ -14,7 +14,7 @@ import (
 // on the foundations?". The formula is satisfiable exactly when the answer
 // is yes (in strategy, where the encoding leaves out waste-to-waste moves,
 // only a yes is an answer). It fails where the encoding does not cover the
-// variant (in-suit, redeal) or g is over.
+// position (in-suit and redeal while a redeal is left) or g is over.
 func WriteCNF(w io.Writer, g *Game, atLeast int) error {
 	p, ok := satCovers(g)
 	if !ok {

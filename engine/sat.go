@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -10,9 +11,10 @@ import (
 // any suit (A, 2, 3, … or Calculation's sequences by 2, 3 and 4), with no
 // redeal left and cards never moving between waste piles: classic,
 // aces-out, four-at-a-time, strict, numerica, calculation and
-// puss-in-the-corner, from any position. In strategy it decides the game
-// without waste-to-waste moves, whose wins are wins but whose losses prove
-// nothing. It says whether every card can reach a foundation; a satisfying
+// puss-in-the-corner, from any position, and in-suit and redeal once no
+// redeal is left (in suit, each card's foundation is its suit's). In
+// strategy it decides the game without waste-to-waste moves, whose wins
+// are wins but whose losses prove nothing. It says whether every card can reach a foundation; a satisfying
 // assignment is read back into a game, which is replayed through the
 // engine before it is believed.
 //
@@ -28,13 +30,14 @@ import (
 // else comes), the foundation chain it ends on, and when it is played:
 //
 //   - pile(i,q): card i goes onto waste pile q; exactly one q, fixed for
-//     the cards already there. Where the piles all start empty they are
-//     interchangeable, and pile q is first used after pile q-1.
+//     the cards already there. The empty piles are interchangeable, and
+//     of them pile q is first used after the empty pile before it.
 //   - chain(i,k): card i ends on foundation k; exactly one k whose chain
 //     still lacks its rank, and one card of each rank per foundation.
-//     Where the foundations climb alike and stand at one height they are
-//     interchangeable, and the cards of the next rank start them in the
-//     order they come.
+//     Foundations that climb alike and stand at one height are
+//     interchangeable, and the cards of the next rank go onto them in the
+//     order the cards come (where all four stand at one height, the first
+//     such card on the first foundation, and so on).
 //   - before(i,j): card i is played before card j. These define a total
 //     order: no cycle of three.
 //   - alive(i,t), t > i: card i is not yet played when card t comes. It is
@@ -64,6 +67,12 @@ import (
 // (the waste piles are free between groups and locked while a group is
 // placed, as the rules say), so the line read off a model turns each
 // group with T.
+//
+// From a mid-game position (not a deal's start) one more family, implied
+// by the others, says that a card is played only after more cards of the
+// rank below than of its own (see passClauses): without it the solver
+// proves a mid-game position lost only by a long pigeonhole argument over
+// the four foundations.
 //
 // Every card is played at some point of the order, so a model is a win, and
 // no model means that no game wins. For a classic deal that is about 3,100
@@ -137,6 +146,9 @@ type satPosition struct {
 	length int
 	// alike: the four chains are the same ranks in the same order.
 	alike bool
+	// onSuit, in suit: the foundation each suit's cards go to (see
+	// satCovers), so that the foundations are not interchangeable.
+	onSuit []int
 
 	// atLeast, if above 0, asks for a game with at least that many cards on
 	// the foundations instead of a win (see encodePartial).
@@ -145,6 +157,13 @@ type satPosition struct {
 	// restricted: the rules allow moves the encoding leaves out (waste to
 	// waste), so a model is a win but no model proves nothing.
 	restricted bool
+	// midGame: the position is not a deal's start (cards on the waste
+	// piles, or on the foundations beyond those the rules put there). The
+	// clauses of passClauses are added only then: from a deal's start the
+	// encoding stays as measured over classic deals 1 to 10,000.
+	midGame bool
+	// noPass drops the implied clauses of passClauses, for tests of them.
+	noPass bool
 	// allLabellings drops the clauses that keep one labelling of
 	// interchangeable piles and foundations, for tests of those clauses.
 	allLabellings bool
@@ -173,6 +192,7 @@ func encodeChains(p *satPosition) *satEncoding {
 			e.alive[i][j] = e.newVar()
 		}
 	}
+	empty := emptyPiles(p)
 	for i := range n {
 		e.exactlyOne(e.pile[i])
 		if i < p.placed {
@@ -183,13 +203,16 @@ func encodeChains(p *satPosition) *satEncoding {
 			}
 			continue
 		}
-		if p.placed > 0 || p.allLabellings {
-			continue // the piles are told apart by their cards
+		if p.allLabellings {
+			continue
 		}
-		for q := 1; q < 4; q++ {
-			used := []int{-e.pile[i][q]}
-			for h := range i {
-				used = append(used, e.pile[h][q-1])
+		// The empty piles are interchangeable (the others are told apart
+		// by their cards): the a-th of them is first used after the
+		// (a-1)-th.
+		for a := 1; a < len(empty); a++ {
+			used := []int{-e.pile[i][empty[a]]}
+			for h := p.placed; h < i; h++ {
+				used = append(used, e.pile[h][empty[a-1]])
 			}
 			e.add(used...)
 		}
@@ -216,6 +239,9 @@ func encodeChains(p *satPosition) *satEncoding {
 				e.add(-e.chain[i][k]) // that foundation has its card of this rank, or takes none
 			}
 		}
+		if p.onSuit != nil {
+			e.add(e.chain[i][p.onSuit[p.cards[i].Suit()]]) // in suit: its suit's foundation
+		}
 	}
 	for r, cards := range byRank {
 		for k := range 4 {
@@ -225,9 +251,13 @@ func encodeChains(p *satPosition) *satEncoding {
 				}
 			}
 		}
-		if same && p.heights[0] < p.length && r == p.rankAt[0][p.heights[0]] && !p.allLabellings && !partial {
-			for k, i := range cards {
-				e.add(e.chain[i][k])
+		if !p.allLabellings && !partial && p.onSuit == nil {
+			if same && p.heights[0] < p.length && r == p.rankAt[0][p.heights[0]] {
+				for k, i := range cards {
+					e.add(e.chain[i][k])
+				}
+			} else if !same {
+				e.labelFoundations(p, r, cards)
 			}
 		}
 		// The rank before r on each foundation whose chain still lacks both
@@ -284,11 +314,129 @@ func encodeChains(p *satPosition) *satEncoding {
 	if p.multi {
 		e.encodeGroups(p)
 	}
+	if p.alike && p.midGame && !partial && !p.noPass {
+		e.passClauses(p, byRank)
+	}
 	if partial {
 		e.encodePartial(p, byRank)
 	}
 	return e
 }
+
+// emptyPiles lists the waste piles of p with no card on them, in order.
+func emptyPiles(p *satPosition) []int {
+	var used [4]bool
+	for _, q := range p.pileOf {
+		used[q] = true
+	}
+	var empty []int
+	for q := range 4 {
+		if !used[q] {
+			empty = append(empty, q)
+		}
+	}
+	return empty
+}
+
+// labelFoundations adds, for the cards of rank r, the clauses that label
+// interchangeable foundations one way only where they do not all stand
+// at one height: foundations with the same chain at the same height,
+// whose next card is of rank r, take their rank-r cards in the order the
+// cards come (a game putting them in another order is the same game with
+// those foundations swapped).
+func (e *satEncoding) labelFoundations(p *satPosition, r int, cards []int) {
+	var class []int
+	for k := range 4 {
+		if h := p.heights[k]; h < p.length && p.rankAt[k][h] == r {
+			class = append(class, k)
+		}
+	}
+	for a, ka := range class {
+		for _, kb := range class[:a] {
+			if p.rankAt[ka] != p.rankAt[kb] || p.heights[ka] != p.heights[kb] {
+				continue
+			}
+			// kb < ka: a card on ka comes after any card on kb.
+			for x, i := range cards {
+				for _, j := range cards[x+1:] {
+					e.add(-e.chain[i][ka], -e.chain[j][kb])
+				}
+			}
+		}
+	}
+}
+
+// passClauses adds clauses that the others imply but that the SAT solver
+// would find only by a pigeonhole argument over the foundations, which
+// resolution makes long: where the foundations are alike chains, a card
+// of rank r goes onto a foundation then at the rank before r, so when it
+// is played more foundations have passed that rank than r itself. If
+// F(s) foundations hold a card of rank s now, a card i of rank r played
+// after a set S of the other rank-r cards still out needs at least
+// F(r) - F(r-1) + |S| + 1 of the cards of the rank before still out
+// played before it. For each such S (at most 8 of them) and each set U of
+// those cards large enough that one of them must be played before i, the
+// clause is: some card of S comes after i, or some card of U before it.
+func (e *satEncoding) passClauses(p *satPosition, byRank [14][]int) {
+	held := func(r int) int { // F(r): foundations holding a card of rank r
+		n := 0
+		for k := range 4 {
+			if s := p.slot[k][r]; s >= 0 && s < p.heights[k] {
+				n++
+			}
+		}
+		return n
+	}
+	for r, cards := range byRank {
+		s := p.slot[0][r]
+		if s <= 0 || len(cards) == 0 {
+			continue // the chain's first rank needs nothing below it
+		}
+		below := byRank[p.rankAt[0][s-1]]
+		base := held(r) - held(p.rankAt[0][s-1]) + 1
+		for _, i := range cards {
+			var others []int
+			for _, x := range cards {
+				if x != i {
+					others = append(others, x)
+				}
+			}
+			for set := 0; set < 1<<len(others); set++ {
+				var clause []int
+				for b, x := range others {
+					if set>>b&1 == 1 {
+						clause = append(clause, e.prec(i, x))
+					}
+				}
+				need := base + len(clause)
+				if need <= 0 {
+					continue
+				}
+				m := len(below)
+				if need > m {
+					e.add(clause...) // i cannot come after all of S
+					continue
+				}
+				// Every set U of m-need+1 cards of the rank before holds
+				// one played before i.
+				for u := 0; u < 1<<m; u++ {
+					if bitsCount(u) != m-need+1 {
+						continue
+					}
+					c := slices.Clone(clause)
+					for b, j := range below {
+						if u>>b&1 == 1 {
+							c = append(c, e.prec(j, i))
+						}
+					}
+					e.add(c...)
+				}
+			}
+		}
+	}
+}
+
+func bitsCount(u int) int { return bits.OnesCount(uint(u)) }
 
 // encodePartial adds the clauses of a game that need not be won: played(i)
 // says whether card i ever reaches a foundation. A card not played stays
@@ -469,10 +617,29 @@ func (e *satEncoding) plan(model []bool) *satPlan {
 // file), and returns what it needs of g if so.
 func satCovers(g *Game) (*satPosition, bool) {
 	r := g.rules
-	if r.InSuit || int(g.redeals) != r.Redeals || g.status != Playing {
+	if int(g.redeals) != r.Redeals || g.status != Playing || (r.InSuit && (r.WasteToWaste || r.Start != allAces || r.Step != stepOne)) {
 		return nil, false
 	}
 	p := &satPosition{restricted: r.WasteToWaste, locked: g.wasteLocked(), length: r.Length}
+	if r.InSuit {
+		// Each suit climbs on the foundation it started; the suits not
+		// started yet take the empty foundations in order (which empty
+		// foundation an Ace starts does not matter).
+		p.onSuit = []int{-1, -1, -1, -1}
+		var taken [4]bool
+		for k := range 4 {
+			if g.foundN[k] > 0 {
+				p.onSuit[g.found[k].Suit()], taken[k] = k, true
+			}
+		}
+		for suit := range 4 {
+			for k := 0; p.onSuit[suit] < 0 && k < 4; k++ {
+				if !taken[k] {
+					p.onSuit[suit], taken[k] = k, true
+				}
+			}
+		}
+	}
 	for q := range 4 {
 		for _, c := range g.waste[q][:g.wasteN[q]] {
 			p.cards = append(p.cards, c)
@@ -481,6 +648,11 @@ func satCovers(g *Game) (*satPosition, bool) {
 		}
 	}
 	p.placed = len(p.cards)
+	start := 0
+	if r.Preset {
+		start = 4
+	}
+	p.midGame = p.placed > 0 || int(g.score) > start
 	for _, c := range g.hand {
 		if c != NoCard {
 			p.cards = append(p.cards, c)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -29,16 +30,7 @@ func TestSATAgainstSearch(t *testing.T) {
 			if want.Outcome == Unknown {
 				continue
 			}
-			got, line, _, err := satDecide(&g, 0)
-			if err != nil {
-				t.Fatalf("%s case %d: %v\n%s", variant, i, err, g.String())
-			}
-			if got != want.Outcome {
-				t.Fatalf("%s case %d: SAT says %v, the search %v\n%s", variant, i, got, want.Outcome, g.String())
-			}
-			if got == Winnable {
-				checkWin(t, g, line)
-			}
+			expectSATDecides(t, fmt.Sprintf("%s case %d", variant, i), g, want.Outcome, "the search")
 		}
 		t.Logf("%s: %v", variant, count)
 		if count[Lost] < cases/10 || count[Winnable] < cases/10 || count[Unknown] > cases/5 {
@@ -160,17 +152,7 @@ func TestSATWithoutWasteToWaste(t *testing.T) {
 		if bruteBest(&restricted, map[Game]int{}) == r.Deck() {
 			want = Winnable
 		}
-		got, line, _, err := satDecide(&g, 0)
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, g.String())
-		}
-		if got != want {
-			t.Fatalf("case %d: SAT says %v, want %v\n%s", i, got, want, g.String())
-		}
-		if got == Winnable {
-			checkWin(t, g, line)
-		}
-		count[got]++
+		count[expectSATDecides(t, fmt.Sprintf("case %d", i), g, want, "want")]++
 	}
 	t.Logf("%v", count)
 	if count[Winnable] < cases/10 || count[Unknown] < cases/10 {
@@ -299,4 +281,22 @@ func TestSATLabellings(t *testing.T) {
 		count[with]++
 	}
 	t.Logf("%v", count)
+}
+
+// expectSATDecides runs the SAT stage on g (what names the case) and fails
+// the test unless it answers want, as by (the brute force, the search)
+// says, with a line that wins when it says won; it returns the answer.
+func expectSATDecides(t *testing.T, what string, g Game, want Outcome, by string) Outcome {
+	t.Helper()
+	got, line, _, err := satDecide(&g, 0)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, g.String())
+	}
+	if got != want {
+		t.Fatalf("%s: SAT says %v, %s %v\n%s", what, got, by, want, g.String())
+	}
+	if got == Winnable {
+		checkWin(t, g, line)
+	}
+	return got
 }

@@ -28,7 +28,8 @@ type SolveOptions struct {
 	SkipBestScore bool
 	// SearchOnly leaves a deal that the search does not settle within
 	// MaxNodes unknown, instead of handing it to the SAT encoding (see
-	// sat.go), in the variants it covers: all but in-suit and redeal.
+	// sat.go), in the positions it covers: those of every variant but
+	// in-suit and redeal while a redeal is left.
 	SearchOnly bool
 	// MaxConflicts stops the SAT stage after this many conflicts (0:
 	// DefaultMaxConflicts), leaving the deal unknown.

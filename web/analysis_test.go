@@ -168,6 +168,7 @@ func checkChances(t *testing.T, rules *engine.Rules, rec engine.Record, a *coach
 			want = append(want, p)
 		}
 	}
+	checkCurve(t, pos, a)
 	if len(a.Chances) != len(want) {
 		t.Fatalf("chances at %+v, want them at %v", a.Chances, want)
 	}
@@ -177,6 +178,35 @@ func checkChances(t *testing.T, rules *engine.Rules, rec engine.Record, a *coach
 		share, move := engine.ExpertChance(&v, g.Moves())
 		if c.Ply != want[i] || c.Percent != int(share*100+0.5) || c.Move != move {
 			t.Fatalf("chance %+v, want %.2f with %s at %d", c, share, move, want[i])
+		}
+	}
+}
+
+// checkCurve checks an analysis's curve against the game's positions
+// pos: at most engine.DefaultCurvePoints points, at 0, curveEvery, … and
+// the last position, each what engine.ExpertChance says there (100 at a
+// won end).
+func checkCurve(t *testing.T, pos []engine.Game, a *coach.Game) {
+	t.Helper()
+	var want []int
+	for p := 0; a.CurveEvery > 0 && p <= a.Plies; p += a.CurveEvery {
+		want = append(want, p)
+	}
+	if len(want) > 0 && want[len(want)-1] != a.Plies {
+		want = append(want, a.Plies)
+	}
+	if len(a.Curve) != len(want) || len(want) == 0 || len(want) > engine.DefaultCurvePoints {
+		t.Fatalf("curve %+v every %d, want points at %v", a.Curve, a.CurveEvery, want)
+	}
+	for i, c := range a.Curve {
+		g := pos[want[i]]
+		v := g.Memory()
+		share, _ := engine.ExpertChance(&v, g.Moves())
+		if c.Ply != want[i] || c.Percent < 0 || c.Percent > 100 || c.Percent != int(share*100+0.5) {
+			t.Fatalf("curve point %+v, want %.2f at %d", c, share, want[i])
+		}
+		if g.Status() == engine.Won && c.Percent != 100 {
+			t.Fatalf("curve point %+v at a won end", c)
 		}
 	}
 }

@@ -119,6 +119,9 @@ func New(deps Deps) *Coach {
 		deps.Budget.MaxProbes = engine.DefaultMaxProbes
 	}
 	deps.Budget.Chances = true // every analysis has the expert's view too
+	if deps.Budget.CurvePoints <= 0 {
+		deps.Budget.CurvePoints = engine.DefaultCurvePoints
+	}
 	if deps.Holder == "" {
 		deps.Holder = rand.Text()
 	}
@@ -213,7 +216,9 @@ func (c *Coach) Analyze(games []string) (Progress, error) {
 
 // analysisVersion is the form of the analyses stored: a change to what an
 // analysis holds changes it, so that no instance reads an older form
-// (version 2 added the expert's chances).
+// (version 2 added the expert's chances). The curve (engine.GameAnalysis.
+// Curve) did not change it: an analysis stored before it still loads,
+// without a curve, and the pages then show none.
 const analysisVersion = 2
 
 // Key is the store's key of a game: the analysis's version, variant, deal
@@ -356,12 +361,22 @@ func (c *Coach) compute(ctx context.Context, key string, rec engine.Record, j *j
 		}
 		return sol, solveErr == nil
 	}
-	opt.Progress = func(done, total int) {
-		pct := min(99, done*100/max(total, 1))
+	// The solves are the first half of the percentage, the curve the
+	// second; each step refreshes the claim.
+	report := func(pct int) {
 		j.percent.Store(int32(pct))
 		if _, err := c.deps.Store.Refresh(ctx, key, c.deps.Holder, pct, claimTTL); err != nil {
 			c.deps.Log.Warn().Err(err).Str("analysis", key).Msg("analysis store: refresh")
 		}
+	}
+	opt.Progress = func(done, total int) { report(min(50, done*50/max(total, 1))) }
+	opt.CurveStep = func(done, total int) bool {
+		if err := ctx.Err(); err != nil {
+			solveErr = err
+			return false
+		}
+		report(min(99, 50+done*50/max(total, 1)))
+		return true
 	}
 	a, err := engine.AnalyzeGame(&start, rec.Moves, opt)
 	if err != nil {

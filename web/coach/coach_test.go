@@ -3,6 +3,8 @@ package coach_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +117,48 @@ func TestStoredAnalysisAnsweredAtOnce(t *testing.T) {
 	p, err := again.Analyze([]string{rec.String()})
 	if err != nil || !p.Done || len(p.Games) != 1 || p.Games[0].Verdict != "won" {
 		t.Fatalf("the first request for a stored analysis: %+v %v, want it done", p, err)
+	}
+}
+
+// TestStoredBeforeTheCurve: an analysis stored before the curve existed
+// (the same key's version, no curve or curveEvery) still loads, answered
+// at once as it was, without a curve; one computed now has its curve.
+func TestStoredBeforeTheCurve(t *testing.T) {
+	rules, _ := engine.Variant("classic")
+	won := engine.Solve(rules, 3, engine.SolveOptions{})
+	rec, err := engine.LineRecord(rules, 3, won.Line)
+	if err != nil || won.Outcome != engine.Winnable {
+		t.Fatalf("deal 3: %v %v", won.Outcome, err)
+	}
+	old := fmt.Sprintf(`{"plies":%d,"lastWinnable":%d,"firstLost":-1,"probes":[{"ply":%d,"result":"won","by":"rules"}],`+
+		`"chances":[{"ply":0,"percent":58,"draws":12,"move":"%s"}],"status":"won","verdict":"won","positions":"%s"}`,
+		len(won.Line), len(won.Line), len(won.Line), won.Line[0], strings.Repeat("w", len(won.Line)+1))
+	store := coach.NewMemoryStore(nil)
+	if err := store.Put(context.Background(), coach.Key(rec), "an older instance", []byte(old), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	c := coach.New(coach.Deps{Log: zerolog.Nop(), Solver: blockingSolver{}, Store: store})
+	defer c.Close()
+	p, err := c.Analyze([]string{rec.String()})
+	if err != nil || !p.Done || len(p.Games) != 1 {
+		t.Fatalf("the stored analysis: %+v %v, want it done", p, err)
+	}
+	if g := p.Games[0]; g.Verdict != "won" || g.Curve != nil || g.CurveEvery != 0 || len(g.Chances) != 1 || g.Chances[0].Percent != 58 {
+		t.Fatalf("the stored analysis read as %+v", g)
+	}
+	fresh := coach.New(coach.Deps{Log: zerolog.Nop(), Solver: blockingSolver{}})
+	defer fresh.Close()
+	for {
+		p, err = fresh.Analyze([]string{rec.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done {
+			break
+		}
+		time.Sleep(time.Millisecond) // a poll: the analysis runs in the background
+	}
+	if g := p.Games[0]; len(g.Curve) == 0 || g.Curve[len(g.Curve)-1].Percent != 100 || len(g.Curve) > engine.DefaultCurvePoints {
+		t.Fatalf("a won game's curve computed now: %+v (every %d)", g.Curve, g.CurveEvery)
 	}
 }
