@@ -413,6 +413,18 @@ func (l *Lobby) Enter(token, name string, sub race.Subscriber) (*Session, Welcom
 	return s, Welcome{Identity: who, Token: tok}, nil
 }
 
+// VerifyToken checks a player token as Enter does, without entering: the
+// web layer asks whose it is before admitting it (an account's player is
+// admitted only with its session).
+func (l *Lobby) VerifyToken(token string) (Identity, error) { return l.deps.Tokens.Verify(token) }
+
+// IssueToken signs a fresh token for player id named name, for a player
+// who proved who they are otherwise (an account's passkey or API token).
+func (l *Lobby) IssueToken(id, name string) Welcome {
+	tok, who := l.deps.Tokens.Issue(id, name)
+	return Welcome{Identity: who, Token: tok}
+}
+
 // syncListen makes the courier listen for player exactly while this
 // instance has a session of theirs, so that other instances reach them.
 func (l *Lobby) syncListen(player string) {

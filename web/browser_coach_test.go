@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"sirtommy/race"
+	"sirtommy/web/coach"
 )
 
 // TestBrowserWhereYouLostIt: after a race on deal 3 that ann plays to
@@ -84,6 +85,7 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 			t.Fatalf("ann's chances say %q, want %q", chanceSaid, where)
 		}
 	}
+	checkChanceChart(t, p, annGame)
 	p.screenshot("result")
 
 	// The words for positions the solver could not settle say unknown,
@@ -133,6 +135,50 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=line-pos]").dataset.step === %q`, strconv.Itoa(steps-1)))
 	p.click(`[data-action=line-exit]`)
 	p.waitJS(`document.querySelector(".line-bar").hidden`)
+	// The replay has the chart too, and beside its step each racer's
+	// chance there: at the end, the curve's last points.
+	checkChanceChart(t, p, annGame)
+	p.click(`[aria-label="To the end"]`)
+	bobGame := analysis.Games[1]
+	want := fmt.Sprintf("ann %d%% · bob %d%%", annGame.Curve[len(annGame.Curve)-1].Percent, bobGame.Curve[len(bobGame.Curve)-1].Percent)
+	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=replay-chance]").textContent.includes(%q)`, want))
+	p.click(`[aria-label="To the start"]`)
+	want = fmt.Sprintf("ann %d%% · bob %d%%", annGame.Curve[0].Percent, bobGame.Curve[0].Percent)
+	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=replay-chance]").textContent.includes(%q)`, want))
+	p.expectAccessible("the replay with its analysis")
 	p.screenshot("replay")
 	p.expectCleanConsole()
+}
+
+// checkChanceChart checks the page's chart of the expert's chance: one
+// dot for each point of ann's curve, at its position and percentage, and
+// a label that says where her chance fell most (the curve's largest drop).
+func checkChanceChart(t *testing.T, p *page, g *coach.Game) {
+	t.Helper()
+	if len(g.Curve) == 0 {
+		t.Fatal("no curve in ann's analysis")
+	}
+	dots := eval[[]string](p, `[...document.querySelectorAll("[data-testid=chance-chart] circle[data-seat='0']")].map((c) => c.dataset.ply + ":" + c.dataset.percent)`)
+	var want []string
+	for _, c := range g.Curve {
+		want = append(want, fmt.Sprintf("%d:%d", c.Ply, c.Percent))
+	}
+	if strings.Join(dots, " ") != strings.Join(want, " ") {
+		t.Fatalf("the chance chart's dots %v, want %v", dots, want)
+	}
+	drop, from, to := 0, 0, 0
+	for i := 1; i < len(g.Curve); i++ {
+		if d := g.Curve[i-1].Percent - g.Curve[i].Percent; d > drop {
+			drop, from, to = d, g.Curve[i-1].Percent, g.Curve[i].Percent
+		}
+	}
+	said := "ann's chance never fell"
+	if drop > 0 {
+		said = "ann's chance fell most"
+	}
+	label := eval[string](p, `document.querySelector("[data-testid=chance-chart] svg").getAttribute("aria-label")`)
+	if !strings.Contains(label, said) || (drop > 0 && !strings.Contains(label, fmt.Sprintf("from %d%% to %d%%", from, to))) {
+		t.Fatalf("the chance chart's label %q: want %q, a fall from %d%% to %d%%", label, said, from, to)
+	}
+	t.Logf("chance chart: %s", label)
 }

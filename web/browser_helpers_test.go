@@ -23,6 +23,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
+	"sirtommy/lobby/account"
 	"sirtommy/lobby/memlobby"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
@@ -61,6 +62,9 @@ type liveServer struct {
 	races *race.Service
 	lobby *lobby.Lobby
 	socks *sockets
+	// site is the server's address as http://localhost:PORT: passkeys
+	// need a host name (an IP address is no relying party).
+	site string
 }
 
 // liveOptions change the live server's lobby for a test: offerAfter is when
@@ -81,6 +85,9 @@ type liveOptions struct {
 	// gate, when set, is called before each request is served: it may
 	// hold one back until the test has looked at the page without it.
 	gate func(r *http.Request)
+	// accounts gives the server accounts with passkeys (in memory) for
+	// its site, http://localhost:PORT.
+	accounts bool
 }
 
 // tamperRecorder holds a reply's body back so that liveOptions.tamper can
@@ -179,14 +186,16 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	if o.limits != nil {
 		deps.Limits = *o.limits
 	}
-	srv := web.NewServer(deps)
+	var srv *web.Server
 	socks := &sockets{}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.gate != nil {
 			o.gate(r)
 		}
 		if o.tamper != nil && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/races/") && strings.Count(r.URL.Path, "/") == 3 {
 			rec := &tamperRecorder{ResponseWriter: w, status: http.StatusOK}
+			r = r.Clone(r.Context())
+			r.Header.Del("Accept-Encoding") // the lie is told in plain JSON
 			srv.ServeHTTP(rec, r)
 			body := o.tamper(rec.buf)
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -196,6 +205,16 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		}
 		srv.ServeHTTP(hijackRecorder{w, socks}, r)
 	}))
+	site := fmt.Sprintf("http://localhost:%d", ts.Listener.Addr().(*net.TCPAddr).Port)
+	if o.accounts {
+		svc, err := account.New(account.NewMemory(), account.Config{Origin: site, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps.Accounts = svc
+	}
+	srv = web.NewServer(deps)
+	ts.Start()
 	t.Cleanup(func() {
 		// A test that failed mid-race leaves it running: abort it soon.
 		drain, cancelDrain := context.WithTimeout(context.Background(), time.Second)
@@ -211,7 +230,7 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		}
 		ts.Close()
 	})
-	return &liveServer{url: ts.URL, races: races, lobby: lob, socks: socks}
+	return &liveServer{url: ts.URL, races: races, lobby: lob, socks: socks, site: site}
 }
 
 // createRace makes a race over the API and returns its id.
@@ -274,9 +293,33 @@ type browser struct {
 	ctx context.Context
 }
 
-// newBrowser starts Chromium, or skips the test when none is installed or
-// under -short (unless SIRTOMMY_REQUIRE_BROWSER=1, which makes a missing
-// Chromium fail the test).
+// shared is the one headless Chromium of a test run, started by the first
+// browser test and closed by TestMain: starting Chromium per test cost
+// seconds each on a busy 2-core machine, and each page is a browser context
+// of its own anyway (no storage shared between tests or players).
+var shared struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	dir    string
+	err    error
+}
+
+// closeBrowser stops the shared Chromium, if one was started, and removes
+// its profile folder.
+func closeBrowser() {
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+}
+
+// newBrowser gives a test the shared Chromium (starting it the first time),
+// bounded by browserTimeout for this test, or skips the test when none is
+// installed or under -short (unless SIRTOMMY_REQUIRE_BROWSER=1, which makes
+// a missing Chromium fail the test).
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	if testing.Short() && os.Getenv("SIRTOMMY_REQUIRE_BROWSER") != "1" {
@@ -295,9 +338,23 @@ func newBrowser(t *testing.T) *browser {
 		}
 		t.Skipf("no Chromium on PATH (tried %v): browser tests skipped", chromiumNames())
 	}
-	dir := t.TempDir()
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserTimeout)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	shared.once.Do(func() { shared.err = startBrowser(path) })
+	if shared.err != nil {
+		t.Fatalf("start chromium: %v", shared.err)
+	}
+	ctx, cancel := context.WithTimeout(shared.ctx, browserTimeout)
+	t.Cleanup(cancel)
+	return &browser{t: t, ctx: ctx}
+}
+
+// startBrowser starts the shared Chromium from the binary at path.
+func startBrowser(path string) error {
+	dir, err := os.MkdirTemp("", "sirtommy-chromium-")
+	if err != nil {
+		return err
+	}
+	shared.dir = dir
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
 		chromedp.Headless,
 		chromedp.NoSandbox,
@@ -311,18 +368,12 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.WindowSize(1280, 900),
 	)
 	bctx, cancelBrowser := chromedp.NewContext(alloc)
-	if err := chromedp.Do(bctx); err != nil {
+	shared.ctx = bctx
+	shared.cancel = func() {
 		cancelBrowser()
 		cancelAlloc()
-		cancelTimeout()
-		t.Fatalf("start chromium: %v", err)
 	}
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-		cancelTimeout()
-	})
-	return &browser{t: t, ctx: bctx}
+	return chromedp.Do(bctx)
 }
 
 // page is one tab in its own browser context, with its console recorded.

@@ -162,7 +162,8 @@ const watchForLeaks = `(() => {
 })()`
 
 // TestBrowserKeyboardOnly: ann joins and plays by keyboard alone (Enter in
-// the name field, T, F, 1-4, Shift+1-4), and wins once bob resigns.
+// the name field, T, F, 1-4, Shift+1-4), hears each move and bob's progress
+// in words, keeps the focus on the board, and wins once bob resigns.
 func TestBrowserKeyboardOnly(t *testing.T) {
 	srv := startLiveServer(t)
 	id := srv.createRace(t, `{"deal":"`+deal10+`"}`)
@@ -189,7 +190,18 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 		// The move shows at once; the next card comes with the server's reply.
 		ann.waitJS(fmt.Sprintf(`!!document.querySelector('.me [data-pile=%s] [data-card=%q]:not(.pending)')`, wantPile, card))
 	}
-	step("f", false, "F1", "AS")   // F: the turned card to a foundation it fits
+	// The turned card has the focus as it goes: the focus stays on the
+	// board, on the next card turned up.
+	ann.waitJS(`!!document.querySelector(".me .turned [tabindex]")`)
+	ann.do(chromedp.Focus(chromedp.CSS(".me .turned [tabindex]")))
+	step("f", false, "F1", "AS") // F: the turned card to a foundation it fits
+	ann.hears("Ace of Spades to foundation 1. Turned: 6 of Diamonds.")
+	if got := eval[string](ann, `(() => { const a = document.activeElement; return a && a.closest(".me .board") ? a.dataset.card || a.dataset.pile || "board" : "lost: " + (a && a.tagName); })()`); got != "6D" {
+		t.Errorf("after the move the focus is on %s, want the next turned card 6D", got)
+	}
+	// bob's first card up is said to ann at once (later ones at a calm rate).
+	bob.do(chromedp.KeyEvent("f"))
+	ann.waitJS(`document.querySelector("[data-testid=announce-opp]").textContent === "bob: 1 of 52 cards up."`)
 	ann.do(chromedp.KeyEvent("t")) // T selects the turned card…
 	ann.waitJS(`document.querySelectorAll(".me .pile.target").length === 4 && !!document.querySelector(".me .card.selected[data-card=\"6D\"]")`)
 	if eval[bool](ann, `!document.querySelector(".countdown").hidden`) {
@@ -197,6 +209,7 @@ func TestBrowserKeyboardOnly(t *testing.T) {
 	}
 	ann.screenshot("selected")
 	step("1", false, "W1", "6D") // …and 1 puts it on W1
+	ann.hears("6 of Diamonds to waste pile 1. Turned: King of Diamonds.")
 	step("t2", false, "W2", "KD")
 	step("t1", true, "F1", "2S") // Shift+1: foundation 1
 
@@ -268,4 +281,11 @@ func TestBrowserMatchRounds(t *testing.T) {
 	for _, p := range []*page{ann, bob} {
 		p.expectCleanConsole()
 	}
+}
+
+// hears waits until the page's screen-reader announcement of its own
+// moves says text.
+func (p *page) hears(text string) {
+	p.t.Helper()
+	p.waitJS(fmt.Sprintf(`document.querySelector("[data-testid=announce]").textContent === %q`, text))
 }

@@ -224,6 +224,18 @@ func TestBrowserPlayerPage(t *testing.T) {
 	phone.waitJS(`document.querySelectorAll("[data-testid=history] li").length === 27`)
 	phone.screenshotIn(shots, "phone-all-races")
 
+	phone.expectSteady("the player page")
+
+	// The lobby of a player with a history: its panels keep their places
+	// as the leaderboard, the day's deal and the player's races arrive.
+	eval[bool](wide, `(() => { const i = JSON.parse(localStorage.getItem("sirtommy.player")); i.raced = true; localStorage.setItem("sirtommy.player", JSON.stringify(i)); return true; })()`)
+	wide.do(chromedp.Navigate(srv.url + "/"))
+	wide.waitLobby()
+	wide.waitJS(`document.querySelectorAll("[data-testid=leaderboard] li[data-player]").length >= 3 && document.querySelectorAll("[data-testid=profile] [data-testid=history] li").length > 0`)
+	wide.screenshotIn(shots, "wide-lobby")
+	wide.expectSteady("the lobby of a player with a history")
+	wide.expectAccessible("the lobby of a player with a history")
+
 	wide.expectCleanConsole()
 	phone.expectCleanConsole()
 }

@@ -138,6 +138,8 @@ func TestBrowserRaceToTheEnd(t *testing.T) {
 		t.Errorf("replay ends with scores %v, want %v", got, info.Result.Scores)
 	}
 	carol.screenshot("replay")
+	carol.expectAccessible("the replay")
+	carol.expectSteady("the replay")
 
 	// The result has its own address too.
 	carol.do(chromedp.Navigate(srv.url + "/?result=" + id))

@@ -101,3 +101,85 @@ func TestBrowserReplayEngine(t *testing.T) {
 	}
 	p.expectCleanConsole()
 }
+
+// TestBrowserChanceChart: chancechart.js on a sampled curve the engine
+// computed (a medium game of 8 points at most): the chart has one dot a
+// point at its move and percentage; at every move curveAt gives the
+// nearest point at or before it; an analysis stored before the curve
+// draws no chart.
+func TestBrowserChanceChart(t *testing.T) {
+	rules, _ := engine.Variant("classic")
+	const deal = 2
+	g := engine.New(rules, deal)
+	bot := engine.NewBot(engine.Medium, deal)
+	var moves []engine.Move
+	for g.Status() == engine.Playing {
+		v := g.Memory()
+		m, ok := bot.Choose(&v, g.Moves())
+		if !ok || g.Apply(m) != nil {
+			break
+		}
+		moves = append(moves, m)
+	}
+	start := engine.New(rules, deal)
+	a, err := engine.AnalyzeGame(&start, moves, engine.AnalyzeOptions{Solve: engine.SolveOptions{MaxNodes: 20_000, MaxConflicts: 1_000}, CurvePoints: 8})
+	if err != nil || a.CurveEvery < 2 {
+		t.Fatalf("a sampled curve: every %d, %v", a.CurveEvery, err)
+	}
+	var wantAt []int // the ply of curveAt at each position
+	for ply := 0; ply <= a.Plies; ply++ {
+		at := 0
+		for _, c := range a.Curve {
+			if c.Ply <= ply {
+				at = c.Ply
+			}
+		}
+		wantAt = append(wantAt, at)
+	}
+	arg, err := json.Marshal(map[string]any{"games": []any{a, map[string]any{"plies": 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startLiveServer(t)
+	b := newBrowser(t)
+	p := b.newPage("charter", 1280, 900)
+	p.do(chromedp.Navigate(srv.url + "/"))
+	type got struct {
+		Dots    []string `json:"dots"`
+		At      []int    `json:"at"`
+		Label   string   `json:"label"`
+		NoCurve bool     `json:"noCurve"`
+	}
+	res, err := chromedp.Run(p.ctx, chromedp.Evaluate[got](fmt.Sprintf(`import("/js/chancechart.js").then((m) => {
+  const a = %s;
+  const fig = m.chanceChart(a, ["ann", "bob"]);
+  const at = [];
+  for (let p = 0; p <= a.games[0].plies; p++) at.push(m.curveAt(a.games[0], p).ply);
+  return {
+    dots: [...fig.querySelectorAll("circle[data-seat='0']")].map((c) => c.dataset.ply + ":" + c.dataset.percent),
+    at, label: fig.querySelector("svg").getAttribute("aria-label"),
+    noCurve: m.chanceChart({games: [{plies: 3}, {plies: 0}]}, ["ann", "bob"]) === null,
+  };
+})`, arg), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantDots []string
+	for _, c := range a.Curve {
+		wantDots = append(wantDots, fmt.Sprintf("%d:%d", c.Ply, c.Percent))
+	}
+	if strings.Join(res.Dots, " ") != strings.Join(wantDots, " ") {
+		t.Errorf("dots %v, want %v", res.Dots, wantDots)
+	}
+	if fmt.Sprint(res.At) != fmt.Sprint(wantAt) {
+		t.Errorf("curveAt %v, want %v", res.At, wantAt)
+	}
+	if !strings.Contains(res.Label, "ann's chance") || strings.Contains(res.Label, "bob's chance") {
+		t.Errorf("label %q: want ann's chance and nothing of bob's, who has no curve", res.Label)
+	}
+	if !res.NoCurve {
+		t.Error("a chart drawn for an analysis without a curve")
+	}
+	t.Logf("%d moves, every %d: %s", a.Plies, a.CurveEvery, res.Label)
+	p.expectCleanConsole()
+}

@@ -100,9 +100,14 @@ func TestBrowserScreenFits(t *testing.T) {
 	carol.do(chromedp.Navigate(srv.url + "/"))
 	carol.waitLobby()
 	carol.screenshot("lobby-1280")
+	carol.expectAccessible("the lobby")
+	carol.expectSteady("the lobby")
 	carol.do(chromedp.EmulateViewport(360, 740))
 	carol.waitJS(`innerWidth === 360`)
+	carol.do(chromedp.Reload())
+	carol.waitLobby()
 	carol.screenshot("lobby-360")
+	carol.expectSteady("the lobby on a phone")
 	carol.do(chromedp.EmulateViewport(1280, 800))
 
 	id := srv.createRace(t, `{}`) // a secret deal, sealed by a commitment
@@ -124,10 +129,17 @@ func TestBrowserScreenFits(t *testing.T) {
 	pileUp(t, ann, 20, true)
 	checkOnScreen(t, ann, 360, 740)
 	ann.screenshot("race-360-late")
+	ann.expectSteady("the race on a phone, mid-game")
+	ann.do(chromedp.Reload())
+	ann.waitRaceState("running")
+	ann.waitJS(`document.querySelectorAll(".me [data-pile=W1] .card").length >= 20`)
+	ann.expectSteady("the race on a phone, reloaded mid-game")
 	checkOnScreen(t, ann, 390, 844)
 	ann.screenshot("race-390-late")
 	checkOnScreen(t, bob, 1280, 800)
 	bob.screenshot("race-1280-late")
+	bob.expectAccessible("the race, mid-game")
+	bob.expectSteady("the race, mid-game")
 
 	// Help opens where it can be seen.
 	ann.do(chromedp.EmulateViewport(360, 740))
@@ -152,6 +164,8 @@ func TestBrowserScreenFits(t *testing.T) {
 	carol.waitJS(`document.querySelectorAll(".seat0 .board [data-pile=W1] .card").length >= 20 && document.querySelectorAll(".seat1 .board [data-pile=W1] .card").length >= 12`)
 	carol.waitJS(`!/Connection lost/.test(document.querySelector(".notices").textContent)`) // back after the cut
 	carol.screenshot("spectate-1280")
+	carol.expectAccessible("watching a race")
+	carol.expectSteady("watching a race")
 
 	ann.resign()
 	bob.resign()
@@ -165,7 +179,15 @@ func TestBrowserScreenFits(t *testing.T) {
 		}
 	}
 	ann.screenshot("result-360")
+	// The result page as a visitor first opens it, on a phone.
+	dave := b.newPage("dave", 412, 823)
+	dave.do(chromedp.Navigate(srv.url + "/?result=" + id))
+	dave.waitJS(`!!document.querySelector("[data-testid=fair-verdict][data-ok]") && !!document.querySelector("[data-testid=coach][data-state]")`)
+	dave.screenshot("result-412-visitor")
+	dave.expectSteady("the result page on a phone")
 	bob.screenshot("result-1280")
+	bob.expectAccessible("the race's result")
+	bob.expectSteady("the race's result")
 	for _, p := range []*page{ann, bob, carol} {
 		p.expectCleanConsole()
 	}

@@ -128,6 +128,10 @@ type conn struct {
 	// The connection's player, once it said hello (lobby.go).
 	session     *lobby.Session
 	playerToken string
+	// sessionCookie is the account session the browser sent when it
+	// opened the websocket ("" none): a hello with an account's player
+	// token is admitted only with it (accounts.go).
+	sessionCookie string
 }
 
 func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
@@ -157,6 +161,8 @@ func (s *Server) handleWebsocket(w http.ResponseWriter, r *http.Request) {
 		limiter: rate.NewLimiter(s.deps.Limits.MsgRate, s.deps.Limits.MsgBurst),
 
 		queueMax: s.deps.Limits.SendQueue,
+
+		sessionCookie: sessionToken(r),
 	}
 	// The connection runs on a goroutine of its own and the handler
 	// returns: net/http then lets go of the request's read and write

@@ -3,8 +3,10 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +23,19 @@ import (
 	"sirtommy/web"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests, closes the shared Chromium, and then checks that
+// no goroutine was left behind.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	closeBrowser()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // safetyTimeout only keeps a broken test from hanging; no test asserts on
 // wall-clock time. It is generous, for a busy machine.

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
+	"sirtommy/lobby/account"
 	"sirtommy/race"
 )
 
@@ -87,6 +88,9 @@ func (c *conn) handleLobby(m clientMsg) bool {
 	switch m.Type {
 	case "rename":
 		var w lobby.Welcome
+		if err = c.checkRename(c.ctx, m.Name); err != nil {
+			break
+		}
 		if w, err = s.Rename(m.Name); err == nil {
 			c.playerToken = w.Token
 			c.enqueue(&welcomeMsg{V: ProtocolVersion, Type: "welcome", ID: m.ID, Welcome: w})
@@ -151,6 +155,10 @@ func (c *conn) handleLobby(m clientMsg) bool {
 // hello identifies the connection's player: by their token, or as a new
 // player. A second hello replaces the first.
 func (c *conn) hello(l *lobby.Lobby, m clientMsg) {
+	if err := c.admit(c.ctx, l, &m); err != nil {
+		c.enqueue(raceError(m.ID, err))
+		return
+	}
 	s, w, err := l.Enter(m.Token, m.Name, c)
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))
@@ -186,7 +194,14 @@ func handleLobby(l *lobby.Lobby) http.HandlerFunc {
 	}
 }
 
-func handleLeaderboard(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
+// leaderEntry is a leaderboard's standing with whether its player is an
+// account (kept with a passkey) or a guest.
+type leaderEntry struct {
+	lobby.Standing
+	Account bool `json:"account"`
+}
+
+func handleLeaderboard(log zerolog.Logger, l *lobby.Lobby, accounts *account.Service) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if l == nil {
 			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
@@ -200,7 +215,21 @@ func handleLeaderboard(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
 			writeRaceError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"variant": r.PathValue("variant"), "standings": board})
+		entries := make([]leaderEntry, len(board))
+		players := make([]string, len(board))
+		for i, st := range board {
+			entries[i].Standing, players[i] = st, st.Player
+		}
+		if accounts != nil {
+			kept, err := accounts.KeptAmong(r.Context(), players)
+			if err != nil {
+				log.Warn().Err(err).Msg("leaderboard: accounts not marked")
+			}
+			for i := range entries {
+				entries[i].Account = kept[entries[i].Player]
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"variant": r.PathValue("variant"), "standings": entries})
 	}
 }
 

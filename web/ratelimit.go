@@ -23,6 +23,10 @@ type perClient struct {
 	n    int
 	now  func() time.Time
 	next http.Handler
+	// every counts every request, not only those that made something;
+	// refusal is the sentence of the 429.
+	every   bool
+	refusal string
 
 	mu    sync.Mutex
 	addrs map[string]*clientBudget
@@ -40,7 +44,22 @@ func limitPerClient(n int, h http.HandlerFunc) http.Handler {
 	if n <= 0 {
 		return h
 	}
-	return &perClient{n: n, now: time.Now, next: h, addrs: make(map[string]*clientBudget)}
+	return &perClient{n: n, now: time.Now, next: h, addrs: make(map[string]*clientBudget),
+		refusal: "too many races made from your address; try again in a minute"}
+}
+
+// everyRequestLimiter is one budget per client address shared by every
+// handler it wraps: n requests a minute, refused or not (the passkey
+// ceremonies: each begun one is kept until it expires); the rest get 429
+// rate-limited with refusal. n <= 0: no limit.
+func everyRequestLimiter(n int, refusal string) func(http.Handler) http.Handler {
+	if n <= 0 {
+		return func(h http.Handler) http.Handler { return h }
+	}
+	p := &perClient{n: n, now: time.Now, addrs: make(map[string]*clientBudget), every: true, refusal: refusal}
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serve(w, r, h) })
+	}
 }
 
 func (p *perClient) budget(addr string, now time.Time) *rate.Limiter {
@@ -65,7 +84,11 @@ func (p *perClient) budget(addr string, now time.Time) *rate.Limiter {
 
 // ServeHTTP reserves one of the address's races, and gives it back unless
 // the handler made one.
-func (p *perClient) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *perClient) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.serve(w, r, p.next) }
+
+// serve reserves one of the address's budget and runs next; it gives the
+// reservation back when next made nothing, unless every request counts.
+func (p *perClient) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	addr, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		addr = r.RemoteAddr
@@ -74,12 +97,12 @@ func (p *perClient) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res := p.budget(addr, now).ReserveN(now, 1)
 	if !res.OK() || res.DelayFrom(now) > 0 {
 		res.CancelAt(now)
-		writeError(w, http.StatusTooManyRequests, CodeRateLimited, "too many races made from your address; try again in a minute")
+		writeError(w, http.StatusTooManyRequests, CodeRateLimited, "%s", p.refusal)
 		return
 	}
 	sw := &statusWriter{ResponseWriter: w}
-	p.next.ServeHTTP(sw, r)
-	if sw.status != http.StatusCreated {
+	next.ServeHTTP(sw, r)
+	if !p.every && sw.status != http.StatusCreated {
 		// Nothing made: the race is not counted. The cancel is dated at the
 		// reservation (rate cancels nothing dated after it was due).
 		res.CancelAt(now)

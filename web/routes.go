@@ -1,26 +1,36 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/klauspost/compress/gzhttp"
+)
+
+// compressed gzips an API answer when the client takes it and the answer is
+// big enough to gain (the library's threshold); the client's own files are
+// compressed ahead of time instead (static.go).
+func compressed(h http.HandlerFunc) http.Handler { return gzhttp.GzipHandler(h) }
 
 // addRoutes lists every route of the service.
 func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.HandleFunc("GET /healthz", handleHealthz())
 	mux.HandleFunc("GET /readyz", handleReadyz(&s.ready, s.deps.Check))
 	mux.Handle("POST /api/races", limitPerClient(s.deps.Limits.RacesPerMinute, handleCreateRace(s.log, s.deps)))
-	mux.HandleFunc("GET /api/races/{id}", handleGetRace(s.log, s.deps.Races))
-	mux.HandleFunc("GET /api/races/{id}/solution", handleSolution(s.log, s.deps.Races, s.solutions))
-	mux.HandleFunc("GET /api/races/{id}/analysis", handleAnalysis(s.log, s.deps.Races, s.coach))
-	mux.HandleFunc("GET /api/variants", handleVariants())
-	mux.HandleFunc("GET /api/lobby", handleLobby(s.deps.Lobby))
-	mux.HandleFunc("GET /api/leaderboard/{variant}", handleLeaderboard(s.log, s.deps.Lobby))
-	mux.HandleFunc("GET /api/players/{id}", handlePlayer(s.log, s.deps.Lobby))
-	mux.HandleFunc("GET /api/players/{id}/games", handleGames(s.log, s.deps.Lobby))
-	mux.HandleFunc("GET /api/players/{id}/games.txt", handleGamesText(s.log, s.deps.Lobby, s.deps.Races))
-	mux.HandleFunc("GET /api/players/{id}/ratings/{variant}", handleRatingChart(s.log, s.deps.Lobby))
-	mux.HandleFunc("GET /api/ghosts/{id}", handleGhost(s.log, s.deps.Lobby))
-	mux.HandleFunc("GET /api/daily", handleDaily(s.log, s.deps.Lobby, false))
-	mux.HandleFunc("GET /api/daily/{variant}/{day}", handleDaily(s.log, s.deps.Lobby, false))
-	mux.HandleFunc("GET /api/daily/{variant}/{day}/reveal", handleDaily(s.log, s.deps.Lobby, true))
+	mux.Handle("GET /api/races/{id}", compressed(handleGetRace(s.log, s.deps.Races)))
+	mux.Handle("GET /api/races/{id}/solution", compressed(handleSolution(s.log, s.deps.Races, s.solutions)))
+	mux.Handle("GET /api/races/{id}/analysis", compressed(handleAnalysis(s.log, s.deps.Races, s.coach)))
+	mux.Handle("GET /api/variants", compressed(handleVariants()))
+	mux.Handle("GET /api/lobby", compressed(handleLobby(s.deps.Lobby)))
+	mux.Handle("GET /api/leaderboard/{variant}", compressed(handleLeaderboard(s.log, s.deps.Lobby, s.deps.Accounts)))
+	mux.Handle("GET /api/players/{id}", compressed(handlePlayer(s.log, s.deps.Lobby)))
+	mux.Handle("GET /api/players/{id}/games", compressed(handleGames(s.log, s.deps.Lobby)))
+	mux.Handle("GET /api/players/{id}/games.txt", compressed(handleGamesText(s.log, s.deps.Lobby, s.deps.Races)))
+	mux.Handle("GET /api/players/{id}/ratings/{variant}", compressed(handleRatingChart(s.log, s.deps.Lobby)))
+	mux.Handle("GET /api/ghosts/{id}", compressed(handleGhost(s.log, s.deps.Lobby)))
+	mux.Handle("GET /api/daily", compressed(handleDaily(s.log, s.deps.Lobby, false)))
+	mux.Handle("GET /api/daily/{variant}/{day}", compressed(handleDaily(s.log, s.deps.Lobby, false)))
+	mux.Handle("GET /api/daily/{variant}/{day}/reveal", compressed(handleDaily(s.log, s.deps.Lobby, true)))
+	addAccountRoutes(mux, s)
 	mux.HandleFunc("GET /ws", s.handleWebsocket)
 	mux.Handle("GET /", handleStatic())
 }

@@ -19,6 +19,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
+	"sirtommy/lobby/account"
 	"sirtommy/race"
 	"sirtommy/web/coach"
 )
@@ -63,15 +64,19 @@ type Limits struct {
 	// the API (POST /api/races) in a minute; 0 or less: no limit. Each race
 	// holds memory until it is played or expires.
 	RacesPerMinute int
+	// CeremoniesPerMinute is how many passkey ceremonies (keep, sign in,
+	// recover, add a passkey) one client address may begin in a minute;
+	// 0 or less: no limit. Each begun one is stored until it expires.
+	CeremoniesPerMinute int
 }
 
 // DefaultLimits suit people playing by hand: 20 messages a second with
 // bursts of 40 is four times the fastest play; 20 refused messages in a row
 // is a flood, not a burst; 64 queued messages are several seconds of a busy
 // race; 30 races a minute is one every two seconds, more than a person
-// makes.
+// makes; 30 ceremonies a minute are more than anyone signing in needs.
 func DefaultLimits() Limits {
-	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64, RacesPerMinute: 30}
+	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64, RacesPerMinute: 30, CeremoniesPerMinute: 30}
 }
 
 // Deps are the server's dependencies.
@@ -115,6 +120,9 @@ type Deps struct {
 	AnalysisBudget engine.AnalyzeOptions
 	// Instance names this instance in the analyses' claims ("": random).
 	Instance string
+	// Accounts keeps accounts with passkeys (accounts.go); nil: none, and
+	// every player is a guest.
+	Accounts *account.Service
 }
 
 // Stats count what the server did to protect itself.

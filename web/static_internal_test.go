@@ -35,3 +35,38 @@ func TestStaticFilesSelfContained(t *testing.T) {
 		t.Errorf("only %d static files embedded", n)
 	}
 }
+
+// TestClientMinifies: every module and the stylesheet minify without
+// error, each smaller than its source, and a module keeps its exports'
+// names (other modules import them).
+func TestClientMinifies(t *testing.T) {
+	err := fs.WalkDir(staticFiles, "static", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".css") || strings.HasSuffix(name, "sw.js") {
+			return err
+		}
+		src, err := fs.ReadFile(staticFiles, name)
+		if err != nil {
+			return err
+		}
+		out, err := minified(name, src)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		if len(out) >= len(src) {
+			t.Errorf("%s: minified to %d bytes from %d", name, len(out), len(src))
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if rest, ok := strings.CutPrefix(line, "export function "); ok {
+				fn := rest[:strings.IndexAny(rest, "( ")]
+				if !strings.Contains(string(out), fn) {
+					t.Errorf("%s: the export %s is gone", name, fn)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

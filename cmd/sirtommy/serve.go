@@ -18,6 +18,7 @@ import (
 
 	"sirtommy/engine"
 	"sirtommy/lobby"
+	"sirtommy/lobby/account"
 	"sirtommy/lobby/sqlstore"
 	"sirtommy/race"
 	"sirtommy/race/redisrace"
@@ -46,10 +47,13 @@ type serveConfig struct {
 	spectatorDelay time.Duration
 	grace          time.Duration
 	allowedOrigins string
-	secret         string
-	computerOffer  time.Duration
-	retention      time.Duration
-	apiRaces       int
+	// origin is the site's address as browsers see it, for passkeys;
+	// empty: http://localhost:PORT.
+	origin        string
+	secret        string
+	computerOffer time.Duration
+	retention     time.Duration
+	apiRaces      int
 	// Durable data: PostgreSQL at databaseURL, else SQLite in dataDir.
 	dataDir     string
 	databaseURL string
@@ -120,6 +124,7 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.logLevel, groupServer, "log-level", "info", "log level: debug, info, warn or error")
 	dur(&c.drainTimeout, groupServer, "drain-timeout", 30*time.Second, "on shutdown, how long running races may go on before they are aborted")
 	str(&c.allowedOrigins, groupServer, "allowed-origins", "", "comma-separated browser origins (https://host) allowed to open websockets besides this host")
+	str(&c.origin, groupServer, "origin", "", "the site's address as browsers see it (https://sirtommy.example): passkeys are bound to its host and answers from other origins refused; empty: http://localhost:PORT")
 	str(&c.secret, groupServer, "secret", "", fmt.Sprintf("secret (at least %d bytes) signing player tokens and deriving the day's deals; empty: a random one kept in the database, so tokens outlive restarts", lobby.MinSecretBytes))
 	fromEnv("durable-races", func(v string) (err error) { c.durableRaces, err = strconv.ParseBool(v); return err })
 	fs.BoolVar(&c.durableRaces, "durable-races", c.durableRaces, usage(groupServer, "durable-races", "keep the running races in --data too, every move committed before it is answered, so that a restart or crash resumes them (about a fifth more CPU a move, and up to 20 ms more a move when busy; docs/performance.md)"))
@@ -280,9 +285,22 @@ func runServe(ctx context.Context, e env) error {
 		}
 		defer stopPprof()
 	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	accounts, err := account.New(sqlstore.NewAccounts(db), account.Config{Origin: siteOrigin(cfg.origin, ln.Addr()), Clock: clock})
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("--origin: %w", err)
+	}
+	swept := make(chan struct{})
+	go func() { sweepAccounts(runCtx, accounts, log); close(swept) }()
+	defer func() { stopRun(); <-swept }()
 	limits := web.DefaultLimits()
 	limits.RacesPerMinute = cfg.apiRaces
 	srv := web.NewServer(web.Deps{
+		Accounts:       accounts,
 		Limits:         limits,
 		Observer:       met,
 		Log:            log,
@@ -296,10 +314,6 @@ func runServe(ctx context.Context, e env) error {
 		Analyses:       be.analyses,
 		Instance:       be.instance,
 	})
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	met.Watch(&srv.Stats, races)
 	watchArchive(met, races)
 	mux := http.NewServeMux()
@@ -370,14 +384,19 @@ const (
 // ctx is done, so that a long-running server does not grow with every race
 // it ever ran.
 func evictFinished(ctx context.Context, races *race.Service, keep time.Duration) {
-	t := time.NewTicker(min(evictEvery, max(keep/2, time.Second)))
+	every(ctx, min(evictEvery, max(keep/2, time.Second)), func() { races.Evict(keep) })
+}
+
+// every calls fn each period until ctx is done: the server's housekeeping.
+func every(ctx context.Context, period time.Duration, fn func()) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			races.Evict(keep)
+			fn()
 		}
 	}
 }

@@ -120,6 +120,15 @@ func checkUpFrom(t *testing.T, db *sqlstore.DB, e earlier) {
 			t.Errorf("a table of migration 00002: %s: %v", q, err)
 		}
 	}
+	for _, q := range []string{
+		`SELECT COUNT(*) FROM accounts`, `SELECT COUNT(*) FROM passkeys`, `SELECT COUNT(*) FROM passkey_challenges`,
+		`SELECT COUNT(*) FROM sessions`, `SELECT COUNT(*) FROM api_tokens`,
+	} {
+		var n int
+		if err := db.SQL().QueryRow(q).Scan(&n); err != nil {
+			t.Errorf("a table of migration 00003: %s: %v", q, err)
+		}
+	}
 	var got string
 	if err := db.SQL().QueryRow(e.check).Scan(&got); err != nil || got != e.want {
 		t.Errorf("the version %d rows read %q (%v), want %q", from, got, err, e.want)

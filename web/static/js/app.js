@@ -6,31 +6,52 @@
 //   /?result=ID    a finished race's result
 //   /?player=ID    a player's ratings and recent races
 
-import { lobbyPage } from "./lobby.js";
-import { racePage } from "./race.js";
-import { spectatePage } from "./spectate.js";
-import { replayPage } from "./replay.js";
-import { loadResult } from "./result.js";
-import { playerPage } from "./profile.js";
 import { h, fill } from "./ui.js";
 
-function route() {
+// Each page's module is loaded when its page is opened, so the lobby's first
+// screen does not wait for the race's code. The server preloads the same
+// module for the same query (pageEntries in web/pages.go).
+async function route() {
   const root = document.getElementById("app");
   const q = new URLSearchParams(location.search);
-  if (q.get("race")) { document.title = "Race · Sir Tommy"; return racePage(root, q.get("race"), q); }
-  if (q.get("watch")) { document.title = "Watching · Sir Tommy"; return spectatePage(root, q.get("watch")); }
-  if (q.get("replay")) { document.title = "Replay · Sir Tommy"; return replayPage(root, q.get("replay")); }
+  if (q.get("race")) {
+    document.title = "Race · Sir Tommy";
+    const { racePage } = await import("./race.js");
+    return racePage(root, q.get("race"), q);
+  }
+  if (q.get("watch")) {
+    document.title = "Watching · Sir Tommy";
+    const { spectatePage } = await import("./spectate.js");
+    return spectatePage(root, q.get("watch"));
+  }
+  if (q.get("replay")) {
+    document.title = "Replay · Sir Tommy";
+    const { replayPage } = await import("./replay.js");
+    return replayPage(root, q.get("replay"));
+  }
   if (q.get("result")) {
     document.title = "Result · Sir Tommy";
     const el = h("section", { class: "panel result" });
     fill(root, el);
+    const { loadResult } = await import("./result.js");
     return loadResult(el, q.get("result")).catch((e) => fill(el, h("p", {}, e.message)));
   }
-  if (q.get("player")) { document.title = "Player · Sir Tommy"; return playerPage(root, q.get("player")); }
+  if (q.get("player")) {
+    document.title = "Player · Sir Tommy";
+    const { playerPage } = await import("./profile.js");
+    return playerPage(root, q.get("player"));
+  }
   document.title = "Sir Tommy race";
+  const { lobbyPage } = await import("./lobby.js");
   return lobbyPage(root);
 }
 
-route();
+route().catch((e) => fill(document.getElementById("app"), h("p", { role: "alert" }, `The page could not load: ${e.message}`)));
+// The service worker caches the client's files and shows a page of its own
+// when offline (sw.js); registered after the page has loaded, so that its
+// downloads do not compete with the first screen's.
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => navigator.serviceWorker.register("/sw.js").catch(() => { /* no cache: the site still works */ }));
+}
 // pushState after a rematch keeps this page; the back button reloads the route.
 window.addEventListener("popstate", () => location.reload());

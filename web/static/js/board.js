@@ -12,8 +12,8 @@ const WASTES = ["W1", "W2", "W3", "W4"];
  * piles take focus), selected (the selected card), who ("Your", "ann's").
  */
 export function renderBoard(el, view, opts = {}) {
-  const focused = document.activeElement && el.contains(document.activeElement)
-    ? focusKey(document.activeElement) : null;
+  const had = !!document.activeElement && el.contains(document.activeElement);
+  const focused = had ? focusKey(document.activeElement) : null;
   const live = !!opts.interactive && view.status === "playing";
   el.classList.add("board");
   el.classList.toggle("interactive", live);
@@ -31,9 +31,15 @@ export function renderBoard(el, view, opts = {}) {
         WASTES.map((p, i) => wasteEl(p, view.waste[i], opts, live)))),
   );
   if (opts.fit) fitBoard(el, opts.fit());
-  if (focused) {
-    const again = el.querySelector(focused);
-    if (again) again.focus({ preventScroll: true });
+  if (had) {
+    // The focus stays on the board after a move: on what had it, or when
+    // that card has left its place, on the next card to play (the turned
+    // one), on the first pile that takes focus, or on the board itself.
+    const takes = (n) => (n && n.matches("[tabindex]") ? n : null); // a pile may no longer take focus
+    const again = takes(focused && el.querySelector(focused)) || el.querySelector(".turned [tabindex]") ||
+      el.querySelector("[tabindex='0']") || el;
+    if (again === el && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+    again.focus({ preventScroll: true });
   }
 }
 
@@ -94,7 +100,9 @@ function sourceAttrs(c, from, opts, live) {
 }
 
 function foundationEl(p, f, live) {
-  let label = `${pileName(p)}: ` + (f.count ? `${cardName(f.top)}, ${f.count} card${f.count === 1 ? "" : "s"}` : "empty");
+  // The label starts with the name drawn under the pile (F1), so that a
+  // player using speech can say what they see.
+  let label = `${p}, ${pileName(p)}: ` + (f.count ? `${cardName(f.top)}, ${f.count} card${f.count === 1 ? "" : "s"}` : "empty");
   label += f.wants ? `, takes ${rankName(f.wants)}` : ", complete";
   if (f.step && f.step !== 1) label += `, builds by ${f.step}`;
   return h("div", {
@@ -102,7 +110,7 @@ function foundationEl(p, f, live) {
     role: live ? "button" : "group", tabindex: live ? "0" : null,
   },
     f.count ? cardEl(f.top, "on " + pileName(p)) : h("div", { class: "slot", "aria-hidden": "true" }, f.wants ? (f.wants === "T" ? "10" : f.wants) : ""),
-    h("span", { class: "pname", "aria-hidden": "true" }, p),
+    h("span", { class: "pname", "aria-hidden": "true", "data-name": p }),
   );
 }
 
@@ -110,7 +118,7 @@ function wasteEl(p, w, opts, live) {
   const cards = w.cards || [];
   const hidden = w.count - cards.length;
   const top = cards[cards.length - 1];
-  let label = `${pileName(p)}: ` + (w.count ? `${w.count} card${w.count === 1 ? "" : "s"}, top ${cardName(top)}` : "empty");
+  let label = `${p}, ${pileName(p)}: ` + (w.count ? `${w.count} card${w.count === 1 ? "" : "s"}, top ${cardName(top)}` : "empty");
   if (hidden > 0) label += `, ${hidden} hidden below`;
   const pile = h("div", {
     class: "pile waste", "data-pile": p, "aria-label": label,
@@ -125,7 +133,7 @@ function wasteEl(p, w, opts, live) {
       if (isTop && opts.selected === c) el.classList.add("selected");
       return el;
     }),
-    h("span", { class: "pname", "aria-hidden": "true" }, p),
+    h("span", { class: "pname", "aria-hidden": "true", "data-name": p }),
   );
   pile.style.setProperty("--n", String(Math.max(cards.length, 1)));
   return pile;

@@ -61,6 +61,9 @@ export function suitIcon(suit, cls = "suit") {
  * pile 2"; the card's accessible name is "Queen of Hearts on waste pile 2".
  */
 export function cardEl(c, where = "", extra = {}) {
+  // A card is a picture: its rank is drawn by the stylesheet (.rank::before)
+  // like its suit, and said by its label; as text it would run into the
+  // name of the pile that holds it.
   if (c === HIDDEN) return hiddenEl(where, extra);
   const r = rankOf(c), su = suitOf(c);
   const red = su === "H" || su === "D";
@@ -72,14 +75,15 @@ export function cardEl(c, where = "", extra = {}) {
     "aria-label": where ? `${cardName(c)} ${where}` : cardName(c),
     ...extra,
   },
-    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, shown), suitIcon(su, "suit small")),
+    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank", "data-rank": shown }), suitIcon(su, "suit small")),
     h("span", { class: "pip", "aria-hidden": "true" }, suitIcon(su, "suit big")),
   );
 }
 
-/** backEl draws a face-down card (the stock). */
-export function backEl(label) {
-  return h("div", { class: "card back", role: "img", "aria-label": label });
+/** backEl draws a face-down card (the stock); without a label it is only
+ * decoration, its pile's own label saying what it is. */
+export function backEl(label = "") {
+  return label ? h("div", { class: "card back", role: "img", "aria-label": label }) : h("div", { class: "card back", "aria-hidden": "true" });
 }
 
 /** hiddenEl is a spectator's face-down card, in the place of a card not yet shown. */

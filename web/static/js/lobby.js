@@ -9,6 +9,7 @@
 
 import { h, fill, copyText, fmtClock } from "./ui.js";
 import { renderProfile, playerLink, recordText } from "./profile.js";
+import { AccountPanel } from "./account.js";
 import {
   Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink, getGhost, getDaily,
 } from "./proto.js";
@@ -111,11 +112,13 @@ class LobbyPage {
 
   build() {
     const e = (this.els = {});
+    this.account = new AccountPanel(() => this.reconnect());
     e.status = h("p", { class: "muted lobby-status", role: "status", "data-testid": "lobby-status" }, "Connecting…");
     // One main action on top (play now), the live races beside it; racing
     // a friend or the computer next; the rest below.
     fill(this.root, h("div", { class: "lobby-page" },
       h("header", { class: "lobby-head" },
+        h("h1", { class: "visually-hidden" }, "Sir Tommy race: the lobby"),
         h("p", { class: "lead" }, "Race another player at Sir Tommy patience: the same shuffled deck for both, first to finish the deal wins."),
         e.status),
       this.invitePanel(),
@@ -123,7 +126,7 @@ class LobbyPage {
       h("div", { class: "lobby-top" }, this.quickPanel(), this.livePanel()),
       h("div", { class: "lobby-second" }, this.createPanel(), this.computerPanel(), this.dailyPanel()),
       h("div", { class: "panels lobby-more" },
-        this.challengePanel(), this.leaderboardPanel(), this.profilePanel(), this.namePanel(), this.joinPanel())));
+        this.challengePanel(), this.leaderboardPanel(), this.profilePanel(), this.account.el, this.namePanel(), this.joinPanel())));
     this.queueTimer = setInterval(() => { if (this.queued) this.renderQueue(); }, 1000);
     window.addEventListener("pagehide", () => { this.leaving = true; if (this.sock) this.sock.close(); });
     window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
@@ -131,9 +134,19 @@ class LobbyPage {
 
   async start() {
     await loadVariants();
+    this.account.load();
     this.loadLeaderboard();
     setInterval(() => this.loadLeaderboard(), LEADERBOARD_REFRESH_MS);
     await this.connect();
+  }
+
+  /**
+   * reconnect says hello again on a new websocket, after signing in or
+   * out: the new connection carries the new session cookie.
+   */
+  reconnect() {
+    if (this.sock) this.sock.close();
+    this.connect();
   }
 
   async connect() {
@@ -566,7 +579,9 @@ class LobbyPage {
       if (b.variant !== e.lbVariant.value) return;
       if (!b.standings.length) { fill(e.lb, h("li", { class: "muted" }, "No rated races in this variant yet.")); return; }
       fill(e.lb, b.standings.map((s) => h("li", { "data-player": s.player, class: this.me && s.player === this.me.player ? "own" : null },
-        h("a", { href: playerLink(s.player) }, h("strong", {}, s.name)), " ", h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
+        h("a", { href: playerLink(s.player) }, h("strong", {}, s.name)), " ",
+        s.account ? h("span", { class: "badge", "data-account": "", title: "an account, kept with a passkey" }, "account") : h("span", { class: "badge muted", "data-guest": "", title: "a guest of one browser" }, "guest"), " ",
+        h("span", { "data-rating": "" }, Math.round(s.rating.rating)),
         h("span", { class: "muted", "data-record": "" }, ` · ${recordText(s)} · ${Math.round(s.winPercent)}%`))));
     } catch (ex) {
       fill(e.lb, h("li", { class: "muted" }, ex.code === "no-lobby" ? "This server keeps no ratings." : ex.message));

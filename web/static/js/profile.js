@@ -167,9 +167,11 @@ export function playerLink(id) {
 export async function playerPage(root, id) {
   const body = h("div", { "data-testid": "profile" }, h("p", { class: "muted" }, "Loading…"));
   const title = h("h1", {}, "Player");
-  fill(root, h("div", { class: "player-page" }, title,
-    h("section", { class: "panel", "data-panel": "profile" }, body),
-    h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+  // The way back comes first: the profile below grows as it arrives, and
+  // nothing under it would stay in place (layout shift).
+  fill(root, h("div", { class: "player-page" },
+    h("p", { class: "back" }, h("a", { href: "/" }, "Back to the lobby")), title,
+    h("section", { class: "panel", "data-panel": "profile" }, body)));
   try {
     const p = await getPlayer(id, PAGE);
     const name = (p.standings[0] || {}).name || (p.history[0] ? p.history[0].players.find((x) => x.player === id).name : id);

@@ -278,7 +278,9 @@ export class Socket {
       return w;
     } catch (err) {
       if (err && err.code === "no-lobby") return null;
-      if (err && (err.code === "invalid-token" || err.code === "expired-token") && fields.token) {
+      // A token the server no longer takes, or an account's token without
+      // its session (signed out): this browser starts as a new guest.
+      if (err && (err.code === "invalid-token" || err.code === "expired-token" || err.code === "sign-in-required") && fields.token) {
         identity.forget();
         return this.hello(name);
       }

@@ -13,6 +13,7 @@ import { progressEl, setProgress, Notices, showWatchers, raceTitle, commitmentEl
 import { applyLocal } from "./optimistic.js";
 import { rectOf, slideFrom } from "./motion.js";
 import { noteStart, noteShown } from "./fairplay.js";
+import { Announcer } from "./announce.js";
 
 const RECONNECT_MAX_MS = 5000; // back-off ceiling between reconnect attempts
 const RESIGN_CONFIRM_MS = 3000; // how long "Really resign?" waits for the second click
@@ -41,6 +42,7 @@ class RacePage {
     this.reconnecting = false;
     this.attempt = 0;
     this.over = false;
+    this.announcer = new Announcer();
     this.build();
   }
 
@@ -91,9 +93,14 @@ class RacePage {
     fill(this.root,
       h("div", { class: "race-page" },
         h("header", { class: "race-head" },
-          h("div", { class: "line1" }, e.title, e.clock),
-          h("div", { class: "line2" }, e.phase, e.commitment, e.watchers)),
-        e.join, e.invite, e.result,
+          // The spectators' count stands on the first line: coming and
+          // going, it never wraps the second onto a third.
+          h("div", { class: "line1" }, e.title, e.watchers, e.clock),
+          h("div", { class: "line2" }, e.phase, e.commitment)),
+        e.result,
+        // Joining and the invite float over the board, which waits behind
+        // them: nothing moves when they come and go.
+        h("div", { class: "stage" }, e.join, e.invite,
         h("div", { class: "race-layout" },
           h("section", { class: "me", "aria-label": "You" },
             h("div", { class: "who" }, e.myName, e.myProgress),
@@ -102,8 +109,8 @@ class RacePage {
             e.leaveNote,
             h("div", { class: "controls" }, e.resign, e.helpBtn, e.leave)),
           h("aside", { class: "opponent", "aria-label": "Opponent" },
-            h("div", { class: "who" }, e.oppName, e.oppProgress, e.oppState), e.oppStats)),
-        e.countdown, e.help),
+            h("div", { class: "who" }, e.oppName, e.oppProgress, e.oppState), e.oppStats))),
+        e.countdown, e.help, this.announcer.els),
       e.notices);
     document.body.classList.add("playing");
     this.input = new MoveInput(e.board, {
@@ -296,7 +303,7 @@ class RacePage {
     sock.on("joined", (m) => this.onJoined(m));
     sock.on("state", (m) => this.onState(m));
     sock.on("moved", (m) => this.onMoved(m));
-    sock.on("opponent", (m) => { this.opp = m.counts; this.renderOpponent(); });
+    sock.on("opponent", (m) => { this.opp = m.counts; this.renderOpponent(); this.speakOpponent(); });
     sock.on("presence", (m) => this.onPresence(m));
     sock.on("spectators", (m) => { if (m.race === this.id) showWatchers(this.els.watchers, m.count); });
     sock.on("rematch", (m) => this.onRematch(m));
@@ -343,6 +350,7 @@ class RacePage {
     if (m.opponent) this.opp = m.opponent;
     const names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
     this.names = names;
+    this.speakOpponent(); // from the start: progress is said as it changes
     showWatchers(this.els.watchers, m.spectators);
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
     const opp = m.players[1 - this.seat];
@@ -454,6 +462,13 @@ class RacePage {
       h("dt", {}, "Status"), h("dd", { "data-testid": "opp-status" }, c.status + (c.connected ? "" : " (disconnected)")));
   }
 
+  /** speakOpponent tells a screen reader how the opponent's race goes. */
+  speakOpponent() {
+    if (!this.opp || !this.state || this.state.state !== "running" || this.seat === null) return;
+    const name = (this.names && this.names[1 - this.seat]) || "Your opponent";
+    this.announcer.opponent(name, this.opp, this.view ? this.view.target : 52);
+  }
+
   /**
    * move shows m at once when the client can tell its outcome, sends it,
    * and takes it back with the server's reason if refused.
@@ -490,6 +505,7 @@ class RacePage {
     this.confirmed = m.view;
     this.pending = rest;
     noteShown(this.id, String(this.seat), m.view);
+    this.announcer.moved(m.move, m.view);
     this.els.hint.textContent = "";
     if (m.move !== "resign") this.els.moveError.textContent = "";
     this.render();
@@ -516,6 +532,7 @@ class RacePage {
     const name = (this.names && this.names[m.seat]) || "Your opponent";
     if (this.opp) this.opp.connected = m.connected;
     this.renderOpponent();
+    this.speakOpponent();
     if (m.connected) {
       // "Back" only after "disconnected": a kept seat's first resume (a
       // rematch, the next round) is an arrival, not a return.

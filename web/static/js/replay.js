@@ -11,6 +11,7 @@ import { progressEl, setProgress, raceTitle, playerLabel } from "./widgets.js";
 import { moveText } from "./cards.js";
 import { timeline } from "./game.js";
 import { waitAnalysis, marks, coachList, unknownNote, chanceAt } from "./coach.js";
+import { chanceChart, curveAt } from "./chancechart.js";
 
 const SPEEDS = [1, 2, 5, 10, 30]; // playback speeds, times real time
 const FRAME_MS = 50; // playback timer period
@@ -53,6 +54,7 @@ class Replay {
     this.els = {
       slider: h("input", { type: "range", min: 0, max: this.moves.length, value: 0, "aria-label": "Move", oninput: (e) => this.go(Number(e.target.value)) }),
       pos: h("span", { class: "pos", "data-testid": "replay-pos", role: "status" }),
+      chance: h("span", { class: "pos replay-chance", "data-testid": "replay-chance", hidden: true }),
       last: h("p", { class: "last-move", "aria-live": "polite" }),
       play: h("button", { class: "primary", "data-action": "play", onclick: () => this.toggle() }, "Play"),
       speed: h("select", { "aria-label": "Speed" }, SPEEDS.map((s) => h("option", { value: s, selected: s === 5 }, `${s}×`))),
@@ -68,7 +70,7 @@ class Replay {
         this.els.play,
         h("button", { "data-action": "next", onclick: () => this.go(this.k + 1), "aria-label": "Next move" }, "▶"),
         h("button", { onclick: () => this.go(this.moves.length), "aria-label": "To the end" }, "▶|"),
-        this.els.speed, this.els.slider, this.els.pos),
+        this.els.speed, this.els.slider, this.els.pos, this.els.chance),
       this.els.last,
       this.els.lineBar,
       h("div", { class: "duel" }, this.seats.map((s, i) =>
@@ -115,9 +117,10 @@ class Replay {
       const series = timeline(this.info.variant, r.deal, this.info.moves || []);
       fig = chart(series, this.names, Math.max(r.scores[0], r.scores[1], 13), marks(a, series));
     } catch { /* no chart: the words say it all */ }
-    out.replaceChildren(fig || "", coachList(a, this.names, r, (seat, g) =>
+    out.replaceChildren(fig || "", chanceChart(a, this.names) || "", coachList(a, this.names, r, (seat, g) =>
       h("button", { "data-action": "line", "data-seat": seat, onclick: () => this.openLine(seat) }, `Play the winning line from there (${g.line.length} moves)`)), unknownNote());
     out.dataset.state = "done";
+    this.showChance();
     const want = new URLSearchParams(location.search).get("line");
     if (want === "0" || want === "1") this.openLine(Number(want));
   }
@@ -200,6 +203,28 @@ class Replay {
     this.els.slider.value = String(this.k);
     this.els.pos.textContent = `Move ${this.k} of ${this.moves.length} · ${fmtClock(this.t)} of ${fmtClock(this.end)}`;
     this.els.last.textContent = m ? `${this.names[m.seat]}: ${moveText(m.move)}` : "The deal, before the first move.";
+    this.showChance();
+  }
+
+  /**
+   * showChance says, beside the step, each racer's chance with an expert
+   * at the current move (the curve's point there, or the nearest before
+   * it where the curve is sampled), and rings those points on the chart.
+   */
+  showChance() {
+    const games = this.analysis && this.analysis.games;
+    const el = this.els.chance;
+    if (!games || !games.some((g) => g.curve && g.curve.length)) return;
+    const done = this.moves.slice(0, this.k);
+    const parts = [];
+    games.forEach((g, i) => {
+      const ply = done.filter((m) => m.seat === i && m.move.toUpperCase() !== "RESIGN").length;
+      const c = curveAt(g, ply);
+      for (const dot of document.querySelectorAll(`.chance-chart circle[data-seat="${i}"]`)) dot.setAttribute("r", c && Number(dot.dataset.ply) === c.ply ? 6 : 3);
+      if (c) parts.push(`${this.names[i]} ${c.percent}%${c.ply !== ply ? ` (at move ${c.ply})` : ""}`);
+    });
+    el.hidden = false;
+    el.textContent = `An expert with what each could see wins: ${parts.join(" · ")}`;
   }
 
   toggle() {

@@ -8,6 +8,8 @@ import { verify } from "./fairplay.js";
 import { playerLabel, raceTitle } from "./widgets.js";
 import { cardName } from "./cards.js";
 import { waitAnalysis, marks, coachList, unknownNote } from "./coach.js";
+import { chanceChart } from "./chancechart.js";
+import { keepForm, me, passkeysSupported } from "./account.js";
 
 const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
 
@@ -120,10 +122,29 @@ export function renderResult(el, info, opts = {}) {
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
     ghostNote,
     fairness(info),
-    chartSection(info, names, true),
     solverSection(info.race),
+    // The chart's coach grows when its analysis comes, and "Keep this
+    // player" shows once the server says whether this is a guest: they
+    // go last, so that nothing under them moves.
+    chartSection(info, names, true),
+    rated && typeof opts.seat === "number" ? keepSection() : null,
   );
   if (rated) showRatingChange(info, deltas);
+}
+
+/**
+ * keepSection offers a guest, after a rated race, to keep their player
+ * with a passkey (shown once the server says they are not an account).
+ */
+function keepSection() {
+  const el = h("section", { class: "keep-result", "data-testid": "keep-result", hidden: true, "aria-labelledby": "keep-result-title" });
+  if (!passkeysSupported()) return el;
+  me().then((m) => {
+    if (!m.enabled || m.account) return;
+    fill(el, h("h3", { id: "keep-result-title" }, "Keep this player"), keepForm("result", () => {}));
+    el.hidden = false;
+  }).catch(() => {});
+  return el;
 }
 
 const RATING_TRIES = 8; // reads of a player's history while the rating is saved
@@ -238,7 +259,7 @@ export function chartSection(info, names, coach) {
       const shown = chart(series, names, top, marks(a, series));
       fig.replaceWith(shown);
       fig = shown;
-      out.replaceChildren(coachList(a, names, r, (seat, g) =>
+      out.replaceChildren(chanceChart(a, names) || "", coachList(a, names, r, (seat, g) =>
         h("a", { href: `/?replay=${encodeURIComponent(info.race)}&line=${seat}`, "data-action": "open-line", "data-seat": seat },
           `Play the winning line from there (${g.line.length} moves) in the replay`)), unknownNote());
       out.dataset.state = "done";

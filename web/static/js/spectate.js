@@ -54,8 +54,8 @@ class SpectatePage {
     this.notices = new Notices(this.els.notices);
     fill(root, h("div", { class: "spectate-page" },
       h("header", { class: "race-head" },
-        h("div", { class: "line1" }, this.els.title, this.els.clock),
-        h("div", { class: "line2" }, this.els.phase, this.els.delay, this.els.commitment, this.els.watchers)),
+        h("div", { class: "line1" }, this.els.title, this.els.watchers, this.els.clock),
+        h("div", { class: "line2" }, this.els.phase, this.els.delay, this.els.commitment)),
       this.els.result,
       h("div", { class: "duel" }, this.seats.map((s, i) =>
         h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board))),
