@@ -201,9 +201,7 @@ func (l *Lobby) Daily(ctx context.Context, variant, day, player string, n int) (
 		return DailyInfo{}, race.Errorf(CodeNotRevealed, "the deal of %s is not out yet: it opens at %s", day, start.Format(time.RFC3339))
 	}
 	if player != "" {
-		if _, err := l.settle(ctx, player); err != nil {
-			return DailyInfo{}, storeFailed("your day's game", err)
-		}
+		l.settleRead(ctx, player)
 	}
 	deal, salt := DailyDeal(l.dailyKey, variant, day)
 	in := DailyInfo{Variant: variant, Day: day, Commitment: race.Commitment(deal, salt), OpensAt: start, ClosesAt: start.Add(24 * time.Hour)}

@@ -568,21 +568,12 @@ func (l *Lobby) waiting(ctx context.Context, player string) error {
 // checkRacing refuses a player who is in a lobby race not over: nobody plays
 // two at once.
 func (l *Lobby) checkRacing(ctx context.Context, player string) error {
-	m, err := l.settle(ctx, player)
+	id, racing, err := l.settle(ctx, player)
 	if err != nil {
 		return unavailable(err)
 	}
-	if m.over {
-		// The race's end was not followed up in time (the stores fail,
-		// or the instance that ran it died): the player may play on; the
-		// end worker or a sweep records that race later.
-		if err := l.sh.Seats.Free(ctx, m.race, []string{player}); err != nil {
-			return unavailable(err)
-		}
-		return nil
-	}
-	if m.marked {
-		return inRace(m.race)
+	if racing {
+		return inRace(id)
 	}
 	return nil
 }
@@ -1599,9 +1590,7 @@ type Profile struct {
 // Profile returns a player's standings and last n races: the first page
 // of Games, whose Next it carries.
 func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, error) {
-	if _, err := l.settle(ctx, player); err != nil {
-		return Profile{}, storeFailed("the player's races", err)
-	}
+	l.settleRead(ctx, player)
 	st, err := l.deps.Ratings.Standings(ctx, player)
 	if err != nil {
 		return Profile{}, storeFailed("the player's standings", fmt.Errorf("lobby: standings of %s: %w", player, err))
@@ -1642,9 +1631,7 @@ func (l *Lobby) Games(ctx context.Context, player, cursor string, n int) (GamesP
 		return GamesPage{}, race.Errorf(race.CodeBadOptions, "n: %d is not from 1 to %d", n, MaxGamesPage)
 	}
 	if cursor == "" {
-		if _, err := l.settle(ctx, player); err != nil {
-			return GamesPage{}, storeFailed("the player's races", err)
-		}
+		l.settleRead(ctx, player)
 	}
 	page, err := l.deps.Ratings.Games(ctx, player, cursor, n)
 	if err != nil {
@@ -1671,9 +1658,7 @@ func (l *Lobby) RatingChanges(ctx context.Context, player, variant string) ([]Ra
 	if err != nil {
 		return nil, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
 	}
-	if _, err := l.settle(ctx, player); err != nil {
-		return nil, storeFailed("the player's ratings", err)
-	}
+	l.settleRead(ctx, player)
 	ch, err := l.deps.Ratings.Changes(ctx, player, rules.Name)
 	if err != nil {
 		return nil, storeFailed("the player's ratings", fmt.Errorf("lobby: rating changes of %s in %s: %w", player, rules.Name, err))

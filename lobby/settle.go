@@ -12,7 +12,10 @@ import (
 // which is over says that work is pending, here or on another instance.
 // A player's next request waits for it (settle), so that it sees what
 // the race just gave them: read your own writes, on one instance or
-// several, whatever the store.
+// several, whatever the store. Work that does not finish in time (the
+// stores fail, the instance that ran the race died) frees the player
+// and the request goes on without it; the end worker, or a sweep of the
+// archive, does it later.
 
 const (
 	// settleWait bounds how long a request waits for the end's work of
@@ -25,32 +28,24 @@ const (
 	settlePoll = 10 * time.Millisecond
 )
 
-// seatMark is a player's seat mark as settle leaves it.
-type seatMark struct {
-	race   string // the race named ("" while it is made)
-	marked bool   // the player is marked at all
-	over   bool   // the race named is over: its end's work did not finish within settleWait
-}
-
 // settle waits, for at most settleWait or until ctx ends, until the
 // end's work of the race player's mark names is done, when that race is
-// over; it returns the mark as it then stands.
-func (l *Lobby) settle(ctx context.Context, player string) (seatMark, error) {
+// over. It returns the race the player is in, as Seats.Racing does: a
+// race whose end's work did not finish in time frees the player (they
+// may play on; the end worker or a sweep records that race later).
+func (l *Lobby) settle(ctx context.Context, player string) (raceID string, racing bool, err error) {
 	var deadline <-chan time.Time
-	var m seatMark
+	checked := "" // the race last found over
 	for {
 		id, ok, err := l.sh.Seats.Racing(ctx, player)
-		if err != nil {
-			return seatMark{}, err
+		if err != nil || !ok || id == "" {
+			return id, ok, err
 		}
-		if !ok || id == "" {
-			return seatMark{race: id, marked: ok}, nil
-		}
-		if id != m.race || !m.over {
-			m = seatMark{race: id, marked: true, over: l.over(ctx, id)}
-		}
-		if !m.over {
-			return m, nil // racing
+		if id != checked {
+			if !l.over(ctx, id) {
+				return id, true, nil
+			}
+			checked = id
 		}
 		if deadline == nil {
 			t := time.NewTimer(settleWait)
@@ -58,9 +53,21 @@ func (l *Lobby) settle(ctx context.Context, player string) (seatMark, error) {
 			deadline = t.C
 		}
 		if !l.awaitEnd(ctx, id, deadline) {
-			l.log.Warn().Str("player", player).Str("race", id).Msg("the end of the player's race is not followed up yet; answering without it")
-			return m, nil
+			l.log.Warn().Str("player", player).Str("race", id).Msg("the end of the player's race is not followed up yet: freed, and answered without it")
+			if err := l.sh.Seats.Free(ctx, id, []string{player}); err != nil {
+				return "", false, err
+			}
+			return "", false, nil
 		}
+	}
+}
+
+// settleRead is settle for a read of what player's races gave them: the
+// shared marks failing must not fail a read of the durable store, which
+// then answers as it stands.
+func (l *Lobby) settleRead(ctx context.Context, player string) {
+	if _, _, err := l.settle(ctx, player); err != nil {
+		l.log.Warn().Err(err).Str("player", player).Msg("the player's seat mark is unreadable: answering without waiting for their last race's end")
 	}
 }
 

@@ -3,7 +3,9 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -221,5 +223,55 @@ func TestDailyDealSeenByTheNextRequest(t *testing.T) {
 	var mine lobby.DailyInfo
 	if e.get("/api/daily?variant=classic&player="+wa.Player, &mine); mine.You == nil || mine.Players != 1 {
 		t.Fatalf("the day's board right after ann's game: %+v", mine)
+	}
+}
+
+// failingSaves is a ratings store that cannot save while down: the end
+// worker tries the race's record again and again.
+type failingSaves struct {
+	*memlobby.Ratings
+	down *atomic.Bool
+}
+
+func (f failingSaves) Save(ctx context.Context, g lobby.GameRecord, after []lobby.Standing) error {
+	if f.down.Load() {
+		return errors.New("disk on fire")
+	}
+	return f.Ratings.Save(ctx, g, after)
+}
+
+// TestPlayerFreedWhenTheirRaceCannotBeRecorded: while the stores cannot
+// record a player's finished race, their next request does not wait for
+// it for ever: after a bounded wait they are freed and may queue again
+// (the race is recorded once the stores answer).
+func TestPlayerFreedWhenTheirRaceCannotBeRecorded(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	e := newLobbyEnvOver(t, lobby.Config{Tick: time.Hour}, func(r *memlobby.Ratings) lobby.Ratings {
+		return failingSaves{Ratings: r, down: &down}
+	})
+	ann := e.dial()
+	wa := ann.hello("ann")
+	ann.untilType("lobby")
+	ann.send(map[string]any{"type": "play-daily", "variant": "classic", "id": "d"})
+	playDaily(t, e, ann, 2)
+	var prof lobby.Profile
+	if st := e.get("/api/players/"+wa.Player, &prof); st != 200 && st != 404 {
+		t.Fatalf("ann's profile while her race cannot be recorded: %d", st)
+	}
+	ann.send(map[string]any{"type": "queue", "variant": "classic", "id": "q"})
+	if m := ann.until(func(m msg) bool { return m.Type == "queued" || m.Type == "error" }); m.Type != "queued" {
+		t.Fatalf("ann's quick play after a race the stores cannot record: %s", m.raw)
+	}
+	// The stores answer again: the race is recorded, once.
+	down.Store(false)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var p lobby.Profile
+		if e.get("/api/players/"+wa.Player, &p); len(p.History) == 1 && p.Daily != nil && p.Daily.Played == 1 {
+			break
+		}
+		if time.Now().After(deadline) { // a hang bound, not a measure
+			t.Fatalf("ann's race not recorded once the stores answer: %+v", p)
+		}
 	}
 }
