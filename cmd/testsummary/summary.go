@@ -319,20 +319,24 @@ func (s *summary) panics() {
 			break
 		}
 		s.line("")
-		head := "PANIC " + pn.Package
-		switch {
-		case pn.Test == "":
-			head += " (outside any test)"
-		case pn.TestFromStack:
-			head += " " + pn.Test + " (found in its stack)"
-		default:
-			head += " " + pn.Test
-		}
-		s.line(head)
+		s.line(heading("PANIC", pn.Package, pn.Test, pn.TestFromStack))
 		lines := panicLines(pn.Package, pn.Lines, s.o.StackLines)
 		s.quote(lines)
 		s.more(len(pn.Lines) - len(lines))
 	}
+}
+
+// heading is the first line of a panic's or a race's quote: kind, the
+// package, and the test it was in, if known (fromStack: found in the
+// stack rather than named by the test's own lines).
+func heading(kind, pkg, test string, fromStack bool) string {
+	switch {
+	case test == "":
+		return kind + " " + pkg + " (outside any test)"
+	case fromStack:
+		return kind + " " + pkg + " " + test + " (found in its stack)"
+	}
+	return kind + " " + pkg + " " + test
 }
 
 // panicLines returns the start of a panic in package pkg: its message
@@ -383,16 +387,7 @@ func (s *summary) races() {
 			break
 		}
 		s.line("")
-		head := "RACE " + rc.Package
-		switch {
-		case rc.Test == "":
-			head += " (outside any test)"
-		case rc.TestFromStack:
-			head += " " + rc.Test + " (found in its stack)"
-		default:
-			head += " " + rc.Test
-		}
-		s.line(head)
+		s.line(heading("RACE", rc.Package, rc.Test, rc.TestFromStack))
 		var lines []string
 		first := section(rc.Lines, 0)
 		lines = append(lines, first[:min(len(first), s.o.RaceLines)]...)
