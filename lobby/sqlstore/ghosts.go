@@ -129,7 +129,7 @@ func (s *Ghosts) See(ctx context.Context, variant string, deal uint64, player st
 	if err := checkFields([][2]string{{"variant", variant}, {"player id", player}}); err != nil {
 		return false, err
 	}
-	res, err := s.db.sql.ExecContext(ctx, insertSeen, player, variant, formatDeal(deal))
+	res, err := s.db.exec(ctx, insertSeen, player, variant, formatDeal(deal))
 	if err != nil {
 		return false, fmt.Errorf("sqlstore: %s sees deal %d: %w", player, deal, err)
 	}
@@ -243,7 +243,7 @@ func (s *Ghosts) KeepBest(ctx context.Context, variant string, deal uint64, play
 	if err != nil {
 		return race.Errorf(race.CodeInternal, "sqlstore: best game cannot be encoded: %v", err)
 	}
-	if _, err := s.db.sql.ExecContext(ctx, upsertBest, player, variant, formatDeal(deal), b.Score, string(best)); err != nil {
+	if _, err := s.db.exec(ctx, upsertBest, player, variant, formatDeal(deal), b.Score, string(best)); err != nil {
 		return fmt.Errorf("sqlstore: %s's best game on deal %d: %w", player, deal, err)
 	}
 	return nil
