@@ -145,6 +145,23 @@ type Ghosts interface {
 	Best(ctx context.Context, variant string, deal uint64, player string) (BestGame, bool, error)
 }
 
+// DealSeer is implemented by a Ghosts store that marks a finished race's
+// deal seen by its players and keeps their games as bests in one write
+// (sqlstore: one transaction, where See and KeepBest for each player are
+// four commits). The lobby uses it at every finished race's end when the
+// store has it, See and KeepBest otherwise.
+type DealSeer interface {
+	// SeeDeal does, for each of games, See and KeepBest of its player's
+	// game on deal in variant: all of them, or none and an error.
+	SeeDeal(ctx context.Context, variant string, deal uint64, games []SeenGame) error
+}
+
+// SeenGame is a player's game of a finished race, for DealSeer.
+type SeenGame struct {
+	Player string
+	Best   BestGame
+}
+
 // MakeGhost turns seat's game of finished race raceID into a ghost
 // challenge made by this session's player: anyone who has not seen the
 // deal may race it from its link until it expires.
@@ -394,6 +411,22 @@ func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]Play
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
+	if ds, ok := l.ghosts.(DealSeer); ok {
+		games := make([]SeenGame, 0, 2)
+		for s, p := range players {
+			if p.ID == "" || p.Computer || p.Ghost || p.Solo {
+				continue
+			}
+			games = append(games, SeenGame{Player: p.ID, Best: BestGame{Race: raceID, Seat: s, Score: res.Scores[s]}})
+		}
+		if len(games) == 0 {
+			return nil
+		}
+		if err := ds.SeeDeal(ctx, variant, d, games); err != nil {
+			return fmt.Errorf("lobby: mark the deal of race %s seen and keep its best games: %w", raceID, err)
+		}
+		return nil
+	}
 	for s, p := range players {
 		if p.ID == "" || p.Computer || p.Ghost || p.Solo {
 			continue

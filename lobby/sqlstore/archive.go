@@ -47,7 +47,7 @@ func (s *Archive) Put(ctx context.Context, a race.Archived) error {
 	if err != nil {
 		return fmt.Errorf("archive race %s: encode: %w", a.Info.Race, err)
 	}
-	if _, err := s.db.sql.ExecContext(ctx, insertArchived, a.Info.Race, a.Info.Variant, a.EndedAt.UnixMilli(), a.Followed, string(b)); err != nil {
+	if _, err := s.db.exec(ctx, insertArchived, a.Info.Race, a.Info.Variant, a.EndedAt.UnixMilli(), a.Followed, string(b)); err != nil {
 		return fmt.Errorf("archive race %s: %w", a.Info.Race, err)
 	}
 	return nil
@@ -92,7 +92,7 @@ func (s *Archive) Unfollowed(ctx context.Context, before time.Time, n int) ([]ra
 
 // Followed marks race id followed; a race not stored is not marked.
 func (s *Archive) Followed(ctx context.Context, id string) error {
-	if _, err := s.db.sql.ExecContext(ctx, updateFollowed, id); err != nil {
+	if _, err := s.db.exec(ctx, updateFollowed, id); err != nil {
 		return fmt.Errorf("archived race %s: mark followed: %w", id, err)
 	}
 	return nil

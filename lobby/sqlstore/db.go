@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -60,6 +61,13 @@ const (
 	// maxPostgresConns bounds one instance's connections to PostgreSQL:
 	// its writes are few (a race's end, a ghost) and short.
 	maxPostgresConns = 16
+	// sqliteIdleConns is how many connections to SQLite stay open between
+	// uses. database/sql keeps 2 by default and closes any other one as
+	// soon as it is released; a SQLite connection is dear to open again
+	// (its pragmas run, and its first statement reads the schema), and a
+	// busy server has more than 2 in use at once at races' ends (the
+	// archiver, the lobby's end worker, the players' next requests).
+	sqliteIdleConns = 8
 )
 
 //go:embed migrations/*.sql
@@ -73,6 +81,58 @@ type DB struct {
 	// PostgreSQL host and database (never a password).
 	where string
 	lock  *flock.Flock // the data folder's lock; nil for PostgreSQL
+	// stmts are the statements of the writes at a race's end and of the
+	// quick-play rating read, prepared once (SQLite only): query text →
+	// *sql.Stmt. See prepared.
+	stmts sync.Map
+}
+
+// prepared is query q prepared once for all of db's connections
+// (database/sql prepares it again on each connection that runs it, once),
+// or nil on PostgreSQL, whose driver keeps its own cache of statements,
+// and when preparing fails (the caller then runs q as text, which reports
+// the error). On SQLite a statement run as text is parsed and compiled on
+// every call: that was most of the CPU of a race's end's small writes.
+func (db *DB) prepared(ctx context.Context, q string) *sql.Stmt {
+	if db.kind != SQLite {
+		return nil
+	}
+	if st, ok := db.stmts.Load(q); ok {
+		return st.(*sql.Stmt)
+	}
+	st, err := db.sql.PrepareContext(ctx, q)
+	if err != nil {
+		return nil
+	}
+	if old, loaded := db.stmts.LoadOrStore(q, st); loaded {
+		_ = st.Close()
+		return old.(*sql.Stmt)
+	}
+	return st
+}
+
+// exec runs q with args, prepared once on SQLite (prepared).
+func (db *DB) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := db.prepared(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return db.sql.ExecContext(ctx, q, args...)
+}
+
+// queryRow runs query q with args, prepared once on SQLite (prepared).
+func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := db.prepared(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return db.sql.QueryRowContext(ctx, q, args...)
+}
+
+// txExec runs q with args in tx, prepared once on SQLite (prepared).
+func (db *DB) txExec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
+	if st := db.prepared(ctx, q); st != nil {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, q, args...)
 }
 
 // Kind is which database this is.
@@ -90,6 +150,10 @@ func (db *DB) Ping(ctx context.Context) error { return db.sql.PingContext(ctx) }
 
 // Close closes the database and releases the data folder.
 func (db *DB) Close() error {
+	db.stmts.Range(func(_, st any) bool {
+		_ = st.(*sql.Stmt).Close()
+		return true
+	})
 	err := db.sql.Close()
 	if db.lock != nil {
 		err = errors.Join(err, db.lock.Unlock())
@@ -135,6 +199,7 @@ func OpenSQLite(ctx context.Context, dir string) (*DB, error) {
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("database %s: %w", file, err)
 	}
+	sdb.SetMaxIdleConns(sqliteIdleConns)
 	db := &DB{kind: SQLite, sql: sdb, where: dir, lock: lock}
 	if err := db.start(ctx); err != nil {
 		_ = db.Close()

@@ -129,7 +129,7 @@ func (s *Ghosts) See(ctx context.Context, variant string, deal uint64, player st
 	if err := checkFields([][2]string{{"variant", variant}, {"player id", player}}); err != nil {
 		return false, err
 	}
-	res, err := s.db.sql.ExecContext(ctx, insertSeen, player, variant, formatDeal(deal))
+	res, err := s.db.exec(ctx, insertSeen, player, variant, formatDeal(deal))
 	if err != nil {
 		return false, fmt.Errorf("sqlstore: %s sees deal %d: %w", player, deal, err)
 	}
@@ -243,11 +243,41 @@ func (s *Ghosts) KeepBest(ctx context.Context, variant string, deal uint64, play
 	if err != nil {
 		return race.Errorf(race.CodeInternal, "sqlstore: best game cannot be encoded: %v", err)
 	}
-	if _, err := s.db.sql.ExecContext(ctx, upsertBest, player, variant, formatDeal(deal), b.Score, string(best)); err != nil {
+	if _, err := s.db.exec(ctx, upsertBest, player, variant, formatDeal(deal), b.Score, string(best)); err != nil {
 		return fmt.Errorf("sqlstore: %s's best game on deal %d: %w", player, deal, err)
 	}
 	return nil
 }
+
+// SeeDeal does See and KeepBest for each of games in one transaction: a
+// race's end writes its deal once, not a commit a statement.
+func (s *Ghosts) SeeDeal(ctx context.Context, variant string, deal uint64, games []lobby.SeenGame) error {
+	bests := make([]string, len(games))
+	for i, g := range games {
+		if err := checkFields([][2]string{{"variant", variant}, {"player id", g.Player}}); err != nil {
+			return err
+		}
+		b, err := json.Marshal(g.Best)
+		if err != nil {
+			return race.Errorf(race.CodeInternal, "sqlstore: best game cannot be encoded: %v", err)
+		}
+		bests[i] = string(b)
+	}
+	d := formatDeal(deal)
+	return s.db.inTx(ctx, "see deal "+d, func(tx *sql.Tx) error {
+		for i, g := range games {
+			if _, err := s.db.txExec(ctx, tx, insertSeen, g.Player, variant, d); err != nil {
+				return fmt.Errorf("%s sees deal %d: %w", g.Player, deal, err)
+			}
+			if _, err := s.db.txExec(ctx, tx, upsertBest, g.Player, variant, d, g.Best.Score, bests[i]); err != nil {
+				return fmt.Errorf("%s's best game on deal %d: %w", g.Player, deal, err)
+			}
+		}
+		return nil
+	})
+}
+
+var _ lobby.DealSeer = (*Ghosts)(nil)
 
 // Best is player's best game on the deal.
 func (s *Ghosts) Best(ctx context.Context, variant string, deal uint64, player string) (lobby.BestGame, bool, error) {

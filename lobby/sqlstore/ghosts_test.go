@@ -94,3 +94,39 @@ func TestGhostTallyCountsEveryRun(t *testing.T) {
 		}
 	})
 }
+
+// TestSeeDealIsSeeAndKeepBest: SeeDeal marks the deal seen by each player
+// and keeps each one's game as their best, as See and KeepBest do; a
+// second, lower score keeps the first, a higher one replaces it.
+func TestSeeDealIsSeeAndKeepBest(t *testing.T) {
+	sqltest.Each(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := context.Background()
+		s := sqlstore.NewGhosts(db, racetest.NewClock(time.Unix(1_700_000_000, 0).UTC()))
+		games := []lobby.SeenGame{
+			{Player: "ann", Best: lobby.BestGame{Race: "R1", Seat: 0, Score: 30}},
+			{Player: "bob", Best: lobby.BestGame{Race: "R1", Seat: 1, Score: 20}},
+		}
+		if err := s.SeeDeal(ctx, "classic", 7, games); err != nil {
+			t.Fatal(err)
+		}
+		games[0].Best = lobby.BestGame{Race: "R2", Seat: 1, Score: 10} // ann: lower, kept out
+		games[1].Best = lobby.BestGame{Race: "R2", Seat: 0, Score: 40} // bob: higher, kept
+		if err := s.SeeDeal(ctx, "classic", 7, games); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			player string
+			want   lobby.BestGame
+		}{{"ann", lobby.BestGame{Race: "R1", Seat: 0, Score: 30}}, {"bob", lobby.BestGame{Race: "R2", Seat: 0, Score: 40}}} {
+			if seen, err := s.Seen(ctx, "classic", 7, c.player); err != nil || !seen {
+				t.Errorf("%s has seen deal 7: %v (%v), want true", c.player, seen, err)
+			}
+			if b, ok, err := s.Best(ctx, "classic", 7, c.player); err != nil || !ok || b != c.want {
+				t.Errorf("%s's best on deal 7: %+v %v (%v), want %+v", c.player, b, ok, err, c.want)
+			}
+		}
+		if already, err := s.See(ctx, "classic", 7, "ann"); err != nil || !already {
+			t.Errorf("See after SeeDeal: already %v (%v), want true", already, err)
+		}
+	})
+}

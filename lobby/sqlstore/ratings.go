@@ -100,7 +100,7 @@ func (r *Ratings) Standing(ctx context.Context, variant, player string) (lobby.S
 	if !storable(variant, player) {
 		return lobby.NewStanding(player, "", variant), nil
 	}
-	s, err := scanStanding(r.db.sql.QueryRowContext(ctx, selectStanding, variant, player))
+	s, err := scanStanding(r.db.queryRow(ctx, selectStanding, variant, player))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return lobby.NewStanding(player, "", variant), nil
@@ -138,7 +138,7 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 	slices.SortFunc(humans, func(a, b lobby.PlayerRef) int { return strings.Compare(a.ID, b.ID) })
 
 	return r.db.inTx(ctx, "save race "+g.Race, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, insertGame, g.Race, g.Variant, at, g.Rated, string(record))
+		res, err := r.db.txExec(ctx, tx, insertGame, g.Race, g.Variant, at, g.Rated, string(record))
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 			return errRecorded // the race was recorded already: nothing to do
 		}
 		for _, s := range after {
-			res, err := tx.ExecContext(ctx, upsertStanding, s.Player, s.Variant, s.Name, s.Rating.Rating, s.Rating.Deviation, s.Rating.Volatility,
+			res, err := r.db.txExec(ctx, tx, upsertStanding, s.Player, s.Variant, s.Name, s.Rating.Rating, s.Rating.Deviation, s.Rating.Volatility,
 				s.Games, s.Wins, s.Losses, s.Draws, s.Streak, s.BestStreak)
 			if err != nil {
 				return fmt.Errorf("standing of %s in %s: %w", s.Player, s.Variant, err)
@@ -163,20 +163,20 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 			if p.ID == "" {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, insertGamePlayer, p.ID, g.Race, seat, at); err != nil {
+			if _, err := r.db.txExec(ctx, tx, insertGamePlayer, p.ID, g.Race, seat, at); err != nil {
 				return fmt.Errorf("history of %s: %w", p.ID, err)
 			}
 			if !g.Rated {
 				continue
 			}
 			b, a := g.Before[seat], g.After[seat]
-			if _, err := tx.ExecContext(ctx, insertRatingChange, p.ID, g.Race, g.Variant, at,
+			if _, err := r.db.txExec(ctx, tx, insertRatingChange, p.ID, g.Race, g.Variant, at,
 				b.Rating, b.Deviation, b.Volatility, a.Rating, a.Deviation, a.Volatility); err != nil {
 				return fmt.Errorf("rating change of %s: %w", p.ID, err)
 			}
 		}
 		for _, p := range humans {
-			if _, err := tx.ExecContext(ctx, upsertPlayer, p.ID, p.Name, at); err != nil {
+			if _, err := r.db.txExec(ctx, tx, upsertPlayer, p.ID, p.Name, at); err != nil {
 				return fmt.Errorf("player %s: %w", p.ID, err)
 			}
 		}
