@@ -21,8 +21,10 @@ const (
 	// settleWait bounds how long a request waits for the end's work of
 	// its player's race. The work takes milliseconds when the stores
 	// answer; when they do not (or the instance that ran the race died
-	// and a sweep will redo it), the request goes on without it.
-	settleWait = 3 * time.Second
+	// and a sweep will redo it), the request goes on without it. Half of
+	// storeTimeout, the budget of the lobby's requests, so that freeing
+	// the player and the request's own work still fit in it.
+	settleWait = storeTimeout / 2
 	// settlePoll is how often a request waiting for another instance's
 	// work (or for the end to reach this instance's worker) looks again.
 	settlePoll = 10 * time.Millisecond
@@ -53,6 +55,9 @@ func (l *Lobby) settle(ctx context.Context, player string) (raceID string, racin
 			deadline = t.C
 		}
 		if !l.awaitEnd(ctx, id, deadline) {
+			if err := ctx.Err(); err != nil {
+				return "", false, err
+			}
 			l.log.Warn().Str("player", player).Str("race", id).Msg("the end of the player's race is not followed up yet: freed, and answered without it")
 			if err := l.sh.Seats.Free(ctx, id, []string{player}); err != nil {
 				return "", false, err

@@ -255,13 +255,14 @@ func TestPlayerFreedWhenTheirRaceCannotBeRecorded(t *testing.T) {
 	ann.untilType("lobby")
 	ann.send(map[string]any{"type": "play-daily", "variant": "classic", "id": "d"})
 	playDaily(t, e, ann, 2)
-	var prof lobby.Profile
-	if st := e.get("/api/players/"+wa.Player, &prof); st != 200 && st != 404 {
-		t.Fatalf("ann's profile while her race cannot be recorded: %d", st)
-	}
+	// Her next request waits for the race's end, in vain, then frees her.
 	ann.send(map[string]any{"type": "queue", "variant": "classic", "id": "q"})
 	if m := ann.until(func(m msg) bool { return m.Type == "queued" || m.Type == "error" }); m.Type != "queued" {
 		t.Fatalf("ann's quick play after a race the stores cannot record: %s", m.raw)
+	}
+	var prof lobby.Profile
+	if st := e.get("/api/players/"+wa.Player, &prof); st != 200 && st != 404 {
+		t.Fatalf("ann's profile while her race cannot be recorded: %d", st)
 	}
 	// The stores answer again: the race is recorded, once.
 	down.Store(false)
