@@ -411,31 +411,28 @@ func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]Play
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
+	games := make([]SeenGame, 0, len(players))
+	for s, p := range players {
+		if p.ID == "" || p.Computer || p.Ghost || p.Solo {
+			continue
+		}
+		games = append(games, SeenGame{Player: p.ID, Best: BestGame{Race: raceID, Seat: s, Score: res.Scores[s]}})
+	}
+	if len(games) == 0 {
+		return nil
+	}
 	if ds, ok := l.ghosts.(DealSeer); ok {
-		games := make([]SeenGame, 0, 2)
-		for s, p := range players {
-			if p.ID == "" || p.Computer || p.Ghost || p.Solo {
-				continue
-			}
-			games = append(games, SeenGame{Player: p.ID, Best: BestGame{Race: raceID, Seat: s, Score: res.Scores[s]}})
-		}
-		if len(games) == 0 {
-			return nil
-		}
 		if err := ds.SeeDeal(ctx, variant, d, games); err != nil {
 			return fmt.Errorf("lobby: mark the deal of race %s seen and keep its best games: %w", raceID, err)
 		}
 		return nil
 	}
-	for s, p := range players {
-		if p.ID == "" || p.Computer || p.Ghost || p.Solo {
-			continue
+	for _, g := range games {
+		if _, err := l.ghosts.See(ctx, variant, d, g.Player); err != nil {
+			return fmt.Errorf("lobby: mark the deal of race %s seen by %s: %w", raceID, g.Player, err)
 		}
-		if _, err := l.ghosts.See(ctx, variant, d, p.ID); err != nil {
-			return fmt.Errorf("lobby: mark the deal of race %s seen by %s: %w", raceID, p.ID, err)
-		}
-		if err := l.ghosts.KeepBest(ctx, variant, d, p.ID, BestGame{Race: raceID, Seat: s, Score: res.Scores[s]}); err != nil {
-			return fmt.Errorf("lobby: keep %s's game of race %s as a best: %w", p.ID, raceID, err)
+		if err := l.ghosts.KeepBest(ctx, variant, d, g.Player, g.Best); err != nil {
+			return fmt.Errorf("lobby: keep %s's game of race %s as a best: %w", g.Player, raceID, err)
 		}
 	}
 	return nil
