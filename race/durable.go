@@ -178,6 +178,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
 	}
 	r.writer = writerFor(d.Records, r.log)
+	r.moveLog = openLog(d.Store, rec.ID)
 	r.relay, _ = d.Bus.(LocalPublisher)
 	r.commit()
 	if r.match.BestOf == 0 {

@@ -45,6 +45,38 @@ type Store interface {
 	Moves(ctx context.Context, raceID string) ([]MoveRecord, error)
 }
 
+// LogOpener is implemented by stores that can hand a race its own log
+// once (memrace.Store), so that each move appends to it without finding
+// the race's log among every other race's first.
+type LogOpener interface {
+	// OpenLog returns race raceID's log, made if it has none yet.
+	OpenLog(raceID string) MoveLog
+}
+
+// MoveLog is one race's event log: Append is Store.Append for that race.
+type MoveLog interface {
+	Append(ctx context.Context, m MoveRecord) error
+}
+
+// openLog is race raceID's log in store: the store's own handle when it
+// has one (LogOpener), otherwise Store.Append with the race's id.
+func openLog(store Store, raceID string) MoveLog {
+	if o, ok := store.(LogOpener); ok {
+		return o.OpenLog(raceID)
+	}
+	return storeLog{store: store, raceID: raceID}
+}
+
+// storeLog is one race's log in a Store that has no handles.
+type storeLog struct {
+	store  Store
+	raceID string
+}
+
+func (l storeLog) Append(ctx context.Context, m MoveRecord) error {
+	return l.store.Append(ctx, l.raceID, m)
+}
+
 // ErrNotOwner is what a Redis-mode store returns (wrapped, with
 // ErrUnavailable) when another instance has taken the race over: this
 // instance's copy must stop, and the request go to the new owner.

@@ -303,7 +303,10 @@ type Race struct {
 	clock Clock
 	log   zerolog.Logger
 	store Store
-	bus   Bus
+	// moveLog is the race's own log in store (openLog): a move appends
+	// there.
+	moveLog MoveLog
+	bus     Bus
 	// commitment is Commitment(), set by commit.
 	commitment string
 	// records is nil in memory mode; writer saves the race's records
@@ -473,6 +476,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		state: Waiting,
 	}
 	r.writer = writerFor(d.Records, r.log)
+	r.moveLog = openLog(d.Store, id)
 	r.relay, _ = d.Bus.(LocalPublisher)
 	switch {
 	case opts.DealNamed:
@@ -879,7 +883,7 @@ func (r *Race) repeatedLocked(s int, move, id string) bool {
 func (r *Race) resignLocked(s int, id string) error {
 	st := &r.seats[s]
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
-	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
+	if err := r.moveLog.Append(context.Background(), rec); err != nil {
 		return r.appendFailedLocked(s, "resignation", err)
 	}
 	st.game.Resign()
@@ -950,7 +954,7 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 		return &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
 	}
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: text, AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
-	if err := r.store.Append(context.Background(), r.id, rec); err != nil {
+	if err := r.moveLog.Append(context.Background(), rec); err != nil {
 		return r.appendFailedLocked(s, "move", err)
 	}
 	st.game = next

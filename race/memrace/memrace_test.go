@@ -1,6 +1,7 @@
 package memrace_test
 
 import (
+	"errors"
 	"testing"
 
 	"sirtommy/race"
@@ -73,4 +74,34 @@ func TestBusConformance(t *testing.T) {
 // TestArchive runs the archive's conformance suite on the in-memory twin.
 func TestArchive(t *testing.T) {
 	racetest.ArchiveSuite(t, func(*testing.T) race.Archive { return memrace.NewArchive() })
+}
+
+// A race's own log (OpenLog) is the Store's log of that race: what one
+// appends the other reads and refuses to contradict.
+func TestOpenLogIsTheStoresLog(t *testing.T) {
+	s := memrace.NewStore()
+	ctx := t.Context()
+	l := s.OpenLog("a")
+	if err := l.Append(ctx, race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, "a", race.MoveRecord{Seat: 1, Seq: 1, Move: "2S>W1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(ctx, race.MoveRecord{Seat: 1, Seq: 1, Move: "2S>W1"}); err != nil {
+		t.Errorf("the same record again through the handle: %v, want nil", err)
+	}
+	if err := l.Append(ctx, race.MoveRecord{Seat: 1, Seq: 1, Move: "3S>W1"}); !errors.Is(err, race.ErrConflict) {
+		t.Errorf("a contradicting record through the handle: %v, want ErrConflict", err)
+	}
+	if err := l.Append(ctx, race.MoveRecord{Seat: 2, Seq: 1}); err == nil {
+		t.Error("seat 2 of a race of two accepted")
+	}
+	got, err := s.Moves(ctx, "a")
+	if err != nil || len(got) != 2 || got[0].Move != "AS>F1" || got[1].Move != "2S>W1" {
+		t.Fatalf("moves %v %v", got, err)
+	}
+	if other, _ := s.Moves(ctx, "b"); len(other) != 0 {
+		t.Errorf("race b has %v", other)
+	}
 }
