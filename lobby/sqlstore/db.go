@@ -85,6 +85,8 @@ type DB struct {
 	// quick-play rating read, prepared once (SQLite only): query text →
 	// *sql.Stmt. See prepared.
 	stmts sync.Map
+	// standings caches the standings (SQLite only; nil for PostgreSQL).
+	standings *standingCache
 }
 
 // prepared is query q prepared once for all of db's connections
@@ -200,7 +202,7 @@ func OpenSQLite(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("database %s: %w", file, err)
 	}
 	sdb.SetMaxIdleConns(sqliteIdleConns)
-	db := &DB{kind: SQLite, sql: sdb, where: dir, lock: lock}
+	db := &DB{kind: SQLite, sql: sdb, where: dir, lock: lock, standings: &standingCache{}}
 	if err := db.start(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("database %s: %w", file, err)

@@ -100,13 +100,17 @@ func (r *Ratings) Standing(ctx context.Context, variant, player string) (lobby.S
 	if !storable(variant, player) {
 		return lobby.NewStanding(player, "", variant), nil
 	}
+	if s, ok := r.db.standings.get(variant, player); ok {
+		return s, nil
+	}
 	s, err := scanStanding(r.db.queryRow(ctx, selectStanding, variant, player))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return lobby.NewStanding(player, "", variant), nil
+		s = lobby.NewStanding(player, "", variant)
 	case err != nil:
 		return lobby.Standing{}, fmt.Errorf("sqlstore: standing of %s in %s: %w", player, variant, err)
 	}
+	r.db.standings.read(s)
 	return s, nil
 }
 
@@ -137,7 +141,8 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 	}
 	slices.SortFunc(humans, func(a, b lobby.PlayerRef) int { return strings.Compare(a.ID, b.ID) })
 
-	return r.db.inTx(ctx, "save race "+g.Race, func(tx *sql.Tx) error {
+	recorded := false
+	err = r.db.inTx(ctx, "save race "+g.Race, func(tx *sql.Tx) error {
 		res, err := r.db.txExec(ctx, tx, insertGame, g.Race, g.Variant, at, g.Rated, string(record))
 		if err != nil {
 			return err
@@ -145,6 +150,7 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
+			recorded = true
 			return errRecorded // the race was recorded already: nothing to do
 		}
 		for _, s := range after {
@@ -182,6 +188,14 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 		}
 		return nil
 	})
+	if err != nil || recorded {
+		// Not committed by this Save (a commit that failed may still have
+		// reached the file): read again next time.
+		r.db.standings.forget(after)
+		return err
+	}
+	r.db.standings.saved(after)
+	return nil
 }
 
 // errRecorded ends Save's transaction when the race is in the store

@@ -32,6 +32,7 @@ func emptied(t *testing.T, db *sqlstore.DB) *sqlstore.DB {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	db.DropCaches()
 	return db
 }
 
