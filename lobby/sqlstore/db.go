@@ -87,6 +87,9 @@ type DB struct {
 	stmts sync.Map
 	// standings caches the standings (SQLite only; nil for PostgreSQL).
 	standings *standingCache
+	// writer is the connection of the writes (SQLite only; nil for
+	// PostgreSQL).
+	writer *writer
 }
 
 // prepared is query q prepared once for all of db's connections
@@ -113,10 +116,11 @@ func (db *DB) prepared(ctx context.Context, q string) *sql.Stmt {
 	return st
 }
 
-// exec runs q with args, prepared once on SQLite (prepared).
+// exec runs write q with args: on SQLite prepared once (prepared), on
+// the writer connection.
 func (db *DB) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if st := db.prepared(ctx, q); st != nil {
-		return st.ExecContext(ctx, args...)
+	if db.writer != nil {
+		return db.execWrite(ctx, q, args...)
 	}
 	return db.sql.ExecContext(ctx, q, args...)
 }
@@ -152,6 +156,7 @@ func (db *DB) Ping(ctx context.Context) error { return db.sql.PingContext(ctx) }
 
 // Close closes the database and releases the data folder.
 func (db *DB) Close() error {
+	db.closeWriter()
 	db.stmts.Range(func(_, st any) bool {
 		_ = st.(*sql.Stmt).Close()
 		return true
@@ -202,7 +207,7 @@ func OpenSQLite(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("database %s: %w", file, err)
 	}
 	sdb.SetMaxIdleConns(sqliteIdleConns)
-	db := &DB{kind: SQLite, sql: sdb, where: dir, lock: lock, standings: &standingCache{}}
+	db := &DB{kind: SQLite, sql: sdb, where: dir, lock: lock, standings: &standingCache{}, writer: newWriter()}
 	if err := db.start(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("database %s: %w", file, err)

@@ -206,10 +206,11 @@ var errRecorded = errors.New("sqlstore: race recorded already")
 // back. errRecorded rolls back and returns nil; other errors are wrapped
 // with what (errors.Is still finds lobby.ErrStale).
 func (db *DB) inTx(ctx context.Context, what string, f func(tx *sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	tx, release, err := db.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: %s: begin: %w", what, err)
 	}
+	defer release()
 	if err := f(tx); err != nil {
 		rerr := tx.Rollback()
 		switch {
