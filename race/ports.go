@@ -47,7 +47,10 @@ type Store interface {
 
 // LogOpener is implemented by stores that can hand a race its own log
 // once (memrace.Store), so that each move appends to it without finding
-// the race's log among every other race's first.
+// the race's log among every other race's first. A Store that wraps
+// another to change its Append must not pass the other's OpenLog through
+// (embed it as a Store, not as its own type): the race would append
+// around the wrapper.
 type LogOpener interface {
 	// OpenLog returns race raceID's log, made if it has none yet.
 	OpenLog(raceID string) MoveLog
@@ -101,6 +104,21 @@ type Forgetter interface {
 // the race. A subscriber that cannot keep up drops itself.
 type Subscriber interface {
 	Deliver(ev Event)
+}
+
+// Queuer is a Subscriber whose events can be queued under the race's
+// lock and written once it is released, so that the lock is never held
+// across a write to a socket (the web's connections). The race calls
+// Queue where it would call Deliver, and Flush after unlocking, in the
+// same goroutine, for each Queue that returned true.
+type Queuer interface {
+	Subscriber
+	// Queue queues ev; like Deliver it never blocks. It reports whether
+	// the caller must call Flush: this call took the writing of the
+	// queue on itself, and nobody else will write it.
+	Queue(ev Event) bool
+	// Flush writes what is queued, without waiting for the client.
+	Flush()
 }
 
 // Sourced is implemented by a Subscriber that takes only some instances'

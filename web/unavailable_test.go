@@ -25,9 +25,11 @@ import (
 var errDiskOnFire = errors.New("disk on fire")
 
 // failingStore is the event log until down is set; then every append
-// fails.
+// fails. It holds the memory store as a race.Store, so that memrace's
+// OpenLog (race.LogOpener) is not passed through: every append comes
+// here.
 type failingStore struct {
-	*memrace.Store
+	race.Store
 	down atomic.Bool
 }
 
