@@ -325,7 +325,10 @@ type Race struct {
 	// released, in order (unlock runs it): the OnEnd hook, the store's
 	// retention, making the next race. See "Lock order" in the package
 	// documentation.
-	later     []func()
+	later []func()
+	// flushes are the subscribers whose queued events unlock writes
+	// (Queuer), in the order they were queued.
+	flushes   []Queuer
 	state     State
 	seats     [2]seat
 	createdAt time.Time
@@ -432,9 +435,16 @@ func (r *Race) publishEverywhereLocked(i int, ev Event) {
 	r.bus.Publish(r.topicLocked(i), ev)
 }
 
-// deliverLocked hands ev to the race's own subscribers of topic i (own).
+// deliverLocked hands ev to the race's own subscribers of topic i (own):
+// queued, for unlock to write, where the subscriber can (Queuer).
 func (r *Race) deliverLocked(i int, ev Event) {
 	for _, sub := range r.own[i] {
+		if q, ok := sub.(Queuer); ok {
+			if q.Queue(ev) {
+				r.flushes = append(r.flushes, q)
+			}
+			continue
+		}
 		sub.Deliver(ev)
 	}
 }
@@ -1355,14 +1365,24 @@ func (r *Race) endedEventLocked() Ended {
 	return e
 }
 
-// unlock releases the race's lock, then runs the work queued under it
-// (later), in the order it was queued, in the caller's goroutine. Every
-// locked section that may end the race or make its next one unlocks with
+// unlock releases the race's lock, then writes the events queued under
+// it (flushes) and runs the work queued under it (later), in the order
+// they were queued, in the caller's goroutine. Every locked section that
+// may publish an event, end the race or make its next one unlocks with
 // it.
 func (r *Race) unlock() {
 	later := r.later
 	r.later = nil
+	// The writes queued under the lock go first, as they were queued, so
+	// that a race's last events reach the clients before its end's work.
+	var room [4]Queuer
+	flushes := append(room[:0], r.flushes...)
+	clear(r.flushes)
+	r.flushes = r.flushes[:0]
 	r.mu.Unlock()
+	for _, q := range flushes {
+		q.Flush()
+	}
 	for _, f := range later {
 		f()
 	}
@@ -1446,7 +1466,7 @@ func (r *Race) armFeedLocked(now time.Time) {
 // releaseDue is the feed's timer (armFeedLocked) of generation gen.
 func (r *Race) releaseDue(gen uint64) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	defer r.unlock()
 	if !r.specArmed || gen != r.specGen {
 		return // stopped, and another armed since, or none
 	}

@@ -264,6 +264,42 @@ func (c *conn) Deliver(ev race.Event) {
 	c.enqueue(ev)
 }
 
+var _ race.Queuer = (*conn)(nil)
+
+// Queue is Deliver for a race that holds its lock: the event is queued,
+// and if this call took the writing side it reports true, for the race
+// to call Flush once its lock is released (race.Queuer). A seat's own
+// state (which may release a held lobby event) and the lobby's events
+// are delivered as Deliver does.
+func (c *conn) Queue(ev race.Event) bool {
+	var m any = ev
+	switch e := ev.(type) {
+	case *race.BoardEvent:
+		if shared := encodeShared(e); shared != nil {
+			m = shared
+		}
+	case *race.StateEvent:
+		if e.Seat != nil {
+			c.Deliver(ev)
+			return false
+		}
+	case *lobby.LobbyEvent:
+		c.Deliver(ev)
+		return false
+	}
+	c.mu.Lock()
+	start, drop := c.pushLocked(m)
+	c.mu.Unlock()
+	if drop {
+		c.afterPush(false, true)
+		return false
+	}
+	return start
+}
+
+// Flush writes what Queue queued, as Deliver would have (writeOnTheWay).
+func (c *conn) Flush() { c.writeOnTheWay() }
+
 // enqueue queues m for the client, and starts a writer unless one is
 // writing or the reader will write it once done with its message.
 func (c *conn) enqueue(m any) {
