@@ -21,7 +21,9 @@
 //  1. Race.mu: one race. Held while the race's own event log is appended
 //     to (an acknowledged move is a stored move) or its result decided
 //     (Records), and while events are published on the bus (whose
-//     Deliver never blocks). Its record is only queued under it: the
+//     Deliver never blocks); a subscriber that can queue (Queuer) has
+//     its events written by Race.unlock once the lock is released, so
+//     that no socket write holds it. Its record is only queued under it: the
 //     race's writer saves it outside (writer.go), and the caller waits
 //     for that once the lock is released. Never held while taking another
 //     race's lock or the Service's, nor while calling the OnEnd hook or
@@ -439,14 +441,20 @@ func (r *Race) publishEverywhereLocked(i int, ev Event) {
 // queued, for unlock to write, where the subscriber can (Queuer).
 func (r *Race) deliverLocked(i int, ev Event) {
 	for _, sub := range r.own[i] {
-		if q, ok := sub.(Queuer); ok {
-			if q.Queue(ev) {
-				r.flushes = append(r.flushes, q)
-			}
-			continue
-		}
-		sub.Deliver(ev)
+		r.sendLocked(sub, ev)
 	}
+}
+
+// sendLocked hands ev to sub: queued, for unlock to write, where sub can
+// (Queuer); delivered otherwise.
+func (r *Race) sendLocked(sub Subscriber, ev Event) {
+	if q, ok := sub.(Queuer); ok {
+		if q.Queue(ev) {
+			r.flushes = append(r.flushes, q)
+		}
+		return
+	}
+	sub.Deliver(ev)
 }
 
 // followedElsewhereLocked reports whether a connection on another
@@ -600,7 +608,7 @@ func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	st.connected = true
 	r.maybeCountdownLocked()
 	r.saveLocked()
-	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.sendLocked(sub, &JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	r.publishStateLocked(s)
 	return Ticket{Seat: s, Token: st.token}, nil
@@ -691,14 +699,14 @@ func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) 
 		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
 	}
 	if st.sub != nil && st.sub != sub { // the same connection resuming again is not replaced
-		st.sub.Deliver(&ReplacedEvent{Race: r.id, Seat: s})
+		r.sendLocked(st.sub, &ReplacedEvent{Race: r.id, Seat: s})
 	}
 	wasConnected, before := st.connected, r.state
 	st.connected = true
 	st.token = NewToken()    // the token given is spent
 	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
 	r.saveLocked()           // the new token outlives this instance (Redis mode)
-	sub.Deliver(&JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.sendLocked(sub, &JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
 		r.presenceLocked(s, nil)
@@ -771,7 +779,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	if r.relay == nil {
 		r.armFeedLocked(now)
 	}
-	sub.Deliver(r.watchSnapshotLocked())
+	r.sendLocked(sub, r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
 	unsub := r.subscribeLocked(watchTopicIndex, sub)
 	var once sync.Once
@@ -1031,7 +1039,7 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 		st.graceT = nil
 	}
 	st.sub, st.connected = sub, true
-	sub.Deliver(r.snapshotLocked(s))
+	r.sendLocked(sub, r.snapshotLocked(s))
 	st.unsub = r.subscribeLocked(s, sub)
 }
 

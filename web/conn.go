@@ -269,26 +269,34 @@ var _ race.Queuer = (*conn)(nil)
 // Queue is Deliver for a race that holds its lock: the event is queued,
 // and if this call took the writing side it reports true, for the race
 // to call Flush once its lock is released (race.Queuer). A seat's own
-// state (which may release a held lobby event) and the lobby's events
-// are delivered as Deliver does.
+// state also records whether the seat is racing, and queues after it the
+// lobby update held back meanwhile, as Deliver does; the lobby's own
+// events (never from a race) are delivered as Deliver does.
 func (c *conn) Queue(ev race.Event) bool {
 	var m any = ev
+	seatState := false
 	switch e := ev.(type) {
 	case *race.BoardEvent:
 		if shared := encodeShared(e); shared != nil {
 			m = shared
 		}
 	case *race.StateEvent:
-		if e.Seat != nil {
-			c.Deliver(ev)
-			return false
-		}
+		seatState = e.Seat != nil
 	case *lobby.LobbyEvent:
 		c.Deliver(ev)
 		return false
 	}
 	c.mu.Lock()
 	start, drop := c.pushLocked(m)
+	if seatState {
+		e := ev.(*race.StateEvent)
+		c.racing = !e.State.Over()
+		if held := c.heldLobby; !c.racing && held != nil && !drop {
+			c.heldLobby = nil
+			more, overflow := c.pushLocked(held)
+			start, drop = start || more, overflow
+		}
+	}
 	c.mu.Unlock()
 	if drop {
 		c.afterPush(false, true)
