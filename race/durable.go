@@ -122,13 +122,13 @@ func writerFor(records Records, log zerolog.Logger) *recordWriter {
 	return newRecordWriter(records, log)
 }
 
-// decide stores the result once across instances, outside the race's
+// storeResult stores the result once across instances, outside the race's
 // lock (endLocked queues it while the race is deciding: its moves are
 // refused, its timers end nothing), then ends the race with the result
 // stored, another instance's if it decided first. When the result cannot
 // be stored (Redis down) it tries again in decideRetry; when another
 // instance runs the race now, this copy stops.
-func (r *Race) decide(res *Result, state State) {
+func (r *Race) storeResult(res *Result, state State) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
 	stored, st, err := r.records.Decide(ctx, r.id, res, state)
 	cancel()
@@ -147,7 +147,7 @@ func (r *Race) decide(res *Result, state State) {
 		if r.decideT != nil {
 			r.decideT.Stop()
 		}
-		r.decideT = r.clock.AfterFunc(decideRetry, func() { r.decide(res, state) })
+		r.decideT = r.clock.AfterFunc(decideRetry, func() { r.storeResult(res, state) })
 		return
 	}
 	if stored.Reason != res.Reason || st != state {

@@ -196,22 +196,6 @@ func (r *Race) resultOutLocked() *Result {
 	return &res
 }
 
-// refereeLocked decides the race from both games: the referee, or in a
-// solo race the player's game alone.
-func (r *Race) refereeLocked() (winner int, reason Reason, done bool) {
-	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
-	if !r.opts.Solo {
-		return decide(&games)
-	}
-	switch g := &games[1]; {
-	case g.Status() == engine.Won:
-		return 1, ReasonWonDeal, true
-	case out(g):
-		return -1, ReasonOut, true
-	}
-	return 0, "", false
-}
-
 // Log is the race's event log, every move with its offset, for the
 // server's own use (the day's board keeps its leader's recording): unlike
 // Info it is not held back while the deal is sealed.

@@ -1316,7 +1316,7 @@ func (r *Race) endLocked(res *Result, state State) {
 		// The result is stored once for every instance, by one Redis
 		// script: outside the lock, so that nobody else waits for Redis.
 		r.deciding = true
-		r.later = append(r.later, func() { r.decide(res, state) })
+		r.later = append(r.later, func() { r.storeResult(res, state) })
 		return
 	}
 	r.endedLocked(res, state)

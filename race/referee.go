@@ -9,8 +9,25 @@ func out(g *engine.Game) bool {
 	return s == engine.Stuck || s == engine.Resigned
 }
 
-// decide is the referee. It looks at both games after every change and says
-// whether the race is decided, who won (-1 for a draw) and why:
+// refereeLocked decides the race from both games: the referee, or in a
+// solo race the player's game alone.
+func (r *Race) refereeLocked() (winner int, reason Reason, done bool) {
+	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	if !r.opts.Solo {
+		return decide(&games)
+	}
+	switch g := &games[1]; {
+	case g.Status() == engine.Won:
+		return 1, ReasonWonDeal, true
+	case out(g):
+		return -1, ReasonOut, true
+	}
+	return 0, "", false
+}
+
+// decide is the referee of two games. It looks at both after every
+// change and says whether the race is decided, who won (-1 for a draw)
+// and why:
 //   - the first to win the deal wins ("won-deal");
 //   - when both are out, more foundation cards wins ("more-cards"), equal is
 //     a draw ("equal-cards");
