@@ -68,7 +68,6 @@ func TestQueuedEventsAreWrittenAfterTheLock(t *testing.T) {
 	if _, err := f.race.Join("b", "", q); err != nil {
 		t.Fatal(err)
 	}
-	f.subs = [2]*recorder{&mover, {}}
 	f.clock.Advance(race.DefaultCountdown)
 	g := newGame(deal)
 	moves := 0

@@ -234,75 +234,60 @@ func (c *conn) setRacing(on bool) {
 
 // Deliver queues a race event. It never blocks: a client whose queue is
 // full is dropped.
-func (c *conn) Deliver(ev race.Event) {
-	switch e := ev.(type) {
-	case *race.BoardEvent:
-		// A spectators' board goes to every spectator of the race in
-		// turn: it is encoded once for all of them.
-		if m := encodeShared(e); m != nil {
-			c.enqueue(m)
-			return
-		}
-	case *lobby.LobbyEvent:
-		c.mu.Lock()
-		if c.racing {
-			c.heldLobby = e // only the latest matters
-			c.mu.Unlock()
-			return
-		}
-		start, drop := c.pushLocked(e)
-		c.mu.Unlock()
-		c.afterPush(start, drop)
-		return
-	case *race.StateEvent:
-		if e.Seat != nil { // this connection's own seat
-			c.enqueue(e)
-			c.setRacing(!e.State.Over())
-			return
-		}
-	}
-	c.enqueue(ev)
-}
+func (c *conn) Deliver(ev race.Event) { c.afterPush(c.push(ev)) }
 
 var _ race.Queuer = (*conn)(nil)
 
 // Queue is Deliver for a race that holds its lock: the event is queued,
 // and if this call took the writing side it reports true, for the race
-// to call Flush once its lock is released (race.Queuer). A seat's own
-// state also records whether the seat is racing, and queues after it the
-// lobby update held back meanwhile, as Deliver does; the lobby's own
-// events (never from a race) are delivered as Deliver does.
+// to call Flush once its lock is released (race.Queuer).
 func (c *conn) Queue(ev race.Event) bool {
+	start, drop := c.push(ev)
+	if drop {
+		c.afterPush(false, true)
+		return false
+	}
+	return start
+}
+
+// push queues ev, as pushLocked reports: a spectators' board encoded once
+// for all of them; the lobby's update held back while the connection's
+// seat is racing (only the latest matters); a seat's own state records
+// whether it is racing, and once it is not, the held update goes after
+// it.
+func (c *conn) push(ev race.Event) (start, drop bool) {
 	var m any = ev
-	seatState := false
+	var seatState *race.StateEvent
 	switch e := ev.(type) {
 	case *race.BoardEvent:
 		if shared := encodeShared(e); shared != nil {
 			m = shared
 		}
-	case *race.StateEvent:
-		seatState = e.Seat != nil
 	case *lobby.LobbyEvent:
-		c.Deliver(ev)
-		return false
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.racing {
+			c.heldLobby = e
+			return false, false
+		}
+		return c.pushLocked(e)
+	case *race.StateEvent:
+		if e.Seat != nil { // this connection's own seat
+			seatState = e
+		}
 	}
 	c.mu.Lock()
-	start, drop := c.pushLocked(m)
-	if seatState {
-		e := ev.(*race.StateEvent)
-		c.racing = !e.State.Over()
+	defer c.mu.Unlock()
+	start, drop = c.pushLocked(m)
+	if seatState != nil {
+		c.racing = !seatState.State.Over()
 		if held := c.heldLobby; !c.racing && held != nil && !drop {
 			c.heldLobby = nil
 			more, overflow := c.pushLocked(held)
 			start, drop = start || more, overflow
 		}
 	}
-	c.mu.Unlock()
-	if drop {
-		c.afterPush(false, true)
-		return false
-	}
-	return start
+	return start, drop
 }
 
 // Flush writes what Queue queued, as Deliver would have (writeOnTheWay).

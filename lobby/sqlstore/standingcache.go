@@ -15,7 +15,10 @@ import (
 // A standing's games only grow (Save refuses a stale one), so the cache
 // keeps, for each player and variant, the standing with the most games
 // it was given: a read that started before a Save committed and ends
-// after it cannot put an older standing back.
+// after it cannot put an older standing back (unless the newer one was
+// dropped meanwhile to make room: then the next Save of that player is
+// refused as stale, which forgets it, and the race's rating reads the
+// database again).
 type standingCache struct {
 	mu sync.Mutex
 	m  map[standingKey]lobby.Standing
@@ -99,8 +102,8 @@ func (c *standingCache) putLocked(k standingKey, s lobby.Standing) {
 }
 
 // DropCaches forgets what the store keeps in memory of its tables (the
-// standings), for whoever writes them behind its back: tests that empty
-// the tables, a tool run on a stopped server's data folder.
+// standings), for whoever writes them behind its back while it is open:
+// tests that empty the tables.
 func (db *DB) DropCaches() {
 	if c := db.standings; c != nil {
 		c.mu.Lock()

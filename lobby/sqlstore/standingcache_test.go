@@ -57,7 +57,7 @@ func TestCachedStandingsAreTheDatabases(t *testing.T) {
 	})
 }
 
-// stored is ann's standing in classic as the database has it, read
+// stored is player's standing in classic as the database has it, read
 // without the store.
 func stored(t *testing.T, db *sqlstore.DB, player string) lobby.Standing {
 	t.Helper()

@@ -8,9 +8,9 @@ import (
 	"fmt"
 )
 
-// writer is SQLite's one connection for the stores' writes (exec, inTx):
-// the writes of a race's end and of quick play go through it in turn,
-// as SQLite runs them anyway (one writer at a time). With one connection
+// writer is SQLite's one connection for the stores' writes that go
+// through exec and inTx (a race's end, the archive, accounts' multi-row
+// changes): in turn, as SQLite runs writers anyway (one at a time). With one connection
 // its page cache stays warm: SQLite empties a connection's cache when
 // another connection has written since its last transaction, so writes
 // spread over the pool's connections read most of their pages again
