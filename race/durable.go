@@ -223,8 +223,10 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		if st.ghost != nil {
 			st.ghostNext++ // the log has this entry of the recording
 		}
+		fm := feedMove{seat: m.Seat, seq: m.Seq, move: m.Move, atMs: m.AtMs}
 		if m.Move == "resign" {
 			st.game.Resign()
+			fm.resign = true
 		} else {
 			mv, err := engine.ParseMove(m.Move)
 			if err == nil {
@@ -234,15 +236,14 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 				return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
 			}
 			st.moves = append(st.moves, mv)
+			fm.play = mv
 		}
 		switch {
 		case !behind || m.AtMs <= cutMs:
 			spec[m.Seat], specLast[m.Seat] = st.game, m
 		default:
-			r.specQ.PushBack(delayed{
-				due:  r.startAt.Add(r.opts.SpectatorDelay + m.At()),
-				item: feedItem{move: feedMove{seat: m.Seat, seq: m.Seq, move: m.Move, atMs: m.AtMs}, game: st.game},
-			})
+			// The feed's game of the seat plays it when it is due.
+			r.specQ.PushBack(delayed{due: r.startAt.Add(r.opts.SpectatorDelay + m.At()), item: feedItem{move: fm}})
 		}
 	}
 	// The feed starts again one epoch on: the spectators' versions go on

@@ -216,20 +216,40 @@ func (r *Race) watchSnapshotLocked() *StateEvent {
 }
 
 // feedItem is on its way to the spectators: an event, or (ev nil) a
-// seat's move with the seat's game after it, of which the board is made
-// when the feed reaches it. A move's item holds no event of its own: it
-// was half of what a move allocated, for the few races watched.
+// seat's move, which the feed's game of the seat plays when the feed
+// reaches it, and of which the board is made then. A move's item holds
+// no event of its own (it was half of what a move allocated, for the few
+// races watched), nor the seat's game after it: the feed keeps one game
+// per seat and plays the moves in their order, so that an item is a
+// tenth of a game's size, and every public race queues one per move.
 type feedItem struct {
 	ev   Event
 	move feedMove
-	game engine.Game
 }
 
-// feedMove is the move a board item shows.
+// feedMove is a seat's move as the feed plays and shows it.
 type feedMove struct {
 	seat, seq int
-	move      string
+	move      string // the notation logged, shown to spectators
 	atMs      int64
+	play      engine.Move // what the seat's game played, unless resign
+	resign    bool
+}
+
+// playLocked plays m on the feed's game of its seat, which stands where
+// the seat's game stood before m: the feed starts from the seats' games
+// and gets every move of theirs, in order, until the race ends.
+func (r *Race) playLocked(m *feedMove) {
+	g := &r.feed.games[m.seat]
+	if m.resign {
+		g.Resign()
+		return
+	}
+	// ApplyRecorded, as a restored race's log replays: it plays a live
+	// move as Apply did, and a move logged before the turn it implies.
+	if err := g.ApplyRecorded(m.play); err != nil {
+		r.log.Error().Err(err).Int("seat", m.seat).Int("seq", m.seq).Msg("the spectators' feed could not play a move")
+	}
 }
 
 // releaseLocked moves the feed forward by one item and sends the
@@ -240,7 +260,7 @@ func (r *Race) releaseLocked(it *feedItem) {
 		m := &it.move
 		before := r.revealLimitLocked()
 		s := m.seat
-		f.games[s] = it.game
+		r.playLocked(m)
 		f.seq[s], f.move[s], f.atMs[s] = m.seq, m.move, m.atMs
 		r.sendBoardLocked(s, false)
 		if after := r.revealLimitLocked(); f.hid[1-s] && after != before && r.holdsLocked(1-s, before, after) {

@@ -907,7 +907,7 @@ func (r *Race) resignLocked(s int, id string) error {
 	st.game.Resign()
 	st.last = rec
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
-	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
+	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, resign: true}, id)
 	return nil
 }
 
@@ -980,21 +980,22 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 	if len(st.moves) == 1 {
 		r.log.Debug().Int("seat", s).Msg("first move")
 	}
-	r.afterChangeLocked(s, rec.Move, rec.Seq, id)
+	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, play: m}, id)
 	return nil
 }
 
-// afterChangeLocked tells everyone about seat s's new game and asks the
-// referee.
-func (r *Race) afterChangeLocked(s int, move string, seq int, id string) {
+// afterChangeLocked tells everyone about the new game of m's seat, which
+// has played m (its atMs is set here), and asks the referee.
+func (r *Race) afterChangeLocked(m feedMove, id string) {
+	s := m.seat
 	st := &r.seats[s]
-	at := r.sinceStartLocked().Milliseconds()
+	m.atMs = r.sinceStartLocked().Milliseconds()
 	view := st.game.View()
-	r.publishLocked(s, &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: seq, Move: move, AtMs: at, View: view})
+	r.publishLocked(s, &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: m.seq, Move: m.move, AtMs: m.atMs, View: view})
 	counts := r.countsLocked(s)
 	r.publishLocked(1-s, &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
 	// The spectators' board is made when the feed reaches the move.
-	r.feedLocked(feedItem{move: feedMove{seat: s, seq: seq, move: move, atMs: at}, game: st.game})
+	r.feedLocked(feedItem{move: m})
 	if w, reason, done := r.refereeLocked(); done {
 		r.finishLocked(w, reason)
 		return
