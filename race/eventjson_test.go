@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"sirtommy/engine"
 	"sirtommy/race"
@@ -79,6 +80,87 @@ func TestEventAppendJSONRefusesWhatJSONCannotWrite(t *testing.T) {
 		}
 		if b, err := ev.AppendJSON(nil); err == nil {
 			t.Fatalf("AppendJSON wrote %s", b)
+		}
+	}
+}
+
+// TestStateAppendJSON: a state writes what encoding/json writes, byte for
+// byte: every state a race sends its players and spectators from the
+// join to the result (public and private, a best-of-three match, a
+// resignation), and states with every optional field set, names that need
+// escaping, ratings and times of every form.
+func TestStateAppendJSON(t *testing.T) {
+	var states []*race.StateEvent
+	for _, opts := range []race.Options{
+		{Variant: "classic", Deal: 3, DealNamed: true},
+		{Variant: "aces-out", Deal: 8, DealNamed: true, Public: true, SpectatorDelay: 2 * time.Second, BestOf: 3},
+	} {
+		f := newRace(t, opts)
+		w := &recorder{}
+		stop := f.race.Watch(w)
+		f.seatBoth(t)
+		rules, _ := engine.Variant(opts.Variant)
+		g := engine.New(rules, opts.Deal)
+		for n := 0; n < 30 && g.Status() == engine.Playing; n++ {
+			m := racetest.Greedy(&g)
+			_ = g.Apply(m)
+			if err := f.race.Move(0, m.String(), ""); err != nil {
+				t.Fatal(err)
+			}
+			f.clock.Advance(500 * time.Millisecond)
+		}
+		if err := f.race.Resign(1, ""); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Minute)
+		stop()
+		for _, rec := range []*recorder{w, f.subs[0], f.subs[1]} {
+			for _, ev := range rec.Events() {
+				if st, ok := ev.(*race.StateEvent); ok {
+					states = append(states, st)
+				}
+			}
+		}
+	}
+	seat, winner := 1, 0
+	at := time.Date(2026, 3, 4, 5, 6, 7, 890, time.FixedZone("", -(3*3600+30*60)))
+	var boards [2]engine.View
+	views := [2]race.Counts{{Score: 3, Status: engine.Won}, {Stock: 9, Connected: true}}
+	for _, name := range []string{"", "ann", `q"uote`, "<&>", "é 漢", "bad \xff", "ctl\x01"} {
+		for _, rating := range []float64{0, 1500, 1523.4567891234, -3, 1e-6, 999999999999.5} {
+			states = append(states, &race.StateEvent{
+				Race: "r" + name, State: race.Finished, Variant: "classic" + name, Seat: &seat,
+				Players: [2]race.PlayerInfo{{Name: name, Player: name, Rating: rating, Taken: true, Level: name, Computer: true, Ghost: true, Solo: true, Connected: true}, {}},
+				Deal:    "12" + name, Commitment: "c" + name, TimeLimitMs: 300000, Now: at, StartAt: &at, EndsAt: &at,
+				You: &boards[0], Opponent: &views[1], Boards: &boards, Counts: &views,
+				Result:     &race.Result{Outcome: race.OutcomeWin, Winner: &winner, Reason: race.Reason("forfeit" + name), Games: [2]string{name, "x"}},
+				Match:      &race.Match{Round: 2, BestOf: 3, Wins: [2]int{1, 0}, Prev: name},
+				Spectators: 7, Ver: 1<<32 + 5, SpectatorDelayMs: 2000,
+			})
+		}
+	}
+	if len(states) < 30 {
+		t.Fatalf("only %d states", len(states))
+	}
+	for i, st := range states {
+		got, err := st.AppendJSON([]byte("prefix"))
+		if err != nil {
+			t.Fatalf("state %d: %v", i, err)
+		}
+		if want := append([]byte("prefix"), marshalNoHTML(t, st)...); !bytes.Equal(got, want) {
+			t.Fatalf("state %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	// What the hand-written JSON leaves to encoding/json (which writes it
+	// otherwise, or not at all) is an error, for the generic path.
+	for _, st := range []*race.StateEvent{
+		{Players: [2]race.PlayerInfo{{Rating: 1e-9}}},
+		{Players: [2]race.PlayerInfo{{Rating: 1e22}}},
+		{Now: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{You: &engine.View{Turned: []engine.Card{engine.Card(0xff)}}},
+	} {
+		if b, err := st.AppendJSON(nil); err == nil {
+			t.Errorf("AppendJSON wrote %s", b)
 		}
 	}
 }

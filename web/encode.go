@@ -10,12 +10,13 @@ import (
 )
 
 // The messages sent on every move ("moved" to the mover, "opponent" to the
-// other player, "board" to spectators) are written by hand (the events'
-// race.JSONAppender): the profile of a load run had encoding/json's
-// reflection, MarshalText calls per card and its re-compaction of
-// Marshaler output at 40% of the server's CPU. The output is byte for byte
-// what encodeEvent's generic path writes (TestFastEncodingMatchesJSON
-// compares them over whole games of every variant).
+// other player, "board" to spectators) and the states are written by hand
+// (the events' race.JSONAppender): the profile of a load run had
+// encoding/json's reflection, MarshalText calls per card and its
+// re-compaction of Marshaler output at 40% of the server's CPU. The output
+// is byte for byte what encodeEvent's generic path writes
+// (TestFastEncodingMatchesJSON compares them over whole games of every
+// variant; race's TestStateAppendJSON the states).
 
 // appendMessage appends the protocol message for m (a race.Event or a
 // reply struct) to dst.

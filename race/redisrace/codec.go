@@ -30,13 +30,17 @@ func encode(prefix string, ev race.Event) ([]byte, error) {
 	out = append(out, prefix...)
 	out = engine.AppendJSONString(append(out, `"t":`...), ev.EventType())
 	out = append(out, `,"e":`...)
+	start := len(out)
 	var err error
-	if j, ok := ev.(race.JSONAppender); ok {
+	j, fast := ev.(race.JSONAppender)
+	if fast {
 		out, err = j.AppendJSON(out)
-	} else {
+	}
+	if !fast || err != nil {
+		// An appender leaves what it does not write to encoding/json.
 		var b []byte
 		b, err = json.Marshal(ev)
-		out = append(out, b...)
+		out = append(out[:start], b...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", ev.EventType(), err)
