@@ -1,6 +1,11 @@
 package race
 
-import "sirtommy/engine"
+import (
+	"sync"
+	"time"
+
+	"sirtommy/engine"
+)
 
 // This file is the spectators' side of a race: what they may see, and the
 // versioned feed that brings it to them.
@@ -370,4 +375,162 @@ func (r *Race) sendWatchersLocked(ev Event) {
 		ev = v.withVer(r.feed.ver)
 	}
 	r.publishLocked(watchTopicIndex, ev)
+}
+
+// delayed is an item of the spectators' feed and when it is due.
+type delayed struct {
+	due  time.Time
+	item feedItem
+}
+
+// Watch subscribes a spectator; sub first receives a StateEvent. Call
+// cancel when the spectator leaves.
+func (r *Race) Watch(sub Subscriber) (cancel func()) {
+	r.mu.Lock()
+	defer r.unlock()
+	now := r.clock.Now()
+	if r.feedIdleLocked() {
+		// What is due is released before the new spectator's state, and
+		// the feed's timer runs from now on.
+		r.releaseDueLocked(now)
+	}
+	r.spectators++
+	remote := isRemote(sub)
+	if remote {
+		r.remoteSpectators++
+	}
+	if r.relay == nil {
+		r.armFeedLocked(now)
+	}
+	r.sendLocked(sub, r.watchSnapshotLocked())
+	r.spectatorsChangedLocked()
+	unsub := r.subscribeLocked(watchTopicIndex, sub)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			unsub()
+			r.spectators--
+			if remote {
+				r.remoteSpectators--
+			}
+			r.spectatorsChangedLocked()
+			r.unlock()
+		})
+	}
+}
+
+// spectatorsEvery is the shortest time between two spectators messages of
+// a race.
+const spectatorsEvery = time.Second
+
+// spectatorsChangedLocked schedules a spectators message, unless one is
+// due already or the race is over.
+func (r *Race) spectatorsChangedLocked() {
+	if r.watchT != nil || r.state.Over() || r.stopped {
+		return
+	}
+	r.watchT = r.clock.AfterFunc(spectatorsEvery, func() {
+		r.mu.Lock()
+		defer r.unlock()
+		r.watchT = nil
+		if r.state.Over() || r.stopped || r.spectators == r.told {
+			return
+		}
+		r.told = r.spectators
+		// Not game information: nobody's feed delays it.
+		ev := &SpectatorsEvent{Race: r.id, Count: r.spectators}
+		for s := range 2 {
+			r.publishLocked(s, ev)
+		}
+		r.sendWatchersLocked(ev)
+	})
+}
+
+// publishWatchLocked sends ev to the spectators, after the spectator
+// delay in public races.
+func (r *Race) publishWatchLocked(ev Event) { r.feedLocked(feedItem{ev: ev}) }
+
+// feedLocked adds it to the spectators' feed: at once, or after the
+// spectator delay in public races that are not over. What is due by now
+// goes first: a race's events release its feed (see FeedSlack).
+func (r *Race) feedLocked(it feedItem) {
+	if r.opts.SpectatorDelay <= 0 || r.state.Over() {
+		r.releaseLocked(&it)
+		return
+	}
+	now := r.clock.Now()
+	if r.releaseDueLocked(now) && r.specArmed {
+		// The head moved on: the timer waits for the new one.
+		r.specT.Stop()
+		r.specArmed = false
+	}
+	if r.specQ.Cap() == 0 {
+		r.specQ.SetBaseCap(feedRoom)
+	}
+	r.specQ.PushBack(delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
+	r.armFeedLocked(now)
+}
+
+// feedRoom is the room a race's delayed feed starts with, so that it
+// does not grow three times in every public race: 10 s of both players'
+// moves at 2 a second each, and a few states.
+const feedRoom = 64
+
+// FeedSlack is how long after an item of the spectators' feed is due
+// its timer releases it, if no event of the race (a move, a spectator)
+// has done so first. In a race being played that is what happens: its
+// spectators' boards go out from the mover's goroutine, up to FeedSlack
+// later than the delay asks (never earlier), and cost no wake-up of
+// their own. A timer per item, and its goroutine, was most of the feed's
+// cost.
+const FeedSlack = 250 * time.Millisecond
+
+// feedIdleLocked reports whether the feed's delay runs without a timer:
+// on one instance (memory mode, and the single binary whose races are
+// kept in SQLite) while nobody watches, what is due is released by the
+// next event or the next spectator (Watch), as nobody can tell when. A
+// busy server's public races mostly have no spectators, and a timer for
+// each of their moves (and a goroutine when it fires) was a tenth of its
+// CPU. Where the bus relays to other instances (Redis mode) the timer
+// always runs: the other instances' spectators follow the feed.
+func (r *Race) feedIdleLocked() bool { return r.relay == nil && r.spectators == 0 }
+
+// armFeedLocked starts the timer that releases the feed's head, FeedSlack
+// after it is due, unless it runs already or the feed is idle. Its
+// callback does nothing if the timer was stopped meanwhile (a call that
+// Stop came too late for), so that no more than one runs at a time.
+func (r *Race) armFeedLocked(now time.Time) {
+	if r.specArmed || r.specQ.Len() == 0 || r.feedIdleLocked() {
+		return
+	}
+	r.specArmed = true
+	r.specGen++
+	gen := r.specGen
+	r.specT = r.clock.AfterFunc(r.specQ.Front().due.Add(FeedSlack).Sub(now), func() { r.releaseDue(gen) })
+}
+
+// releaseDue is the feed's timer (armFeedLocked) of generation gen.
+func (r *Race) releaseDue(gen uint64) {
+	r.mu.Lock()
+	defer r.unlock()
+	if !r.specArmed || gen != r.specGen {
+		return // stopped, and another armed since, or none
+	}
+	r.specArmed = false
+	now := r.clock.Now()
+	r.releaseDueLocked(now)
+	r.armFeedLocked(now)
+}
+
+// releaseDueLocked releases the feed's items that are due, and reports
+// whether there were any.
+func (r *Race) releaseDueLocked(now time.Time) bool {
+	released := false
+	for r.specQ.Len() > 0 && !r.specQ.Front().due.After(now) {
+		it := r.specQ.PopFront().item
+		r.releaseLocked(&it)
+		released = true
+	}
+	return released
 }

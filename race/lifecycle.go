@@ -1,0 +1,222 @@
+package race
+
+// A race's life: the countdown once both seats are filled, the start, the
+// clock (the time limit, the first-move rule, nobody coming), and the end:
+// the referee's decision or an abort, the final state, and the work of the
+// end run once the lock is released.
+
+import (
+	"context"
+	"strconv"
+
+	"sirtommy/engine"
+)
+
+// maybeCountdownLocked starts the countdown once both seats are taken and
+// their players connected (the seats of a next round are kept for the
+// players of the last one until they resume them).
+func (r *Race) maybeCountdownLocked() {
+	if r.state == Waiting && r.seats[0].connected && r.seats[1].connected {
+		r.state = Countdown
+		r.startAt = r.clock.Now().Add(r.opts.Countdown)
+		r.countT = r.clock.AfterFunc(r.opts.Countdown, r.start)
+		r.log.Info().Time("startAt", r.startAt).Msg("countdown")
+	}
+}
+
+func (r *Race) start() {
+	r.mu.Lock()
+	defer r.unlock()
+	if r.state != Countdown {
+		return
+	}
+	r.state = Running
+	r.limitT = r.clock.AfterFunc(r.opts.TimeLimit, r.timeUp)
+	r.firstT = r.clock.AfterFunc(r.opts.FirstMoveTimeout, r.firstMoveCheck)
+	r.saveLocked()
+	r.log.Info().Msg("race started")
+	r.publishStateLocked(-1)
+	for s := range 2 {
+		if r.seats[s].computer != nil {
+			r.scheduleBotLocked(s)
+		}
+		if r.seats[s].ghost != nil {
+			r.scheduleGhostLocked(s)
+		}
+	}
+}
+
+func (r *Race) timeUp() {
+	r.mu.Lock()
+	defer r.unlock()
+	if r.state == Running {
+		r.timeUpLocked()
+	}
+}
+
+func (r *Race) timeUpLocked() {
+	if r.opts.Solo {
+		r.finishLocked(-1, ReasonTime)
+		return
+	}
+	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
+	w, reason := decideOnTime(&games)
+	r.finishLocked(w, reason)
+}
+
+func (r *Race) firstMoveCheck() {
+	r.mu.Lock()
+	defer r.unlock()
+	if r.state != Running {
+		return
+	}
+	for s := range 2 {
+		if r.seats[s].ghost == nil && !r.seats[s].solo && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
+			r.log.Info().Int("seat", s).Msg("no first move in time")
+			r.abortLocked(ReasonNoFirstMove)
+			return
+		}
+	}
+}
+
+// waitOver aborts a race nobody came to play.
+func (r *Race) waitOver() {
+	r.mu.Lock()
+	defer r.unlock()
+	if r.state != Waiting || r.stopped {
+		return
+	}
+	r.log.Info().Dur("waited", r.opts.WaitTimeout).Msg("nobody came: the race expires")
+	r.abortLocked(ReasonExpired)
+}
+
+// Stop stops the race's timers without ending it: another instance runs
+// it now (Redis mode), and this copy must decide nothing.
+func (r *Race) Stop() {
+	r.mu.Lock()
+	defer r.unlock()
+	r.stopLocked()
+}
+
+// Halted is Stopped without the race's lock: it may be asked while
+// another race delivers an event.
+func (r *Race) Halted() bool { return r.halted.Load() }
+
+func (r *Race) stopLocked() {
+	r.stopped = true
+	r.halted.Store(true)
+	r.stopTimersLocked()
+}
+
+// stopTimersLocked stops every timer of the race.
+func (r *Race) stopTimersLocked() {
+	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
+		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT, r.seats[0].ghostT, r.seats[1].ghostT} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// Abort ends the race without a rated result, for the reason given (for
+// instance "shutdown"). It does nothing to a race that is over.
+func (r *Race) Abort(reason Reason) {
+	r.mu.Lock()
+	defer r.unlock()
+	if !r.state.Over() {
+		r.abortLocked(reason)
+	}
+}
+
+func (r *Race) abortLocked(reason Reason) {
+	r.endLocked(&Result{Outcome: OutcomeAborted, Reason: reason}, Aborted)
+}
+
+func (r *Race) finishLocked(winner int, reason Reason) {
+	res := &Result{Outcome: OutcomeDraw, Reason: reason, Rated: !r.opts.Unrated}
+	if winner >= 0 {
+		w := winner
+		res.Outcome, res.Winner = OutcomeWin, &w
+	}
+	if r.opts.Solo && (winner < 0 || r.seats[winner].solo) {
+		res.Outcome, res.Winner, res.Rated = OutcomeSolo, nil, false
+	}
+	r.endLocked(res, Finished)
+}
+
+func (r *Race) endLocked(res *Result, state State) {
+	if r.deciding {
+		return // a result is being stored: it ends the race
+	}
+	for s := range 2 {
+		g := &r.seats[s].game
+		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
+		res.Games[s] = engine.RecordOf(g, r.seats[s].moves).String()
+	}
+	res.Deal = strconv.FormatUint(r.deal, 10)
+	if !r.opts.DealNamed {
+		res.Salt, res.Commitment, res.Grade = r.salt, r.Commitment(), r.opts.Grade
+	}
+	if res.Match == nil {
+		r.settleMatchLocked(res)
+	}
+	if r.records != nil {
+		// The result is stored once for every instance, by one Redis
+		// script: outside the lock, so that nobody else waits for Redis.
+		r.deciding = true
+		r.later = append(r.later, func() { r.storeResult(res, state) })
+		return
+	}
+	r.endedLocked(res, state)
+}
+
+// endedLocked ends the race with its result, stored once when the race
+// has Records.
+func (r *Race) endedLocked(res *Result, state State) {
+	r.state = state
+	r.stopTimersLocked()
+	r.result, r.endedAt = res, r.clock.Now()
+	// The race is over: the spectators' delay protects nothing any more.
+	// What it still held back is dropped, not sent in a burst (which would
+	// overflow a spectator's send queue after a fast race): the final state
+	// below carries both boards as they end.
+	r.specQ.Clear()
+	r.log.Info().Str("state", string(state)).Str("outcome", string(res.Outcome)).Str("reason", string(res.Reason)).
+		Ints("scores", res.Scores[:]).Msg("race over")
+	r.publishStateLocked(-1)
+	r.saveLocked()
+	// What follows calls out of the race (the store, the OnEnd hook, the
+	// Service): it runs once the lock is released.
+	if ret, ok := r.store.(Retainer); ok {
+		r.later = append(r.later, func() {
+			if err := ret.Finished(context.Background(), r.id); err != nil {
+				r.log.Warn().Err(err).Msg("event log retention not set")
+			}
+		})
+	}
+	if r.onEnd != nil || r.ended != nil {
+		e := r.endedEventLocked()
+		if r.ended != nil {
+			r.later = append(r.later, func() { r.ended(r, e) })
+		} else {
+			r.later = append(r.later, func() { r.onEnd(e) })
+		}
+	}
+	r.later = append(r.later, func() { close(r.done) })
+	r.afterEndLocked()
+}
+
+// endedEventLocked is the race's end as Deps.OnEnd hears of it.
+func (r *Race) endedEventLocked() Ended {
+	e := Ended{Race: r.id, Variant: r.rules.Name, Tag: r.opts.Tag}
+	if r.result != nil {
+		e.Result = *r.result
+	}
+	for i := range 2 {
+		e.Players[i] = r.playerInfoLocked(i)
+		if g := r.seats[i].ghost; g != nil {
+			e.Ghosts[i] = g.Ref
+		}
+	}
+	return e
+}

@@ -1,0 +1,296 @@
+package race
+
+// The seats: taking one (a player joining, a seat reserved for a lobby
+// player, resuming with a token), leaving, and the grace period of a
+// player who is gone.
+
+import (
+	"crypto/subtle"
+	"time"
+
+	"sirtommy/engine"
+)
+
+// Join takes the first free seat for a player called name and subscribes
+// sub to it; sub first receives a JoinedEvent (echoing the request id) and
+// a StateEvent. When both seats are taken the countdown starts.
+func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
+	r.mu.Lock()
+	defer r.unlock()
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return Ticket{}, err
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.token = true, clip(name), NewToken()
+	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
+	st.connected = true
+	r.maybeCountdownLocked()
+	r.saveLocked()
+	r.sendLocked(sub, &JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.attachLocked(s, sub)
+	r.publishStateLocked(s)
+	return Ticket{Seat: s, Token: st.token}, nil
+}
+
+// SeatComputer puts a computer player in the first free seat; it moves
+// every c.Pace once the race runs.
+func (r *Race) SeatComputer(name string, c Computer) (int, error) {
+	if c.Player == nil {
+		return 0, Errorf(CodeInternal, "a computer seat needs a player")
+	}
+	r.mu.Lock()
+	defer r.unlock()
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return 0, err
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.connected = true, clip(name), true
+	st.computer, st.level, st.seed, st.pace = c.Player, c.Level, c.Seed, c.Pace
+	r.log.Info().Int("seat", s).Str("name", st.name).Str("level", c.Level).Dur("pace", c.Pace).Msg("computer seated")
+	r.maybeCountdownLocked()
+	r.saveLocked()
+	r.publishStateLocked(-1)
+	return s, nil
+}
+
+// Reservation is who the lobby keeps a seat for.
+type Reservation struct {
+	Name string
+	// Player is the lobby's player id.
+	Player string
+	// Rating is their rating in the race's variant as the race is made
+	// (0: none), shown to everyone beside their name.
+	Rating float64
+}
+
+// Reserve takes the first free seat for a lobby player who is not
+// connected yet (a lobby pairing two players): the seat is theirs, they
+// take it with Resume and the ticket's token (which Service.SeatOf finds
+// again from any instance), and if they do not come within the grace
+// period the race is aborted ("left"). The countdown starts once both
+// seats' players are connected.
+func (r *Race) Reserve(p Reservation) (Ticket, error) {
+	r.mu.Lock()
+	defer r.unlock()
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return Ticket{}, err
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.token, st.player, st.rating = true, clip(p.Name), NewToken(), p.Player, p.Rating
+	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
+	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
+	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
+	r.saveLocked() // so that SeatOf on another instance finds the player
+	r.publishStateLocked(-1)
+	return Ticket{Seat: s, Token: st.token}, nil
+}
+
+// Resume gives the seat whose token this is back to a new connection sub
+// of player (the lobby's player id of whoever sent the token; "" for an
+// anonymous connection). A seat the lobby reserved is given back only to
+// its player: anyone else, anonymous included, is refused with
+// CodeNotYourSeat, so that a token shown or stolen is not a seat. The
+// seat gets a fresh token and the one given stops working: sub first
+// receives a JoinedEvent with it (echoing the request id), then a
+// StateEvent with the exact state. A connection still holding the seat
+// gets a ReplacedEvent and loses it.
+func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) {
+	r.mu.Lock()
+	defer r.unlock()
+	s := -1
+	for i := range 2 {
+		t := r.seats[i].token
+		if t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+			s = i
+		}
+	}
+	if s < 0 {
+		return Ticket{}, Errorf(CodeBadToken, "that token does not resume a seat in this race")
+	}
+	st := &r.seats[s]
+	if st.player != "" && st.player != player {
+		return Ticket{}, Errorf(CodeNotYourSeat, "seat %d of race %s is reserved for another player; say hello as that player, or watch the race", s, r.id)
+	}
+	if r.state.Over() {
+		return Ticket{}, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
+	if st.sub != nil && st.sub != sub { // the same connection resuming again is not replaced
+		r.sendLocked(st.sub, &ReplacedEvent{Race: r.id, Seat: s})
+	}
+	wasConnected, before := st.connected, r.state
+	st.connected = true
+	st.token = NewToken()    // the token given is spent
+	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
+	r.saveLocked()           // the new token outlives this instance (Redis mode)
+	r.sendLocked(sub, &JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
+	r.attachLocked(s, sub)
+	if !wasConnected {
+		r.presenceLocked(s, nil)
+	}
+	if r.state != before {
+		r.publishStateLocked(s)
+	}
+	r.log.Info().Int("seat", s).Msg("player resumed")
+	return Ticket{Seat: s, Token: st.token}, nil
+}
+
+// Leave is called when connection sub, which held seat s, is gone. The
+// player then has the grace period to resume, or forfeits; a player whose
+// own game is over forfeits nothing.
+func (r *Race) Leave(s int, sub Subscriber) {
+	r.mu.Lock()
+	defer r.unlock()
+	st := &r.seats[s]
+	if st.sub != sub {
+		return // already replaced by a newer connection
+	}
+	st.unsub()
+	st.sub, st.unsub, st.connected = nil, nil, false
+	if r.state.Over() || st.game.Status().Over() {
+		// A player whose game is over (stuck, resigned) has nothing left to
+		// do: leaving then forfeits nothing.
+		r.saveLocked()
+		r.presenceLocked(s, nil)
+		return
+	}
+	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
+	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
+	r.saveLocked()
+	r.log.Info().Int("seat", s).Time("graceUntil", st.graceEnd).Msg("player disconnected")
+	end := st.graceEnd
+	r.presenceLocked(s, &end)
+}
+
+// Detach unsubscribes sub from seat s without starting a grace period:
+// the race runs elsewhere now, and the connection follows it there.
+func (r *Race) Detach(s int, sub Subscriber) {
+	r.mu.Lock()
+	defer r.unlock()
+	st := &r.seats[s]
+	if st.sub != sub {
+		return
+	}
+	if st.unsub != nil {
+		st.unsub()
+	}
+	st.sub, st.unsub = nil, nil
+}
+
+// freeSeatLocked is the first free seat, or why none can be taken.
+func (r *Race) freeSeatLocked() (int, error) {
+	if r.state.Over() {
+		return -1, Errorf(CodeRaceOver, "the race is %s", r.state)
+	}
+	for s := range 2 {
+		if !r.seats[s].taken {
+			return s, nil
+		}
+	}
+	return -1, Errorf(CodeRaceFull, "both seats are taken")
+}
+
+func (r *Race) attachLocked(s int, sub Subscriber) {
+	st := &r.seats[s]
+	if st.unsub != nil {
+		st.unsub()
+	}
+	if st.graceT != nil {
+		st.graceT.Stop()
+		st.graceT = nil
+	}
+	st.sub, st.connected = sub, true
+	r.sendLocked(sub, r.snapshotLocked(s))
+	st.unsub = r.subscribeLocked(s, sub)
+}
+
+func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
+	ev := &PresenceEvent{Race: r.id, Seat: s, Connected: r.seats[s].connected, GraceUntil: graceUntil}
+	r.publishLocked(1-s, ev)
+	r.publishWatchLocked(ev)
+}
+
+// takeoverWaitOver starts the grace period of seat s, held as connected
+// since the takeover at from, if no connection has resumed it since.
+func (r *Race) takeoverWaitOver(s int, from time.Time) {
+	r.mu.Lock()
+	defer r.unlock()
+	st := &r.seats[s]
+	if r.state.Over() || st.sub != nil || !st.connected {
+		return // resumed in time, or a stale timer
+	}
+	st.connected = false
+	if st.game.Status().Over() {
+		r.saveLocked()
+		r.presenceLocked(s, nil)
+		return // a player whose game is over forfeits nothing by leaving
+	}
+	st.graceEnd = from.Add(r.opts.Grace)
+	st.graceT = r.clock.AfterFunc(max(st.graceEnd.Sub(r.clock.Now()), 0), func() { r.graceOver(s) })
+	r.saveLocked()
+	r.log.Info().Int("seat", s).Time("graceUntil", st.graceEnd).Msg("player did not follow the takeover")
+	end := st.graceEnd
+	r.presenceLocked(s, &end)
+}
+
+func (r *Race) graceOver(s int) {
+	r.mu.Lock()
+	defer r.unlock()
+	st := &r.seats[s]
+	if r.state.Over() || st.connected || r.clock.Now().Before(st.graceEnd) {
+		return // resumed in time, or a stale timer
+	}
+	r.log.Info().Int("seat", s).Msg("grace period over")
+	if r.state == Running {
+		r.finishLocked(1-s, ReasonForfeit)
+		return
+	}
+	r.abortLocked(ReasonLeft)
+}
+
+func clip(name string) string {
+	if len(name) > maxNameLen {
+		name = name[:maxNameLen]
+	}
+	return name
+}
+
+// Ticket is what a player gets for a seat: the seat and the token that
+// resumes it after a disconnect. The token is a secret: only its holder
+// plays the seat.
+type Ticket struct {
+	Seat  int
+	Token string
+}
+
+type seat struct {
+	taken     bool
+	name      string
+	token     string
+	player    string  // the lobby's player id of a reserved seat
+	rating    float64 // and their rating as the race was made
+	game      engine.Game
+	moves     []engine.Move
+	last      MoveRecord // the seat's last logged move or resignation
+	sub       Subscriber // the connection playing the seat, if any
+	unsub     func()
+	connected bool
+	graceT    Timer
+	graceEnd  time.Time
+
+	computer Player
+	level    string // the computer's level and seed, to make it again
+	seed     uint64
+	pace     time.Duration
+	botT     Timer
+
+	// ghost is a recorded game this seat plays (ghost.go); ghostNext is
+	// its next entry, ghostT the timer that plays it.
+	ghost     *Ghost
+	ghostNext int
+	ghostT    Timer
+	// solo marks the empty seat of a solo race.
+	solo bool
+}
