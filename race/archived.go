@@ -209,8 +209,8 @@ func (r *Race) archived(ctx context.Context) (Archived, error) {
 	defer r.unlock()
 	a := Archived{Info: in, Tag: r.opts.Tag, SealedUntil: r.opts.SealedUntil, EndedAt: r.endedAt}
 	for i := range 2 {
-		if g := r.seats[i].ghost; g != nil {
-			a.Ghosts[i] = g.Ref
+		if g := r.seats[i].ghost(); g != nil {
+			a.Ghosts[i] = g.rec.Ref
 		}
 	}
 	return a, nil

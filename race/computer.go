@@ -30,25 +30,38 @@ type Player interface {
 	Choose(v *engine.View, legal []engine.Move) (engine.Move, bool)
 }
 
-func (r *Race) scheduleBotLocked(s int) {
-	st := &r.seats[s]
-	if st.botT != nil {
-		st.botT.Stop()
-	}
-	st.botT = r.clock.AfterFunc(st.pace, func() { r.botMove(s) })
+// computerSeat is a seat a computer player plays (an occupant): one move
+// every Pace while the race runs.
+type computerSeat struct {
+	Computer
+	timer Timer // its next move
 }
+
+func (c *computerSeat) play(r *Race, s int) {
+	c.stop()
+	c.timer = r.clock.AfterFunc(c.Pace, func() { r.botMove(s) })
+}
+
+func (c *computerSeat) stop() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+func (c *computerSeat) describe(p *PlayerInfo) { p.Computer, p.Level = true, c.Level }
 
 func (r *Race) botMove(s int) {
 	r.mu.Lock()
 	st := &r.seats[s]
-	if r.state != Running || st.game.Status().Over() || r.stopped {
+	c := st.computer()
+	if r.state != Running || st.game.Status().Over() || r.stopped || c == nil {
 		r.unlock()
 		return
 	}
 	var buf [64]engine.Move
 	legal := st.game.AppendMoves(buf[:0])
 	v := st.game.Memory()
-	moves, computer := len(st.moves), st.computer
+	moves, computer := len(st.moves), c.Player
 	r.unlock()
 	// The computer thinks outside the lock: the expert level takes up to a
 	// few hundred milliseconds a move, which must not hold up the other

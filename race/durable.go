@@ -88,8 +88,13 @@ func (r *Race) recordLocked() *Record {
 	for s := range 2 {
 		st := &r.seats[s]
 		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player, Rating: st.rating,
-			Computer: st.computer != nil, Level: st.level, Seed: st.seed, PaceMs: st.pace.Milliseconds(), Ghost: st.ghost,
 			Connected: st.connected, GraceEnd: st.graceEnd}
+		if c := st.computer(); c != nil {
+			rec.Seats[s].Computer, rec.Seats[s].Level, rec.Seats[s].Seed, rec.Seats[s].PaceMs = true, c.Level, c.Seed, c.Pace.Milliseconds()
+		}
+		if g := st.ghost(); g != nil {
+			rec.Seats[s].Ghost = g.rec
+		}
 	}
 	return rec
 }
@@ -188,12 +193,16 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		st, sr := &r.seats[s], rec.Seats[s]
 		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
 		st.game = engine.New(rules, r.deal)
-		st.ghost = sr.Ghost
-		st.solo = opts.Solo && s == 0
+		switch {
+		case sr.Ghost != nil:
+			st.occ = &ghostSeat{rec: sr.Ghost}
+		case opts.Solo && s == 0:
+			st.occ = soloSeat{}
+		}
 		if !sr.Computer {
 			st.connected = sr.Connected // as the feed starts; Rearm decides what holds
 		}
-		if st.solo {
+		if st.solo() {
 			st.connected = true
 		}
 		if sr.Computer && sr.Level != "" && d.Computers != nil {
@@ -201,8 +210,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 			if err != nil {
 				r.log.Warn().Err(err).Int("seat", s).Str("level", sr.Level).Msg("computer player not made again; it is out")
 			} else {
-				st.computer, st.level, st.seed = p, sr.Level, sr.Seed
-				st.pace = time.Duration(sr.PaceMs) * time.Millisecond
+				st.occ = &computerSeat{Computer: Computer{Player: p, Level: sr.Level, Seed: sr.Seed, Pace: time.Duration(sr.PaceMs) * time.Millisecond}}
 			}
 		}
 	}
@@ -220,8 +228,8 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		}
 		st := &r.seats[m.Seat]
 		st.last = m
-		if st.ghost != nil {
-			st.ghostNext++ // the log has this entry of the recording
+		if g := st.ghost(); g != nil {
+			g.next++ // the log has this entry of the recording
 		}
 		fm := feedMove{seat: m.Seat, seq: m.Seq, move: m.Move, atMs: m.AtMs}
 		if m.Move == "resign" {
@@ -271,7 +279,7 @@ func (r *Race) rearmLocked(rec *Record) {
 	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }
 	for s := range 2 {
 		st := &r.seats[s]
-		if st.computer != nil || st.ghost != nil || st.solo {
+		if st.occ != nil {
 			// Made again by Restore: it plays on from here.
 			st.connected = true
 			continue
@@ -317,11 +325,8 @@ func (r *Race) rearmLocked(rec *Record) {
 		r.limitT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.TimeLimit)), r.timeUp)
 		r.firstT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.FirstMoveTimeout)), r.firstMoveCheck)
 		for s := range 2 {
-			if r.seats[s].computer != nil && !r.seats[s].game.Status().Over() {
-				r.scheduleBotLocked(s)
-			}
-			if r.seats[s].ghost != nil {
-				r.scheduleGhostLocked(s)
+			if o := r.seats[s].occ; o != nil && !r.seats[s].game.Status().Over() {
+				o.play(r, s)
 			}
 		}
 		if w, reason, done := r.refereeLocked(); done {

@@ -107,13 +107,10 @@ func (r *Race) SeatGhost(name string, g Ghost) (int, error) {
 	}
 	r.mu.Lock()
 	defer r.unlock()
-	s, err := r.freeSeatLocked()
+	s, st, err := r.takeSeatLocked(name, &ghostSeat{rec: &g})
 	if err != nil {
 		return 0, err
 	}
-	st := &r.seats[s]
-	st.taken, st.name, st.connected = true, clip(name), true
-	st.ghost = &g
 	r.log.Info().Int("seat", s).Str("name", st.name).Int("moves", len(g.Moves)).Msg("ghost seated")
 	r.maybeCountdownLocked()
 	r.saveLocked()
@@ -121,24 +118,36 @@ func (r *Race) SeatGhost(name string, g Ghost) (int, error) {
 	return s, nil
 }
 
-// scheduleGhostLocked arms seat s's ghost for its next recorded move, or
-// for the recording's end.
-func (r *Race) scheduleGhostLocked(s int) {
-	st := &r.seats[s]
-	if st.ghostT != nil {
-		st.ghostT.Stop()
-		st.ghostT = nil
-	}
-	if r.state != Running || st.game.Status().Over() {
+// ghostSeat is a seat a recording plays (an occupant): each recorded move
+// at its offset from the start.
+type ghostSeat struct {
+	rec   *Ghost
+	next  int   // the recording's next entry
+	timer Timer // that plays it
+}
+
+// play arms the recording for its next move, or for its end.
+func (g *ghostSeat) play(r *Race, s int) {
+	g.stop()
+	if r.state != Running || r.seats[s].game.Status().Over() {
 		return
 	}
-	due := st.ghost.EndMs
-	if st.ghostNext < len(st.ghost.Moves) {
-		due = st.ghost.Moves[st.ghostNext].AtMs
+	due := g.rec.EndMs
+	if g.next < len(g.rec.Moves) {
+		due = g.rec.Moves[g.next].AtMs
 	}
 	wait := max(r.startAt.Add(time.Duration(due)*time.Millisecond).Sub(r.clock.Now()), 0)
-	st.ghostT = r.clock.AfterFunc(wait, func() { r.ghostMove(s) })
+	g.timer = r.clock.AfterFunc(wait, func() { r.ghostMove(s) })
 }
+
+func (g *ghostSeat) stop() {
+	if g.timer != nil {
+		g.timer.Stop()
+		g.timer = nil
+	}
+}
+
+func (g *ghostSeat) describe(p *PlayerInfo) { p.Ghost = true }
 
 // ghostMove plays seat s's next recorded move; past the last one, a game
 // still playing is out.
@@ -146,16 +155,17 @@ func (r *Race) ghostMove(s int) {
 	r.mu.Lock()
 	defer r.unlock()
 	st := &r.seats[s]
-	if r.stopped || r.state != Running || st.ghost == nil || st.game.Status().Over() {
+	g := st.ghost()
+	if r.stopped || r.state != Running || g == nil || st.game.Status().Over() {
 		return
 	}
-	if st.ghostNext >= len(st.ghost.Moves) {
+	if g.next >= len(g.rec.Moves) {
 		r.log.Debug().Int("seat", s).Msg("the recording is over; the ghost is out")
 		_ = r.resignLocked(s, "")
 		return
 	}
-	m := st.ghost.Moves[st.ghostNext]
-	st.ghostNext++
+	m := g.rec.Moves[g.next]
+	g.next++
 	var err error
 	if m.Move == "resign" {
 		err = r.resignLocked(s, "")
@@ -170,13 +180,13 @@ func (r *Race) ghostMove(s int) {
 		// the same move again shortly.
 		r.log.Warn().Err(err).Int("seat", s).Str("move", m.Move).Msg("ghost move not recorded")
 		if ErrorCode(err) == CodeUnavailable && !r.stopped {
-			st.ghostNext--
-			st.ghostT = r.clock.AfterFunc(decideRetry, func() { r.ghostMove(s) })
+			g.next--
+			g.timer = r.clock.AfterFunc(decideRetry, func() { r.ghostMove(s) })
 		}
 		return
 	}
 	if r.state == Running {
-		r.scheduleGhostLocked(s)
+		g.play(r, s)
 	}
 }
 

@@ -37,11 +37,8 @@ func (r *Race) start() {
 	r.log.Info().Msg("race started")
 	r.publishStateLocked(-1)
 	for s := range 2 {
-		if r.seats[s].computer != nil {
-			r.scheduleBotLocked(s)
-		}
-		if r.seats[s].ghost != nil {
-			r.scheduleGhostLocked(s)
+		if o := r.seats[s].occ; o != nil {
+			o.play(r, s)
 		}
 	}
 }
@@ -71,7 +68,7 @@ func (r *Race) firstMoveCheck() {
 		return
 	}
 	for s := range 2 {
-		if r.seats[s].ghost == nil && !r.seats[s].solo && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
+		if r.seats[s].ghost() == nil && !r.seats[s].solo() && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
 			r.log.Info().Int("seat", s).Msg("no first move in time")
 			r.abortLocked(ReasonNoFirstMove)
 			return
@@ -111,9 +108,14 @@ func (r *Race) stopLocked() {
 // stopTimersLocked stops every timer of the race.
 func (r *Race) stopTimersLocked() {
 	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
-		r.seats[0].graceT, r.seats[1].graceT, r.seats[0].botT, r.seats[1].botT, r.seats[0].ghostT, r.seats[1].ghostT} {
+		r.seats[0].graceT, r.seats[1].graceT} {
 		if t != nil {
 			t.Stop()
+		}
+	}
+	for s := range 2 {
+		if o := r.seats[s].occ; o != nil {
+			o.stop()
 		}
 	}
 }
@@ -138,7 +140,7 @@ func (r *Race) finishLocked(winner int, reason Reason) {
 		w := winner
 		res.Outcome, res.Winner = OutcomeWin, &w
 	}
-	if r.opts.Solo && (winner < 0 || r.seats[winner].solo) {
+	if r.opts.Solo && (winner < 0 || r.seats[winner].solo()) {
 		res.Outcome, res.Winner, res.Rated = OutcomeSolo, nil, false
 	}
 	r.endLocked(res, Finished)
@@ -214,8 +216,8 @@ func (r *Race) endedEventLocked() Ended {
 	}
 	for i := range 2 {
 		e.Players[i] = r.playerInfoLocked(i)
-		if g := r.seats[i].ghost; g != nil {
-			e.Ghosts[i] = g.Ref
+		if g := r.seats[i].ghost(); g != nil {
+			e.Ghosts[i] = g.rec.Ref
 		}
 	}
 	return e

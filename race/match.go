@@ -66,7 +66,7 @@ func (r *Race) Rematch(s int) (string, error) {
 		r.unlock()
 		return id, nil
 	}
-	if r.seats[0].ghost != nil || r.seats[1].ghost != nil {
+	if r.seats[0].ghost() != nil || r.seats[1].ghost() != nil {
 		r.unlock()
 		return "", Errorf(CodeBadOptions, "a recording does not race again: make a ghost challenge of your game instead")
 	}
@@ -82,7 +82,7 @@ func (r *Race) Rematch(s int) (string, error) {
 		r.publishWatchLocked(ev)
 	}
 	for i := range 2 {
-		if !r.rematch[i] && r.seats[i].computer == nil {
+		if !r.rematch[i] && r.seats[i].computer() == nil {
 			r.unlock()
 			return "", nil
 		}
@@ -162,8 +162,10 @@ func (r *Race) makeNext(m Match) (*Race, error) {
 	var seats [2]seat
 	for s := range 2 {
 		from := &r.seats[s]
-		seats[s] = seat{name: from.name, token: from.token, player: from.player, rating: from.rating,
-			computer: from.computer, level: from.level, seed: from.seed, pace: from.pace}
+		seats[s] = seat{name: from.name, token: from.token, player: from.player, rating: from.rating}
+		if c := from.computer(); c != nil {
+			seats[s].occ = &computerSeat{Computer: c.Computer} // the same player, with a timer of its own
+		}
 	}
 	r.unlock()
 	var next *Race
@@ -178,8 +180,8 @@ func (r *Race) makeNext(m Match) (*Race, error) {
 			for s := range 2 {
 				from, to := &seats[s], &n.seats[s]
 				to.taken, to.name, to.token, to.player, to.rating = true, from.name, from.token, from.player, from.rating
-				to.computer, to.level, to.seed, to.pace = from.computer, from.level, from.seed, from.pace
-				to.connected = from.computer != nil
+				to.occ = from.occ
+				to.connected = from.occ != nil
 				if !to.connected { // the player has the grace period to come over
 					to.graceEnd = n.clock.Now().Add(n.opts.Grace)
 					to.graceT = n.clock.AfterFunc(n.opts.Grace, func() { n.graceOver(s) })

@@ -387,7 +387,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r.commit()
 	r.createdAt = r.clock.Now()
 	if opts.Solo {
-		r.seats[0].taken, r.seats[0].connected, r.seats[0].solo = true, true, true
+		r.seats[0].taken, r.seats[0].connected, r.seats[0].occ = true, true, soloSeat{}
 	}
 	r.waitT = r.clock.AfterFunc(opts.WaitTimeout, r.waitOver)
 	for s := range 2 {
@@ -636,8 +636,8 @@ func (r *Race) afterChangeLocked(m feedMove, id string) {
 		r.finishLocked(w, reason)
 		return
 	}
-	if st.computer != nil {
-		r.scheduleBotLocked(s)
+	if c := st.computer(); c != nil {
+		c.play(r, s)
 	}
 }
 
@@ -781,5 +781,9 @@ func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	return PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Computer: st.computer != nil, Level: st.level, Ghost: st.ghost != nil, Solo: st.solo, Connected: st.connected}
+	p := PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Connected: st.connected}
+	if st.occ != nil {
+		st.occ.describe(&p)
+	}
+	return p
 }

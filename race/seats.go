@@ -17,12 +17,11 @@ import (
 func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
 	defer r.unlock()
-	s, err := r.freeSeatLocked()
+	s, st, err := r.takeSeatLocked(name, nil)
 	if err != nil {
 		return Ticket{}, err
 	}
-	st := &r.seats[s]
-	st.taken, st.name, st.token = true, clip(name), NewToken()
+	st.token = NewToken()
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("player joined")
 	st.connected = true
 	r.maybeCountdownLocked()
@@ -41,13 +40,10 @@ func (r *Race) SeatComputer(name string, c Computer) (int, error) {
 	}
 	r.mu.Lock()
 	defer r.unlock()
-	s, err := r.freeSeatLocked()
+	s, st, err := r.takeSeatLocked(name, &computerSeat{Computer: c})
 	if err != nil {
 		return 0, err
 	}
-	st := &r.seats[s]
-	st.taken, st.name, st.connected = true, clip(name), true
-	st.computer, st.level, st.seed, st.pace = c.Player, c.Level, c.Seed, c.Pace
 	r.log.Info().Int("seat", s).Str("name", st.name).Str("level", c.Level).Dur("pace", c.Pace).Msg("computer seated")
 	r.maybeCountdownLocked()
 	r.saveLocked()
@@ -74,12 +70,11 @@ type Reservation struct {
 func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	r.mu.Lock()
 	defer r.unlock()
-	s, err := r.freeSeatLocked()
+	s, st, err := r.takeSeatLocked(p.Name, nil)
 	if err != nil {
 		return Ticket{}, err
 	}
-	st := &r.seats[s]
-	st.taken, st.name, st.token, st.player, st.rating = true, clip(p.Name), NewToken(), p.Player, p.Rating
+	st.token, st.player, st.rating = NewToken(), p.Player, p.Rating
 	st.graceEnd = r.clock.Now().Add(r.opts.Grace)
 	st.graceT = r.clock.AfterFunc(r.opts.Grace, func() { r.graceOver(s) })
 	r.log.Info().Int("seat", s).Str("name", st.name).Msg("seat reserved")
@@ -279,18 +274,51 @@ type seat struct {
 	connected bool
 	graceT    Timer
 	graceEnd  time.Time
+	// occ plays the seat when no person's connection does (nil: a person).
+	occ occupant
+}
 
-	computer Player
-	level    string // the computer's level and seed, to make it again
-	seed     uint64
-	pace     time.Duration
-	botT     Timer
+// occupant is whoever plays a seat that a person's connection does not:
+// the server plays it (a computer player, computer.go; a recording raced
+// again, ghost.go), or nobody does (the empty seat of a solo race). Its
+// methods run with the race's lock held.
+type occupant interface {
+	// play starts or goes on playing seat s of r, which runs: its next
+	// move is scheduled.
+	play(r *Race, s int)
+	// stop stops its timer, if it has one.
+	stop()
+	// describe sets what the seat's public information says of it.
+	describe(p *PlayerInfo)
+}
 
-	// ghost is a recorded game this seat plays (ghost.go); ghostNext is
-	// its next entry, ghostT the timer that plays it.
-	ghost     *Ghost
-	ghostNext int
-	ghostT    Timer
-	// solo marks the empty seat of a solo race.
-	solo bool
+// computer is the seat's computer player, or nil.
+func (st *seat) computer() *computerSeat { c, _ := st.occ.(*computerSeat); return c }
+
+// ghost is the recording the seat plays, or nil.
+func (st *seat) ghost() *ghostSeat { g, _ := st.occ.(*ghostSeat); return g }
+
+// solo reports whether the seat is the empty one of a solo race.
+func (st *seat) solo() bool { _, ok := st.occ.(soloSeat); return ok }
+
+// soloSeat is the empty seat of a solo race (the day's deal): nobody
+// plays it; its game stays at the deal.
+type soloSeat struct{}
+
+func (soloSeat) play(*Race, int)        {}
+func (soloSeat) stop()                  {}
+func (soloSeat) describe(p *PlayerInfo) { p.Solo = true }
+
+// takeSeatLocked gives the first free seat to name, played by occ (nil:
+// a person), the one way a seat is taken: a person's seat waits for their
+// connection (the caller says when it is connected), an occupant's is
+// connected from the start.
+func (r *Race) takeSeatLocked(name string, occ occupant) (int, *seat, error) {
+	s, err := r.freeSeatLocked()
+	if err != nil {
+		return 0, nil, err
+	}
+	st := &r.seats[s]
+	st.taken, st.name, st.occ, st.connected = true, clip(name), occ, occ != nil
+	return s, st, nil
 }
