@@ -176,7 +176,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	r := &Race{
 		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
-		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
+		clock: d.Clock, store: d.Store, fan: newFanout(rec.ID, d.Bus), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", rec.ID).Logger(),
 		done:  make(chan struct{}),
 		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,
@@ -184,7 +184,6 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	r.writer = writerFor(d.Records, r.log)
 	r.moveLog = openLog(d.Store, rec.ID)
-	r.relay, _ = d.Bus.(LocalPublisher)
 	r.commit()
 	if r.match.BestOf == 0 {
 		r.match = Match{Round: 1, BestOf: opts.BestOf}

@@ -399,7 +399,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	if remote {
 		r.remoteSpectators++
 	}
-	if r.relay == nil {
+	if !r.fan.relays {
 		r.armFeedLocked(now)
 	}
 	r.sendLocked(sub, r.watchSnapshotLocked())
@@ -494,7 +494,7 @@ const FeedSlack = 250 * time.Millisecond
 // each of their moves (and a goroutine when it fires) was a tenth of its
 // CPU. Where the bus relays to other instances (Redis mode) the timer
 // always runs: the other instances' spectators follow the feed.
-func (r *Race) feedIdleLocked() bool { return r.relay == nil && r.spectators == 0 }
+func (r *Race) feedIdleLocked() bool { return !r.fan.relays && r.spectators == 0 }
 
 // armFeedLocked starts the timer that releases the feed's head, FeedSlack
 // after it is due, unless it runs already or the feed is idle. Its

@@ -1,69 +1,110 @@
 package race
 
-// Fan-out: who receives a race's events. A race delivers to the
-// connections on its own instance itself (own), queued under its lock and
-// written once it is released (unlock); in Redis mode the bus relays a
-// topic to other instances only while a connection there follows it.
+// Fan-out: who receives a race's events, and how they reach them.
 
 import "slices"
 
-// watchTopicIndex is the watch topic's place in Race.topics.
+// watchTopicIndex is the watch topic's place in fanout's topics.
 const watchTopicIndex = 2
 
-// topicLocked is seat i's topic (0 or 1), or the watch topic
-// (watchTopicIndex).
-func (r *Race) topicLocked(i int) string {
-	if r.topics[i] == "" {
-		r.topics = [3]string{SeatTopic(r.id, 0), SeatTopic(r.id, 1), WatchTopic(r.id)}
-	}
-	return r.topics[i]
+// fanout is who receives a race's events, by topic: its seats' (0 and 1)
+// and its spectators' (watchTopicIndex). On a bus that relays events to
+// other instances (Bus.Relays: Redis mode) every event goes on the bus,
+// and to other instances too only while a connection there follows its
+// topic (publish's elsewhere). On any other bus the race's own
+// connections are all a topic has, and the fan-out delivers to them
+// itself (own): looking them up on the bus for every event was a
+// twentieth of a one-instance server's CPU (docs/performance.md). Either
+// way a subscriber that can queue (Queuer) has the event queued, and the
+// race's unlock writes it (take) once its lock is released, so that no
+// socket write holds the lock. Its methods run with the race's lock held.
+type fanout struct {
+	bus    Bus
+	relays bool
+	id     string
+	// topics are the topics' names, made once rather than on every
+	// publish.
+	topics [3]string
+	own    [3][]Subscriber
+	// flushes are the subscribers whose queued events are still to be
+	// written (Queuer.Flush), in the order they were first queued.
+	flushes []Queuer
 }
 
-// publishLocked publishes ev on the race's topic i (a seat, or
-// watchTopicIndex): to other instances too only while a connection there
-// follows it (see LocalPublisher).
-func (r *Race) publishLocked(i int, ev Event) {
-	if r.relay == nil {
-		r.deliverLocked(i, ev)
-		return
-	}
-	topic := r.topicLocked(i)
-	if !r.followedElsewhereLocked(i) {
-		r.relay.PublishLocal(topic, ev)
-		return
-	}
-	r.bus.Publish(topic, ev)
+func newFanout(id string, bus Bus) fanout {
+	return fanout{bus: bus, relays: bus != nil && bus.Relays(), id: id}
 }
 
-// publishEverywhereLocked publishes ev on the race's topic i, to other
-// instances whether or not a connection there follows it yet.
-func (r *Race) publishEverywhereLocked(i int, ev Event) {
-	if r.relay == nil {
-		r.deliverLocked(i, ev)
-		return
+// topic is topic i's name.
+func (f *fanout) topic(i int) string {
+	if f.topics[i] == "" {
+		f.topics = [3]string{SeatTopic(f.id, 0), SeatTopic(f.id, 1), WatchTopic(f.id)}
 	}
-	r.bus.Publish(r.topicLocked(i), ev)
+	return f.topics[i]
 }
 
-// deliverLocked hands ev to the race's own subscribers of topic i (own):
-// queued, for unlock to write, where the subscriber can (Queuer).
-func (r *Race) deliverLocked(i int, ev Event) {
-	for _, sub := range r.own[i] {
-		r.sendLocked(sub, ev)
+// publish sends ev on topic i: to other instances too only if elsewhere
+// (a connection there follows the topic).
+func (f *fanout) publish(i int, ev Event, elsewhere bool) {
+	switch {
+	case !f.relays:
+		for _, sub := range f.own[i] {
+			f.send(sub, ev)
+		}
+	case elsewhere:
+		f.bus.Publish(f.topic(i), ev)
+	default:
+		f.bus.PublishLocal(f.topic(i), ev)
 	}
 }
 
-// sendLocked hands ev to sub: queued, for unlock to write, where sub can
-// (Queuer); delivered otherwise.
-func (r *Race) sendLocked(sub Subscriber, ev Event) {
+// send hands ev to sub: queued, for the race's unlock to write, where sub
+// can (Queuer); delivered otherwise.
+func (f *fanout) send(sub Subscriber, ev Event) {
 	if q, ok := sub.(Queuer); ok {
 		if q.Queue(ev) {
-			r.flushes = append(r.flushes, q)
+			f.flushes = append(f.flushes, q)
 		}
 		return
 	}
 	sub.Deliver(ev)
 }
+
+// take hands the subscribers with queued events to room (for unlock to
+// write once the lock is released) and forgets them.
+func (f *fanout) take(room []Queuer) []Queuer {
+	room = append(room, f.flushes...)
+	clear(f.flushes)
+	f.flushes = f.flushes[:0]
+	return room
+}
+
+// subscribe subscribes sub, a connection on this instance, to topic i:
+// on the bus where it relays events, or among the race's own
+// subscribers. cancel must be called with the race's lock held.
+func (f *fanout) subscribe(i int, sub Subscriber) (cancel func()) {
+	if f.relays {
+		return f.bus.Subscribe(f.topic(i), ownEvents{sub})
+	}
+	f.own[i] = append(f.own[i], sub)
+	return func() {
+		if k := slices.Index(f.own[i], sub); k >= 0 {
+			f.own[i] = slices.Delete(f.own[i], k, k+1)
+		}
+	}
+}
+
+// publishLocked publishes ev on the race's topic i (a seat, or
+// watchTopicIndex): to other instances too only while a connection there
+// follows it.
+func (r *Race) publishLocked(i int, ev Event) { r.fan.publish(i, ev, r.followedElsewhereLocked(i)) }
+
+// publishEverywhereLocked publishes ev on the race's topic i, to other
+// instances whether or not a connection there follows it yet.
+func (r *Race) publishEverywhereLocked(i int, ev Event) { r.fan.publish(i, ev, true) }
+
+// sendLocked hands ev to sub alone (fanout.send).
+func (r *Race) sendLocked(sub Subscriber, ev Event) { r.fan.send(sub, ev) }
 
 // followedElsewhereLocked reports whether a connection on another
 // instance follows the race's topic i: the seat's connection is remote,
@@ -84,22 +125,12 @@ func isRemote(sub Subscriber) bool {
 
 // subscribeLocked subscribes sub to the race's topic i, unless it stands
 // for a connection on another instance, which follows the topic from
-// there (see Remote): on the bus where it relays events, or among the
-// race's own subscribers. cancel must be called with the race's lock
-// held.
+// there (see Remote). cancel must be called with the race's lock held.
 func (r *Race) subscribeLocked(i int, sub Subscriber) (cancel func()) {
 	if isRemote(sub) {
 		return func() {}
 	}
-	if r.relay != nil {
-		return r.bus.Subscribe(r.topicLocked(i), ownEvents{sub})
-	}
-	r.own[i] = append(r.own[i], sub)
-	return func() {
-		if k := slices.Index(r.own[i], sub); k >= 0 {
-			r.own[i] = slices.Delete(r.own[i], k, k+1)
-		}
-	}
+	return r.fan.subscribe(i, sub)
 }
 
 // ownEvents passes a connection on the race's own instance only the
@@ -129,9 +160,7 @@ func (r *Race) unlock() {
 	// The writes queued under the lock go first, as they were queued, so
 	// that a race's last events reach the clients before its end's work.
 	var room [4]Queuer
-	flushes := append(room[:0], r.flushes...)
-	clear(r.flushes)
-	r.flushes = r.flushes[:0]
+	flushes := r.fan.take(room[:0])
 	r.mu.Unlock()
 	for _, q := range flushes {
 		q.Flush()

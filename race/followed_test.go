@@ -14,9 +14,9 @@ import (
 	"sirtommy/race/racetest"
 )
 
-// splitBus is a race.LocalPublisher over memrace.Bus that notes which
-// topics' events would have gone to other instances (Publish) and which
-// stayed here (PublishLocal).
+// splitBus is a bus that relays over memrace.Bus and notes which topics'
+// events would have gone to other instances (Publish) and which stayed
+// here (PublishLocal).
 type splitBus struct {
 	*memrace.Bus
 	mu        sync.Mutex
@@ -31,6 +31,8 @@ func (b *splitBus) Publish(topic string, ev race.Event) {
 }
 
 func (b *splitBus) PublishLocal(topic string, ev race.Event) { b.Bus.Publish(topic, ev) }
+
+func (b *splitBus) Relays() bool { return true }
 
 // sent returns and forgets the events sent out so far.
 func (b *splitBus) sent() []string {

@@ -149,26 +149,27 @@ type Remote interface {
 // one topic reach each subscriber in the order they were published.
 //
 // A race uses the bus for its own topics only where the bus relays them
-// (a LocalPublisher: other instances, and the fleet's proxies, may
-// follow them). On any other bus its connections are all its topics
-// have, and the race delivers to them itself, in the same order.
+// (Relays: other instances, and the fleet's proxies, may follow them). On
+// any other bus its connections are all its topics have, and the race
+// delivers to them itself, in the same order (fanout.go).
 type Bus interface {
-	// Publish delivers ev to every current subscriber of topic.
+	// Publish delivers ev to every current subscriber of topic, on every
+	// instance.
 	Publish(topic string, ev Event)
+	// PublishLocal delivers ev to this instance's subscribers of topic
+	// only: a race uses it for a topic no connection on another instance
+	// follows (no remote seat, no remote spectator), so that a race whose
+	// people are all on its owner sends nothing to other instances. A
+	// remote connection is known to the owner (Remote) before the first
+	// event it may see: the gate of a fleet proxy drops what the owner
+	// published before it sent that connection its joined or snapshot.
+	// On a bus that does not relay it is Publish.
+	PublishLocal(topic string, ev Event)
+	// Relays reports whether the bus carries events to other instances
+	// (redisrace.Bus does; memrace.Bus does not).
+	Relays() bool
 	// Subscribe adds s to topic until cancel is called.
 	Subscribe(topic string, s Subscriber) (cancel func())
-}
-
-// LocalPublisher is implemented by buses that carry events to other
-// instances (redisrace.Bus). PublishLocal delivers ev to this instance's
-// subscribers of topic only: the race uses it for a topic no connection
-// on another instance follows (no remote seat, no remote spectator), so
-// that a race whose people are all on its owner sends nothing to other
-// instances. A remote connection is known to the owner (Remote) before
-// the first event it may see: the gate of a fleet proxy drops what the
-// owner published before it sent that connection its joined or snapshot.
-type LocalPublisher interface {
-	PublishLocal(topic string, ev Event)
 }
 
 // SeatTopic is the topic carrying what the player in seat sees.

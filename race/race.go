@@ -251,7 +251,8 @@ type Race struct {
 	// moveLog is the race's own log in store (openLog): a move appends
 	// there.
 	moveLog MoveLog
-	bus     Bus
+	// fan is who receives the race's events (fanout.go).
+	fan fanout
 	// commitment is Commitment(), set by commit.
 	commitment string
 	// records is nil in memory mode; writer saves the race's records
@@ -270,10 +271,7 @@ type Race struct {
 	// released, in order (unlock runs it): the OnEnd hook, the store's
 	// retention, making the next race. See "Lock order" in the package
 	// documentation.
-	later []func()
-	// flushes are the subscribers whose queued events unlock writes
-	// (Queuer), in the order they were queued.
-	flushes   []Queuer
+	later     []func()
 	state     State
 	seats     [2]seat
 	createdAt time.Time
@@ -329,17 +327,6 @@ type Race struct {
 	// this instance (publishLocked).
 	remoteSpectators int
 	watchT           Timer
-	// topics are the seats' topics and the watch topic (topicLocked),
-	// made once rather than on every publish.
-	topics [3]string
-	// relay is the bus where it relays events to other instances (a
-	// LocalPublisher), nil where it does not. There the race delivers
-	// its events itself to its own subscribers of each topic (own, as
-	// topics): they are all a topic has, and looking them up on the bus
-	// for every event was a twentieth of a one-instance server's CPU
-	// (docs/performance.md).
-	relay LocalPublisher
-	own   [3][]Subscriber
 }
 
 // New makes a race waiting for its players.
@@ -356,14 +343,13 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, bus: d.Bus, records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
+		clock: d.Clock, store: d.Store, fan: newFanout(id, d.Bus), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
 	}
 	r.writer = writerFor(d.Records, r.log)
 	r.moveLog = openLog(d.Store, id)
-	r.relay, _ = d.Bus.(LocalPublisher)
 	switch {
 	case opts.DealNamed:
 		r.deal, r.opts.Grade = opts.Deal, ""

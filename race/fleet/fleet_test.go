@@ -255,11 +255,13 @@ type bus struct {
 }
 
 var (
-	_ race.LocalPublisher = (*bus)(nil)
-	_ fleet.Lapser        = (*bus)(nil)
+	_ race.Bus     = (*bus)(nil)
+	_ fleet.Lapser = (*bus)(nil)
 )
 
 func (b *bus) Publish(topic string, ev race.Event) { b.publish(topic, ev, false) }
+
+func (b *bus) Relays() bool { return true }
 
 func (b *bus) PublishLocal(topic string, ev race.Event) { b.publish(topic, ev, true) }
 

@@ -119,6 +119,12 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 	}
 }
 
+// PublishLocal is Publish: every subscriber is on this instance.
+func (b *Bus) PublishLocal(topic string, ev race.Event) { b.Publish(topic, ev) }
+
+// Relays is false: the bus carries nothing to other instances.
+func (b *Bus) Relays() bool { return false }
+
 // Subscribe adds s to topic; cancel removes it and may be called more than
 // once.
 func (b *Bus) Subscribe(topic string, s race.Subscriber) (cancel func()) {

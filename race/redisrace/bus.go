@@ -110,10 +110,7 @@ type subOp struct {
 	shard   int
 }
 
-var (
-	_ race.Bus            = (*Bus)(nil)
-	_ race.LocalPublisher = (*Bus)(nil)
-)
+var _ race.Bus = (*Bus)(nil)
 
 // NewBus starts a Bus on rdb; origin names this instance (unique per
 // process: a random token). On a *redis.ClusterClient it uses sharded
@@ -179,9 +176,12 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 	}
 }
 
+// Relays is true: the bus carries events to other instances.
+func (b *Bus) Relays() bool { return true }
+
 // PublishLocal delivers ev to this instance's subscribers of topic only,
 // sending nothing to Redis: no other instance follows the topic (see
-// race.LocalPublisher).
+// race.Bus).
 func (b *Bus) PublishLocal(topic string, ev race.Event) {
 	for _, s := range b.local(b.keys.Channel(topic)) {
 		deliver(s, "", ev)
