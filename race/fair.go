@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gammazero/deque"
+
 	"sirtommy/engine"
 )
 
@@ -81,6 +83,16 @@ type feed struct {
 	// ver is the version of the last event released: epoch<<32, plus one,
 	// plus the events released since this copy of the race was made.
 	ver uint64
+	// queue holds, in public races, what waits for the spectator delay,
+	// timer releasing its head. A ring, as a slice taken from the front
+	// and appended to was reallocated over and over (a quarter of the
+	// bytes a move allocated).
+	queue deque.Deque[delayed]
+	timer Timer
+	// armed is set while timer runs; gen numbers its arming
+	// (armFeedLocked).
+	armed bool
+	gen   uint64
 }
 
 // verEpochShift places a race copy's epoch above its event count: a race
@@ -460,15 +472,15 @@ func (r *Race) feedLocked(it feedItem) {
 		return
 	}
 	now := r.clock.Now()
-	if r.releaseDueLocked(now) && r.specArmed {
+	if r.releaseDueLocked(now) && r.feed.armed {
 		// The head moved on: the timer waits for the new one.
-		r.specT.Stop()
-		r.specArmed = false
+		r.feed.timer.Stop()
+		r.feed.armed = false
 	}
-	if r.specQ.Cap() == 0 {
-		r.specQ.SetBaseCap(feedRoom)
+	if r.feed.queue.Cap() == 0 {
+		r.feed.queue.SetBaseCap(feedRoom)
 	}
-	r.specQ.PushBack(delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
+	r.feed.queue.PushBack(delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
 	r.armFeedLocked(now)
 }
 
@@ -501,23 +513,23 @@ func (r *Race) feedIdleLocked() bool { return !r.fan.relays && r.spectators == 0
 // callback does nothing if the timer was stopped meanwhile (a call that
 // Stop came too late for), so that no more than one runs at a time.
 func (r *Race) armFeedLocked(now time.Time) {
-	if r.specArmed || r.specQ.Len() == 0 || r.feedIdleLocked() {
+	if r.feed.armed || r.feed.queue.Len() == 0 || r.feedIdleLocked() {
 		return
 	}
-	r.specArmed = true
-	r.specGen++
-	gen := r.specGen
-	r.specT = r.clock.AfterFunc(r.specQ.Front().due.Add(FeedSlack).Sub(now), func() { r.releaseDue(gen) })
+	r.feed.armed = true
+	r.feed.gen++
+	gen := r.feed.gen
+	r.feed.timer = r.clock.AfterFunc(r.feed.queue.Front().due.Add(FeedSlack).Sub(now), func() { r.releaseDue(gen) })
 }
 
 // releaseDue is the feed's timer (armFeedLocked) of generation gen.
 func (r *Race) releaseDue(gen uint64) {
 	r.mu.Lock()
 	defer r.unlock()
-	if !r.specArmed || gen != r.specGen {
+	if !r.feed.armed || gen != r.feed.gen {
 		return // stopped, and another armed since, or none
 	}
-	r.specArmed = false
+	r.feed.armed = false
 	now := r.clock.Now()
 	r.releaseDueLocked(now)
 	r.armFeedLocked(now)
@@ -527,8 +539,8 @@ func (r *Race) releaseDue(gen uint64) {
 // whether there were any.
 func (r *Race) releaseDueLocked(now time.Time) bool {
 	released := false
-	for r.specQ.Len() > 0 && !r.specQ.Front().due.After(now) {
-		it := r.specQ.PopFront().item
+	for r.feed.queue.Len() > 0 && !r.feed.queue.Front().due.After(now) {
+		it := r.feed.queue.PopFront().item
 		r.releaseLocked(&it)
 		released = true
 	}

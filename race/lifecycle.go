@@ -107,7 +107,7 @@ func (r *Race) stopLocked() {
 
 // stopTimersLocked stops every timer of the race.
 func (r *Race) stopTimersLocked() {
-	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.specT, r.decideT, r.watchT,
+	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.feed.timer, r.decideT, r.watchT,
 		r.seats[0].graceT, r.seats[1].graceT} {
 		if t != nil {
 			t.Stop()
@@ -182,7 +182,7 @@ func (r *Race) endedLocked(res *Result, state State) {
 	// What it still held back is dropped, not sent in a burst (which would
 	// overflow a spectator's send queue after a fast race): the final state
 	// below carries both boards as they end.
-	r.specQ.Clear()
+	r.feed.queue.Clear()
 	r.log.Info().Str("state", string(state)).Str("outcome", string(res.Outcome)).Str("reason", string(res.Reason)).
 		Ints("scores", res.Scores[:]).Msg("race over")
 	r.publishStateLocked(-1)

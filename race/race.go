@@ -64,7 +64,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gammazero/deque"
 	"github.com/rs/zerolog"
 
 	"sirtommy/engine"
@@ -293,21 +292,12 @@ type Race struct {
 	// proxy's feed gate asks it from inside another race's delivery).
 	halted atomic.Bool
 	// The spectators' feed (fair.go): where each card lies in the deal,
-	// what the spectators have been sent, and this copy's epoch (one more
-	// for each instance that took the race over). In public races events
-	// wait in specQ for the spectator delay, specT releasing the head. A
-	// ring, as a slice taken from the front and appended to was
-	// reallocated over and over (a quarter of the bytes a move
-	// allocated).
+	// what the spectators have been sent and what waits for the spectator
+	// delay, and this copy's epoch (one more for each instance that took
+	// the race over).
 	sight sight
 	feed  feed
 	epoch uint64
-	specQ deque.Deque[delayed]
-	specT Timer
-	// specArmed is set while specT runs; specGen numbers its arming
-	// (armFeedLocked).
-	specArmed bool
-	specGen   uint64
 	// The match this race is a round of, the next race once made, who asked
 	// for a rematch, and how to make a race (set by the Service).
 	match   Match
