@@ -45,6 +45,7 @@ func (c *computerSeat) play(r *Race, s int) {
 func (c *computerSeat) stop() {
 	if c.timer != nil {
 		c.timer.Stop()
+		c.timer = nil
 	}
 }
 

@@ -110,16 +110,9 @@ func (e *StateEvent) AppendJSON(dst []byte) ([]byte, error) {
 	if e.Seat != nil {
 		dst = strconv.AppendInt(append(dst, `,"seat":`...), int64(*e.Seat), 10)
 	}
-	dst = append(dst, `,"players":[`...)
-	for i := range e.Players {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if dst, err = e.Players[i].appendJSON(dst); err != nil {
-			return dst, fmt.Errorf("state: %w", err)
-		}
+	if dst, err = appendPairJSON(append(dst, `,"players":`...), &e.Players, (*PlayerInfo).appendJSON); err != nil {
+		return dst, fmt.Errorf("state: %w", err)
 	}
-	dst = append(dst, ']')
 	if e.Deal != "" {
 		dst = engine.AppendJSONString(append(dst, `,"deal":`...), e.Deal)
 	}
@@ -149,26 +142,14 @@ func (e *StateEvent) AppendJSON(dst []byte) ([]byte, error) {
 		dst = e.Opponent.appendJSON(append(dst, `,"opponent":`...))
 	}
 	if e.Boards != nil {
-		dst = append(dst, `,"boards":[`...)
-		for i := range e.Boards {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if dst, err = e.Boards[i].AppendJSON(dst); err != nil {
-				return dst, fmt.Errorf("state: %w", err)
-			}
+		if dst, err = appendPairJSON(append(dst, `,"boards":`...), e.Boards, (*engine.View).AppendJSON); err != nil {
+			return dst, fmt.Errorf("state: %w", err)
 		}
-		dst = append(dst, ']')
 	}
 	if e.Counts != nil {
-		dst = append(dst, `,"counts":[`...)
-		for i := range e.Counts {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = e.Counts[i].appendJSON(dst)
-		}
-		dst = append(dst, ']')
+		dst, _ = appendPairJSON(append(dst, `,"counts":`...), e.Counts, func(c *Counts, dst []byte) ([]byte, error) {
+			return c.appendJSON(dst), nil
+		})
 	}
 	if e.Result != nil {
 		if dst, err = appendEncodingJSON(append(dst, `,"result":`...), e.Result); err != nil {
@@ -222,6 +203,22 @@ func (p *PlayerInfo) appendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = strconv.AppendBool(append(dst, `,"connected":`...), p.Connected)
 	return append(dst, '}'), nil
+}
+
+// appendPairJSON writes a JSON array of pair's two elements, each written
+// by appendOne.
+func appendPairJSON[T any](dst []byte, pair *[2]T, appendOne func(*T, []byte) ([]byte, error)) ([]byte, error) {
+	dst = append(dst, '[')
+	for i := range pair {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendOne(&pair[i], dst); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
 }
 
 // errNotPlain is a value the hand-written JSON leaves to encoding/json.

@@ -125,14 +125,14 @@ func TestStateAppendJSON(t *testing.T) {
 	seat, winner := 1, 0
 	at := time.Date(2026, 3, 4, 5, 6, 7, 890, time.FixedZone("", -(3*3600+30*60)))
 	var boards [2]engine.View
-	views := [2]race.Counts{{Score: 3, Status: engine.Won}, {Stock: 9, Connected: true}}
+	counts := [2]race.Counts{{Score: 3, Status: engine.Won}, {Stock: 9, Connected: true}}
 	for _, name := range []string{"", "ann", `q"uote`, "<&>", "é 漢", "bad \xff", "ctl\x01"} {
 		for _, rating := range []float64{0, 1500, 1523.4567891234, -3, 1e-6, 999999999999.5} {
 			states = append(states, &race.StateEvent{
 				Race: "r" + name, State: race.Finished, Variant: "classic" + name, Seat: &seat,
 				Players: [2]race.PlayerInfo{{Name: name, Player: name, Rating: rating, Taken: true, Level: name, Computer: true, Ghost: true, Solo: true, Connected: true}, {}},
 				Deal:    "12" + name, Commitment: "c" + name, TimeLimitMs: 300000, Now: at, StartAt: &at, EndsAt: &at,
-				You: &boards[0], Opponent: &views[1], Boards: &boards, Counts: &views,
+				You: &boards[0], Opponent: &counts[1], Boards: &boards, Counts: &counts,
 				Result:     &race.Result{Outcome: race.OutcomeWin, Winner: &winner, Reason: race.Reason("forfeit" + name), Games: [2]string{name, "x"}},
 				Match:      &race.Match{Round: 2, BestOf: 3, Wins: [2]int{1, 0}, Prev: name},
 				Spectators: 7, Ver: 1<<32 + 5, SpectatorDelayMs: 2000,
