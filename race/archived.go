@@ -126,9 +126,13 @@ func finalBoards(in *Info, sealed bool) (*[2]engine.View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("race %s: deal %q: %w", in.Race, in.Result.Deal, err)
 	}
-	games := [2]engine.Game{engine.New(rules, deal), engine.New(rules, deal)}
+	var views [len(in.Players)]engine.View
+	games := make([]engine.Game, len(views))
+	for i := range games {
+		games[i] = engine.New(rules, deal)
+	}
 	for _, m := range in.Moves {
-		if m.Seat < 0 || m.Seat > 1 {
+		if m.Seat < 0 || m.Seat >= len(games) {
 			return nil, fmt.Errorf("race %s: move %+v: no such seat", in.Race, m)
 		}
 		g := &games[m.Seat]
@@ -144,12 +148,11 @@ func finalBoards(in *Info, sealed bool) (*[2]engine.View, error) {
 			return nil, fmt.Errorf("race %s: seat %d move %d %q: %w", in.Race, m.Seat, m.Seq, m.Move, err)
 		}
 	}
-	var views [2]engine.View
 	var s sight
 	if sealed {
 		s = newSight(rules, deal)
 	}
-	for i := range 2 {
+	for i := range views {
 		views[i] = games[i].View()
 		if sealed {
 			s.mask(&views[i], 0)
@@ -208,7 +211,7 @@ func (r *Race) archived(ctx context.Context) (Archived, error) {
 	r.mu.Lock()
 	defer r.unlock()
 	a := Archived{Info: in, Tag: r.opts.Tag, SealedUntil: r.opts.SealedUntil, EndedAt: r.endedAt}
-	for i := range 2 {
+	for i := range r.seats {
 		if g := r.seats[i].ghost(); g != nil {
 			a.Ghosts[i] = g.rec.Ref
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -80,12 +81,13 @@ func (r *Race) recordLocked() *Record {
 	rec := &Record{
 		ID: r.id, Options: r.opts, Deal: r.deal, Salt: r.salt, State: r.state,
 		CreatedAt: r.createdAt, StartAt: r.startAt, Result: r.result, Match: r.match,
-		Rematch: r.rematch, Epoch: r.epoch,
+		Epoch: r.epoch,
 	}
+	copy(rec.Rematch[:], r.rematch)
 	if r.next != nil {
 		rec.Next = r.next.id
 	}
-	for s := range 2 {
+	for s := range r.seats {
 		st := &r.seats[s]
 		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player, Rating: st.rating,
 			Connected: st.connected, GraceEnd: st.graceEnd}
@@ -176,11 +178,12 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	}
 	r := &Race{
 		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
-		clock: d.Clock, store: d.Store, fan: newFanout(rec.ID, d.Bus), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
+		seats: make([]seat, len(rec.Seats)), rematch: slices.Clone(rec.Rematch[:]),
+		clock: d.Clock, store: d.Store, fan: newFanout(rec.ID, d.Bus, len(rec.Seats)), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", rec.ID).Logger(),
 		done:  make(chan struct{}),
 		state: rec.State, createdAt: rec.CreatedAt, startAt: rec.StartAt,
-		result: rec.Result, match: rec.Match, rematch: rec.Rematch,
+		result: rec.Result, match: rec.Match,
 	}
 	r.writer = writerFor(d.Records, r.log)
 	r.moveLog = openLog(d.Store, rec.ID)
@@ -188,7 +191,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	if r.match.BestOf == 0 {
 		r.match = Match{Round: 1, BestOf: opts.BestOf}
 	}
-	for s := range 2 {
+	for s := range r.seats {
 		st, sr := &r.seats[s], rec.Seats[s]
 		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
 		st.game = engine.New(rules, r.deal)
@@ -219,10 +222,10 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	// Service's rearm starts its timer).
 	behind := r.opts.SpectatorDelay > 0 && !r.state.Over() && !r.startAt.IsZero()
 	cutMs := r.clock.Now().Sub(r.startAt.Add(r.opts.SpectatorDelay)).Milliseconds()
-	spec := [2]engine.Game{r.seats[0].game, r.seats[1].game}
-	var specLast [2]MoveRecord
+	spec := r.gamesLocked()
+	specLast := make([]MoveRecord, len(r.seats))
 	for _, m := range moves {
-		if m.Seat < 0 || m.Seat > 1 {
+		if m.Seat < 0 || m.Seat >= len(r.seats) {
 			return nil, fmt.Errorf("race %s: restore: move %+v: no such seat", rec.ID, m)
 		}
 		st := &r.seats[m.Seat]
@@ -276,7 +279,7 @@ func (r *Race) Rearm(rec *Record) {
 func (r *Race) rearmLocked(rec *Record) {
 	now := r.clock.Now()
 	until := func(t time.Time) time.Duration { return max(t.Sub(now), 0) }
-	for s := range 2 {
+	for s := range r.seats {
 		st := &r.seats[s]
 		if st.occ != nil {
 			// Made again by Restore: it plays on from here.
@@ -323,7 +326,7 @@ func (r *Race) rearmLocked(rec *Record) {
 	case Running:
 		r.limitT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.TimeLimit)), r.timeUp)
 		r.firstT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.FirstMoveTimeout)), r.firstMoveCheck)
-		for s := range 2 {
+		for s := range r.seats {
 			if o := r.seats[s].occ; o != nil && !r.seats[s].game.Status().Over() {
 				o.play(r, s)
 			}

@@ -16,7 +16,7 @@ const (
 	CodeIllegalMove Code = "illegal-move"  // the engine refused the move; Reason says why
 	CodeBadToken    Code = "bad-token"     // the resume token is not one of this race's
 	CodeNotYourSeat Code = "not-your-seat" // the seat is reserved for another player of the lobby
-	CodeRaceFull    Code = "race-full"     // both seats are taken
+	CodeRaceFull    Code = "race-full"     // every seat is taken
 	CodeNoSuchRace  Code = "no-such-race"  // no race has that id
 	CodeBadOptions  Code = "bad-options"   // the race options are invalid
 	CodeDraining    Code = "draining"      // the server is shutting down and starts no race

@@ -67,17 +67,17 @@ func (s *sight) turned(g *engine.Game) int {
 
 // feed is the spectators' feed of a race: where it has reached.
 type feed struct {
-	// games are both games as the spectators have been shown them.
-	games [2]engine.Game
+	// games are the seats' games as the spectators have been shown them.
+	games []engine.Game
 	// seq, move and atMs are each seat's last board event released.
-	seq  [2]int
-	move [2]string
-	atMs [2]int64
+	seq  []int
+	move []string
+	atMs []int64
 	// connected is each seat's presence as released.
-	connected [2]bool
+	connected []bool
 	// hid is whether each seat's board, as last made, had a card face
 	// down: only such a board can need a reveal.
-	hid [2]bool
+	hid []bool
 	// state is the last state event released, without boards.
 	state *StateEvent
 	// ver is the version of the last event released: epoch<<32, plus one,
@@ -197,7 +197,7 @@ func (r *Race) spectatorCountsLocked(i int) Counts {
 func (r *Race) spectatorBoardsLocked() (*[2]engine.View, *[2]Counts) {
 	var boards [2]engine.View
 	var counts [2]Counts
-	for i := range 2 {
+	for i := range r.feed.games {
 		boards[i], counts[i] = r.spectatorViewLocked(i), r.spectatorCountsLocked(i)
 	}
 	return &boards, &counts
@@ -207,12 +207,15 @@ func (r *Race) spectatorBoardsLocked() (*[2]engine.View, *[2]Counts) {
 // games (the live ones, or for a race rebuilt mid-delay the ones as of the
 // delay) whose last logged moves are last, and version
 // epoch<<verEpochShift + 1.
-func (r *Race) initFeedLocked(games [2]engine.Game, last [2]MoveRecord, epoch uint64) {
+func (r *Race) initFeedLocked(games []engine.Game, last []MoveRecord, epoch uint64) {
 	r.sight = newSight(r.rules, r.deal)
 	r.epoch = epoch
 	f := &r.feed
+	n := len(r.seats)
 	f.games = games
-	for s := range 2 {
+	f.seq, f.move, f.atMs = make([]int, n), make([]string, n), make([]int64, n)
+	f.connected, f.hid = make([]bool, n), make([]bool, n)
+	for s := range r.seats {
 		f.seq[s], f.atMs[s], f.move[s] = last[s].Seq, last[s].AtMs, last[s].Move
 		f.connected[s] = r.seats[s].connected
 	}
@@ -280,10 +283,15 @@ func (r *Race) releaseLocked(it *feedItem) {
 		r.playLocked(m)
 		f.seq[s], f.move[s], f.atMs[s] = m.seq, m.move, m.atMs
 		r.sendBoardLocked(s, false)
-		if after := r.revealLimitLocked(); f.hid[1-s] && after != before && r.holdsLocked(1-s, before, after) {
-			// The other seat's board shows cards that every racer still
-			// playing has turned now: it is sent again, face up.
-			r.sendBoardLocked(1-s, true)
+		if after := r.revealLimitLocked(); after != before {
+			for o := range f.games {
+				if o != s && f.hid[o] && r.holdsLocked(o, before, after) {
+					// Another seat's board shows cards that every racer
+					// still playing has turned now: it is sent again,
+					// face up.
+					r.sendBoardLocked(o, true)
+				}
+			}
 		}
 		return
 	}
@@ -298,7 +306,7 @@ func (r *Race) releaseLocked(it *feedItem) {
 		if e.State.Over() {
 			// The race is over: the feed catches up with the games as
 			// they ended, and shows them.
-			for s := range 2 {
+			for s := range r.seats {
 				f.games[s] = r.seats[s].game
 				f.connected[s] = r.seats[s].connected
 			}
@@ -358,7 +366,7 @@ func (r *Race) sendBoardLocked(s int, reveal bool) {
 	// Made for the spectators alone: its version is set in place, where
 	// sendWatchersLocked copies an event others may hold.
 	f.ver++
-	r.publishLocked(watchTopicIndex, &BoardEvent{
+	r.publishLocked(r.fan.watch(), &BoardEvent{
 		Race: r.id, Seat: s, Seq: f.seq[s], Move: r.spectatorMoveLocked(f.move[s]), AtMs: f.atMs[s],
 		View: r.spectatorViewLocked(s), Counts: r.spectatorCountsLocked(s), Reveal: reveal, Ver: f.ver,
 	})
@@ -386,7 +394,7 @@ func (r *Race) sendWatchersLocked(ev Event) {
 	if v, ok := ev.(versioned); ok {
 		ev = v.withVer(r.feed.ver)
 	}
-	r.publishLocked(watchTopicIndex, ev)
+	r.publishLocked(r.fan.watch(), ev)
 }
 
 // delayed is an item of the spectators' feed and when it is due.
@@ -416,7 +424,7 @@ func (r *Race) Watch(sub Subscriber) (cancel func()) {
 	}
 	r.sendLocked(sub, r.watchSnapshotLocked())
 	r.spectatorsChangedLocked()
-	unsub := r.subscribeLocked(watchTopicIndex, sub)
+	unsub := r.subscribeLocked(r.fan.watch(), sub)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -452,7 +460,7 @@ func (r *Race) spectatorsChangedLocked() {
 		r.told = r.spectators
 		// Not game information: nobody's feed delays it.
 		ev := &SpectatorsEvent{Race: r.id, Count: r.spectators}
-		for s := range 2 {
+		for s := range r.seats {
 			r.publishLocked(s, ev)
 		}
 		r.sendWatchersLocked(ev)

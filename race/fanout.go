@@ -4,11 +4,8 @@ package race
 
 import "slices"
 
-// watchTopicIndex is the watch topic's place in fanout's topics.
-const watchTopicIndex = 2
-
-// fanout is who receives a race's events, by topic: its seats' (0 and 1)
-// and its spectators' (watchTopicIndex). On a bus that relays events to
+// fanout is who receives a race's events, by topic: its seats' (0 to n-1
+// for n seats) and its spectators' (n: watch). On a bus that relays events to
 // other instances (Bus.Relays: Redis mode) every event goes on the bus,
 // and to other instances too only while a connection there follows its
 // topic (publish's elsewhere). On any other bus the race's own
@@ -24,21 +21,29 @@ type fanout struct {
 	id     string
 	// topics are the topics' names, made once rather than on every
 	// publish.
-	topics [3]string
-	own    [3][]Subscriber
+	topics []string
+	own    [][]Subscriber
 	// flushes are the subscribers whose queued events are still to be
 	// written (Queuer.Flush), in the order they were first queued.
 	flushes []Queuer
 }
 
-func newFanout(id string, bus Bus) fanout {
-	return fanout{bus: bus, relays: bus != nil && bus.Relays(), id: id}
+// newFanout is the fan-out of race id, of seats seats, on bus.
+func newFanout(id string, bus Bus, seats int) fanout {
+	return fanout{bus: bus, relays: bus != nil && bus.Relays(), id: id, own: make([][]Subscriber, seats+1)}
 }
+
+// watch is the watch topic's index: after the seats'.
+func (f *fanout) watch() int { return len(f.own) - 1 }
 
 // topic is topic i's name.
 func (f *fanout) topic(i int) string {
-	if f.topics[i] == "" {
-		f.topics = [3]string{SeatTopic(f.id, 0), SeatTopic(f.id, 1), WatchTopic(f.id)}
+	if f.topics == nil {
+		f.topics = make([]string, len(f.own))
+		for s := range f.watch() {
+			f.topics[s] = SeatTopic(f.id, s)
+		}
+		f.topics[f.watch()] = WatchTopic(f.id)
 	}
 	return f.topics[i]
 }
@@ -95,7 +100,7 @@ func (f *fanout) subscribe(i int, sub Subscriber) (cancel func()) {
 }
 
 // publishLocked publishes ev on the race's topic i (a seat, or
-// watchTopicIndex): to other instances too only while a connection there
+// fanout.watch): to other instances too only while a connection there
 // follows it.
 func (r *Race) publishLocked(i int, ev Event) { r.fan.publish(i, ev, r.followedElsewhereLocked(i)) }
 
@@ -110,7 +115,7 @@ func (r *Race) sendLocked(sub Subscriber, ev Event) { r.fan.send(sub, ev) }
 // instance follows the race's topic i: the seat's connection is remote,
 // or a spectator is.
 func (r *Race) followedElsewhereLocked(i int) bool {
-	if i == watchTopicIndex {
+	if i == r.fan.watch() {
 		return r.remoteSpectators > 0
 	}
 	return isRemote(r.seats[i].sub)
@@ -173,7 +178,7 @@ func (r *Race) unlock() {
 // publishStateLocked sends each audience but seat except (-1: none) its
 // StateEvent.
 func (r *Race) publishStateLocked(except int) {
-	for s := range 2 {
+	for s := range r.seats {
 		if s != except {
 			r.publishEverywhereLocked(s, r.snapshotLocked(s))
 		}

@@ -212,3 +212,13 @@ func (r *Race) resultOutLocked() *Result {
 func (r *Race) Log(ctx context.Context) ([]MoveRecord, error) {
 	return r.store.Moves(ctx, r.id)
 }
+
+// hasGhostLocked reports whether a recording sits in one of the seats.
+func (r *Race) hasGhostLocked() bool {
+	for s := range r.seats {
+		if r.seats[s].ghost() != nil {
+			return true
+		}
+	}
+	return false
+}

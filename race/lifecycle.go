@@ -12,16 +12,22 @@ import (
 	"sirtommy/engine"
 )
 
-// maybeCountdownLocked starts the countdown once both seats are taken and
-// their players connected (the seats of a next round are kept for the
+// maybeCountdownLocked starts the countdown once every seat is taken and
+// its player connected (the seats of a next round are kept for the
 // players of the last one until they resume them).
 func (r *Race) maybeCountdownLocked() {
-	if r.state == Waiting && r.seats[0].connected && r.seats[1].connected {
-		r.state = Countdown
-		r.startAt = r.clock.Now().Add(r.opts.Countdown)
-		r.countT = r.clock.AfterFunc(r.opts.Countdown, r.start)
-		r.log.Info().Time("startAt", r.startAt).Msg("countdown")
+	if r.state != Waiting {
+		return
 	}
+	for s := range r.seats {
+		if !r.seats[s].connected {
+			return
+		}
+	}
+	r.state = Countdown
+	r.startAt = r.clock.Now().Add(r.opts.Countdown)
+	r.countT = r.clock.AfterFunc(r.opts.Countdown, r.start)
+	r.log.Info().Time("startAt", r.startAt).Msg("countdown")
 }
 
 func (r *Race) start() {
@@ -36,7 +42,7 @@ func (r *Race) start() {
 	r.saveLocked()
 	r.log.Info().Msg("race started")
 	r.publishStateLocked(-1)
-	for s := range 2 {
+	for s := range r.seats {
 		if o := r.seats[s].occ; o != nil {
 			o.play(r, s)
 		}
@@ -56,8 +62,11 @@ func (r *Race) timeUpLocked() {
 		r.finishLocked(-1, ReasonTime)
 		return
 	}
-	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
-	w, reason := decideOnTime(&games)
+	games := make([]*engine.Game, len(r.seats))
+	for s := range r.seats {
+		games[s] = &r.seats[s].game
+	}
+	w, reason := decideOnTime(games)
 	r.finishLocked(w, reason)
 }
 
@@ -67,7 +76,7 @@ func (r *Race) firstMoveCheck() {
 	if r.state != Running {
 		return
 	}
-	for s := range 2 {
+	for s := range r.seats {
 		if r.seats[s].ghost() == nil && !r.seats[s].solo() && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
 			r.log.Info().Int("seat", s).Msg("no first move in time")
 			r.abortLocked(ReasonNoFirstMove)
@@ -107,13 +116,15 @@ func (r *Race) stopLocked() {
 
 // stopTimersLocked stops every timer of the race.
 func (r *Race) stopTimersLocked() {
-	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.feed.timer, r.decideT, r.watchT,
-		r.seats[0].graceT, r.seats[1].graceT} {
+	for _, t := range []Timer{r.countT, r.waitT, r.limitT, r.firstT, r.feed.timer, r.decideT, r.watchT} {
 		if t != nil {
 			t.Stop()
 		}
 	}
-	for s := range 2 {
+	for s := range r.seats {
+		if t := r.seats[s].graceT; t != nil {
+			t.Stop()
+		}
 		if o := r.seats[s].occ; o != nil {
 			o.stop()
 		}
@@ -150,7 +161,7 @@ func (r *Race) endLocked(res *Result, state State) {
 	if r.deciding {
 		return // a result is being stored: it ends the race
 	}
-	for s := range 2 {
+	for s := range r.seats {
 		g := &r.seats[s].game
 		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
 		res.Games[s] = engine.RecordOf(g, r.seats[s].moves).String()
@@ -214,7 +225,7 @@ func (r *Race) endedEventLocked() Ended {
 	if r.result != nil {
 		e.Result = *r.result
 	}
-	for i := range 2 {
+	for i := range r.seats {
 		e.Players[i] = r.playerInfoLocked(i)
 		if g := r.seats[i].ghost(); g != nil {
 			e.Ghosts[i] = g.rec.Ref

@@ -66,7 +66,7 @@ func (r *Race) Rematch(s int) (string, error) {
 		r.unlock()
 		return id, nil
 	}
-	if r.seats[0].ghost() != nil || r.seats[1].ghost() != nil {
+	if r.hasGhostLocked() {
 		r.unlock()
 		return "", Errorf(CodeBadOptions, "a recording does not race again: make a ghost challenge of your game instead")
 	}
@@ -78,10 +78,14 @@ func (r *Race) Rematch(s int) (string, error) {
 		r.rematch[s] = true
 		r.saveLocked()
 		ev := &RematchEvent{Race: r.id, Seat: s}
-		r.publishEverywhereLocked(1-s, ev)
+		for o := range r.seats {
+			if o != s {
+				r.publishEverywhereLocked(o, ev)
+			}
+		}
 		r.publishWatchLocked(ev)
 	}
-	for i := range 2 {
+	for i := range r.seats {
 		if !r.rematch[i] && r.seats[i].computer() == nil {
 			r.unlock()
 			return "", nil
@@ -159,8 +163,8 @@ func (r *Race) makeNext(m Match) (*Race, error) {
 	r.mu.Lock()
 	spawn := r.spawn
 	opts := r.opts
-	var seats [2]seat
-	for s := range 2 {
+	seats := make([]seat, len(r.seats))
+	for s := range seats {
 		from := &r.seats[s]
 		seats[s] = seat{name: from.name, token: from.token, player: from.player, rating: from.rating}
 		if c := from.computer(); c != nil {
@@ -177,7 +181,7 @@ func (r *Race) makeNext(m Match) (*Race, error) {
 		// its record, so that nobody sees it with free seats.
 		next, err = spawn(opts, func(n *Race) {
 			n.match = m
-			for s := range 2 {
+			for s := range seats {
 				from, to := &seats[s], &n.seats[s]
 				to.taken, to.name, to.token, to.player, to.rating = true, from.name, from.token, from.player, from.rating
 				to.occ = from.occ
@@ -199,7 +203,7 @@ func (r *Race) makeNext(m Match) (*Race, error) {
 	r.saveLocked()
 	r.log.Info().Str("next", next.ID()).Int("round", m.Round).Msg("next race")
 	ev := &NextEvent{Race: r.id, Next: next.ID(), Match: m}
-	for s := range 2 {
+	for s := range r.seats {
 		r.publishEverywhereLocked(s, ev)
 	}
 	r.publishWatchLocked(ev)

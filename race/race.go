@@ -270,9 +270,10 @@ type Race struct {
 	// released, in order (unlock runs it): the OnEnd hook, the store's
 	// retention, making the next race. See "Lock order" in the package
 	// documentation.
-	later     []func()
-	state     State
-	seats     [2]seat
+	later []func()
+	state State
+	// seats are the race's seats, 0 to len(seats)-1 (seatCount).
+	seats     []seat
 	createdAt time.Time
 	startAt   time.Time
 	endedAt   time.Time // when it ended (or was rebuilt here over)
@@ -302,7 +303,7 @@ type Race struct {
 	// for a rematch, and how to make a race (set by the Service).
 	match   Match
 	next    *Race
-	rematch [2]bool
+	rematch []bool
 	// spawning is set while the next race is being made, outside mu, so
 	// that it is made once.
 	spawning bool
@@ -333,7 +334,8 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		clock: d.Clock, store: d.Store, fan: newFanout(id, d.Bus), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
+		seats: make([]seat, seatCount), rematch: make([]bool, seatCount),
+		clock: d.Clock, store: d.Store, fan: newFanout(id, d.Bus, seatCount), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -366,10 +368,10 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		r.seats[0].taken, r.seats[0].connected, r.seats[0].occ = true, true, soloSeat{}
 	}
 	r.waitT = r.clock.AfterFunc(opts.WaitTimeout, r.waitOver)
-	for s := range 2 {
+	for s := range r.seats {
 		r.seats[s].game = engine.New(rules, r.deal)
 	}
-	r.initFeedLocked([2]engine.Game{r.seats[0].game, r.seats[1].game}, [2]MoveRecord{}, 0)
+	r.initFeedLocked(r.gamesLocked(), make([]MoveRecord, len(r.seats)), 0)
 	return r, nil
 }
 
@@ -605,7 +607,7 @@ func (r *Race) afterChangeLocked(m feedMove, id string) {
 	view := st.game.View()
 	r.publishLocked(s, &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: m.seq, Move: m.move, AtMs: m.atMs, View: view})
 	counts := r.countsLocked(s)
-	r.publishLocked(1-s, &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
+	r.publishOthersLocked(s, &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
 	// The spectators' board is made when the feed reaches the move.
 	r.feedLocked(feedItem{move: m})
 	if w, reason, done := r.refereeLocked(); done {
@@ -648,7 +650,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 	if r.opts.DealNamed {
 		ev.Deal = strconv.FormatUint(r.deal, 10)
 	}
-	for i := range 2 {
+	for i := range r.seats {
 		ev.Players[i] = r.playerInfoLocked(i)
 	}
 	if !r.startAt.IsZero() {
@@ -658,7 +660,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 	if s >= 0 {
 		seat := s
 		v := r.boardLocked(s)
-		c := r.countsLocked(1 - s)
+		c := r.countsLocked(opponentOf(s))
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
 		return ev
 	}
@@ -720,7 +722,7 @@ func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 	if r.opts.DealNamed {
 		in.Deal = strconv.FormatUint(r.deal, 10)
 	}
-	for i := range 2 {
+	for i := range r.seats {
 		in.Players[i] = r.playerInfoLocked(i)
 		in.Counts[i] = r.countsLocked(i)
 	}

@@ -9,62 +9,86 @@ func out(g *engine.Game) bool {
 	return s == engine.Stuck || s == engine.Resigned
 }
 
-// refereeLocked decides the race from both games: the referee, or in a
-// solo race the player's game alone.
+// refereeLocked decides the race from every seat's game: the referee, or
+// in a solo race the player's game alone.
 func (r *Race) refereeLocked() (winner int, reason Reason, done bool) {
-	games := [2]engine.Game{r.seats[0].game, r.seats[1].game}
 	if !r.opts.Solo {
-		return decide(&games)
+		games := make([]*engine.Game, 0, seatCount) // on the stack: a move asks
+		for s := range r.seats {
+			games = append(games, &r.seats[s].game)
+		}
+		return decide(games)
 	}
-	switch g := &games[1]; {
-	case g.Status() == engine.Won:
-		return 1, ReasonWonDeal, true
-	case out(g):
-		return -1, ReasonOut, true
+	for s := range r.seats {
+		if r.seats[s].solo() {
+			continue
+		}
+		switch g := &r.seats[s].game; {
+		case g.Status() == engine.Won:
+			return s, ReasonWonDeal, true
+		case out(g):
+			return -1, ReasonOut, true
+		}
 	}
 	return 0, "", false
 }
 
-// decide is the referee of two games. It looks at both after every
-// change and says whether the race is decided, who won (-1 for a draw)
-// and why:
+// decide is the referee of the racers' games, by seat. It looks at them
+// after every change and says whether the race is decided, who won (-1
+// for a draw) and why:
 //   - the first to win the deal wins ("won-deal");
-//   - when both are out, more foundation cards wins ("more-cards"), equal is
-//     a draw ("equal-cards");
-//   - when one is out, the other wins as soon as they have more cards on the
-//     foundations ("passed"): nothing can change that any more.
-func decide(g *[2]engine.Game) (winner int, reason Reason, done bool) {
-	for s := range 2 {
-		if g[s].Status() == engine.Won {
+//   - when every racer is out, the most foundation cards wins
+//     ("more-cards"), several with as many is a draw ("equal-cards");
+//   - when all but one are out, the one still playing wins as soon as
+//     they have more cards on the foundations than any other ("passed"):
+//     nothing can change that any more.
+func decide(games []*engine.Game) (winner int, reason Reason, done bool) {
+	for s, g := range games {
+		if g.Status() == engine.Won {
 			return s, ReasonWonDeal, true
 		}
 	}
-	out0, out1 := out(&g[0]), out(&g[1])
-	a, b := g[0].Score(), g[1].Score()
-	switch {
-	case out0 && out1:
-		return compare(a, b, ReasonMoreCards)
-	case out0 && b > a:
-		return 1, ReasonPassed, true
-	case out1 && a > b:
-		return 0, ReasonPassed, true
+	playing, best := -1, -1 // the one seat still playing; the best score of those out
+	for s, g := range games {
+		if !out(g) {
+			if playing >= 0 {
+				return 0, "", false // two still playing: nothing is decided
+			}
+			playing = s
+			continue
+		}
+		best = max(best, g.Score())
+	}
+	if playing < 0 {
+		return compare(games, ReasonMoreCards)
+	}
+	if games[playing].Score() > best {
+		return playing, ReasonPassed, true
 	}
 	return 0, "", false
 }
 
-// decideOnTime is the referee when the time limit is reached: more cards on
-// the foundations wins, equal is a draw.
-func decideOnTime(g *[2]engine.Game) (winner int, reason Reason) {
-	w, r, _ := compare(g[0].Score(), g[1].Score(), ReasonTime)
+// decideOnTime is the referee when the time limit is reached: the most
+// cards on the foundations wins, several with as many is a draw.
+func decideOnTime(games []*engine.Game) (winner int, reason Reason) {
+	w, r, _ := compare(games, ReasonTime)
 	return w, r
 }
 
-func compare(a, b int, reason Reason) (int, Reason, bool) {
-	switch {
-	case a > b:
-		return 0, reason, true
-	case b > a:
-		return 1, reason, true
+// compare decides games by their foundation cards: the one seat with the
+// most wins for reason; several with as many is a draw ("equal-cards").
+func compare(games []*engine.Game, reason Reason) (int, Reason, bool) {
+	winner, best, tied := -1, -1, false
+	for s, g := range games {
+		switch sc := g.Score(); {
+		case sc > best:
+			winner, best, tied = s, sc, false
+		case sc == best:
+			tied = true
+		}
 	}
-	return -1, ReasonEqualCards, true
+	if tied {
+		return -1, ReasonEqualCards, true
+	}
+	return winner, reason, true
 }

@@ -11,6 +11,33 @@ import (
 	"sirtommy/engine"
 )
 
+// seatCount is the number of seats of a race. The race counts its seats
+// (len(Race.seats)) and never names "the other one"; what leaves it
+// (results, records, the protocol's opponent) holds two.
+const seatCount = 2
+
+// opponentOf is seat s's opponent as the protocol names it (StateEvent's
+// Opponent): the other seat of a race of two.
+func opponentOf(s int) int { return seatCount - 1 - s }
+
+// gamesLocked is a copy of every seat's game, by seat.
+func (r *Race) gamesLocked() []engine.Game {
+	games := make([]engine.Game, len(r.seats))
+	for s := range r.seats {
+		games[s] = r.seats[s].game
+	}
+	return games
+}
+
+// publishOthersLocked publishes ev on every seat's topic but s's.
+func (r *Race) publishOthersLocked(s int, ev Event) {
+	for o := range r.seats {
+		if o != s {
+			r.publishLocked(o, ev)
+		}
+	}
+}
+
 // Join takes the first free seat for a player called name and subscribes
 // sub to it; sub first receives a JoinedEvent (echoing the request id) and
 // a StateEvent. When both seats are taken the countdown starts.
@@ -96,7 +123,7 @@ func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) 
 	r.mu.Lock()
 	defer r.unlock()
 	s := -1
-	for i := range 2 {
+	for i := range r.seats {
 		t := r.seats[i].token
 		if t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
 			s = i
@@ -179,12 +206,12 @@ func (r *Race) freeSeatLocked() (int, error) {
 	if r.state.Over() {
 		return -1, Errorf(CodeRaceOver, "the race is %s", r.state)
 	}
-	for s := range 2 {
+	for s := range r.seats {
 		if !r.seats[s].taken {
 			return s, nil
 		}
 	}
-	return -1, Errorf(CodeRaceFull, "both seats are taken")
+	return -1, Errorf(CodeRaceFull, "every seat is taken")
 }
 
 func (r *Race) attachLocked(s int, sub Subscriber) {
@@ -203,7 +230,7 @@ func (r *Race) attachLocked(s int, sub Subscriber) {
 
 func (r *Race) presenceLocked(s int, graceUntil *time.Time) {
 	ev := &PresenceEvent{Race: r.id, Seat: s, Connected: r.seats[s].connected, GraceUntil: graceUntil}
-	r.publishLocked(1-s, ev)
+	r.publishOthersLocked(s, ev)
 	r.publishWatchLocked(ev)
 }
 
@@ -239,10 +266,22 @@ func (r *Race) graceOver(s int) {
 	}
 	r.log.Info().Int("seat", s).Msg("grace period over")
 	if r.state == Running {
-		r.finishLocked(1-s, ReasonForfeit)
+		r.forfeitLocked(s)
 		return
 	}
 	r.abortLocked(ReasonLeft)
+}
+
+// forfeitLocked ends the race: seat s's player left it for good, and the
+// racer left in it wins (a result names one winner).
+func (r *Race) forfeitLocked(s int) {
+	winner := -1
+	for o := range r.seats {
+		if o != s {
+			winner = o
+		}
+	}
+	r.finishLocked(winner, ReasonForfeit)
 }
 
 func clip(name string) string {

@@ -164,10 +164,11 @@ func (s *Service) ended(e Ended) {
 // not reserve for can be told so. A race that cannot be found is not
 // reserved: joining it then fails as usual.
 func (s *Service) SeatOf(ctx context.Context, id, player string) (token string, reserved bool, err error) {
-	var seats [2]SeatState
+	var seats []SeatState
 	if r, err := s.Get(id); err == nil {
 		r.mu.Lock()
-		for i := range 2 {
+		seats = make([]SeatState, len(r.seats))
+		for i := range seats {
 			seats[i] = SeatState{Player: r.seats[i].player, Token: r.seats[i].token}
 		}
 		r.mu.Unlock()
@@ -179,9 +180,9 @@ func (s *Service) SeatOf(ctx context.Context, id, player string) (token string, 
 		if !found {
 			return "", false, nil
 		}
-		seats = rec.Seats
+		seats = rec.Seats[:]
 	}
-	for i := range 2 {
+	for i := range seats {
 		if seats[i].Player != "" {
 			reserved = true
 			if seats[i].Player == player {

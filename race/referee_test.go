@@ -1,0 +1,136 @@
+package race
+
+import (
+	"testing"
+
+	"sirtommy/engine"
+)
+
+// foundationFirst plays a card onto a foundation if one fits, else puts
+// the turned card on the waste pile whose top is highest (or an empty
+// one), as racetest.Greedy does.
+func foundationFirst(g *engine.Game) engine.Move {
+	ms := g.Moves()
+	for _, m := range ms {
+		if m.To.Kind == engine.Foundation {
+			return m
+		}
+	}
+	v := g.View()
+	best, bestRank := ms[0], -1
+	for _, m := range ms {
+		if m.To.Kind != engine.Waste {
+			continue
+		}
+		r := 14
+		if w := v.Waste[m.To.Index]; len(w.Cards) > 0 {
+			r = int(w.Cards[len(w.Cards)-1].Rank())
+		}
+		if r > bestRank {
+			best, bestRank = m, r
+		}
+	}
+	return best
+}
+
+// refereeGames makes the referee's games from classic deals: playing(n)
+// is a game still playing with n foundation cards, out(n) one resigned
+// with n, won() one that won the deal.
+type refereeGames struct {
+	t   *testing.T
+	won engine.Game
+}
+
+func newRefereeGames(t *testing.T) *refereeGames {
+	t.Helper()
+	rules, _ := engine.Variant("classic")
+	for d := uint64(1); d < 5000; d++ {
+		g := engine.New(rules, d)
+		for g.Status() == engine.Playing {
+			if err := g.Apply(foundationFirst(&g)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if g.Status() == engine.Won {
+			return &refereeGames{t: t, won: g}
+		}
+	}
+	t.Fatal("no classic deal of the first 5,000 is won by playing foundations first")
+	return nil
+}
+
+func (rg *refereeGames) playing(score int) engine.Game {
+	rg.t.Helper()
+	g := engine.New(rg.won.Rules(), rg.won.DealNumber())
+	for g.Score() < score {
+		if err := g.Apply(foundationFirst(&g)); err != nil {
+			rg.t.Fatal(err)
+		}
+	}
+	if g.Score() != score || g.Status() != engine.Playing {
+		rg.t.Fatalf("game at %d cards, %s: want %d, playing", g.Score(), g.Status(), score)
+	}
+	return g
+}
+
+func (rg *refereeGames) out(score int) engine.Game {
+	g := rg.playing(score)
+	g.Resign()
+	return g
+}
+
+func pointers(games []engine.Game) []*engine.Game {
+	ps := make([]*engine.Game, len(games))
+	for i := range games {
+		ps[i] = &games[i]
+	}
+	return ps
+}
+
+// TestDecideManySeats checks the referee's rules over more than two
+// games: the first to win the deal wins; once all but one are out, the
+// one playing wins when it has more cards than every other; all out, the
+// most cards wins, and a tie for the most is a draw.
+func TestDecideManySeats(t *testing.T) {
+	rg := newRefereeGames(t)
+	p, o := rg.playing, rg.out
+	for _, tc := range []struct {
+		name   string
+		games  []engine.Game
+		winner int
+		reason Reason
+		done   bool
+	}{
+		{"one won the deal", []engine.Game{p(3), rg.won, o(9)}, 1, ReasonWonDeal, true},
+		{"two still playing", []engine.Game{p(3), o(9), p(1)}, 0, "", false},
+		{"the last playing passed everyone", []engine.Game{o(3), p(5), o(4)}, 1, ReasonPassed, true},
+		{"the last playing level with the best out", []engine.Game{o(4), o(2), p(4)}, 0, "", false},
+		{"the last playing behind one out", []engine.Game{p(6), o(7), o(2)}, 0, "", false},
+		{"all out, one has the most", []engine.Game{o(3), o(5), o(2)}, 1, ReasonMoreCards, true},
+		{"all out, two share the most", []engine.Game{o(5), o(2), o(5)}, -1, ReasonEqualCards, true},
+		{"two seats, the other passed", []engine.Game{o(3), p(4)}, 1, ReasonPassed, true},
+		{"two seats, both out level", []engine.Game{o(3), o(3)}, -1, ReasonEqualCards, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, reason, done := decide(pointers(tc.games))
+			if w != tc.winner || reason != tc.reason || done != tc.done {
+				t.Errorf("decide = %d, %q, %v; want %d, %q, %v", w, reason, done, tc.winner, tc.reason, tc.done)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		games  []engine.Game
+		winner int
+		reason Reason
+	}{
+		{"one has the most", []engine.Game{p(2), o(6), p(1)}, 1, ReasonTime},
+		{"two share the most", []engine.Game{p(6), o(6), p(1)}, -1, ReasonEqualCards},
+	} {
+		t.Run("time: "+tc.name, func(t *testing.T) {
+			if w, reason := decideOnTime(pointers(tc.games)); w != tc.winner || reason != tc.reason {
+				t.Errorf("decideOnTime = %d, %q; want %d, %q", w, reason, tc.winner, tc.reason)
+			}
+		})
+	}
+}
