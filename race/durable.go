@@ -253,7 +253,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 			spec[m.Seat], specLast[m.Seat] = st.game, m
 		default:
 			// The feed's game of the seat plays it when it is due.
-			r.feed.queue.PushBack(delayed{due: r.startAt.Add(r.opts.SpectatorDelay + m.At()), item: feedItem{move: fm}})
+			r.feed.delay(feedItem{move: fm}, r.startAt.Add(r.opts.SpectatorDelay+m.At()))
 		}
 	}
 	// The feed starts again one epoch on: the spectators' versions go on

@@ -4,13 +4,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gammazero/deque"
-
 	"sirtommy/engine"
 )
 
-// This file is the spectators' side of a race: what they may see, and the
-// versioned feed that brings it to them.
+// This file is the spectators' side of a race: what they may see (sight),
+// and how the race sends them its feed (feed.go) as it moves on.
 //
 // The information invariant: no connection other than a racer's own seat
 // ever receives a card that a racer who is still playing has not turned
@@ -19,7 +17,7 @@ import (
 // playing has turned c (its index is below the number of cards the racer
 // has turned from the first pass's stock; a racer who has redealt has
 // turned them all), or when the race is over. Before that the card is
-// Hidden ("??") in its place. spectatorViewLocked is the one place where a
+// Hidden ("??") in its place. feed.view is the one place where a
 // spectator's board is made: the state sent on watch, every board event,
 // every state event and the final state all come from it.
 //
@@ -65,64 +63,6 @@ func (s *sight) turned(g *engine.Game) int {
 	return s.n - g.StockLeft()
 }
 
-// feed is the spectators' feed of a race: where it has reached.
-type feed struct {
-	// games are the seats' games as the spectators have been shown them.
-	games []engine.Game
-	// seq, move and atMs are each seat's last board event released.
-	seq  []int
-	move []string
-	atMs []int64
-	// connected is each seat's presence as released.
-	connected []bool
-	// hid is whether each seat's board, as last made, had a card face
-	// down: only such a board can need a reveal.
-	hid []bool
-	// state is the last state event released, without boards.
-	state *StateEvent
-	// ver is the version of the last event released: epoch<<32, plus one,
-	// plus the events released since this copy of the race was made.
-	ver uint64
-	// queue holds, in public races, what waits for the spectator delay,
-	// timer releasing its head. A ring, as a slice taken from the front
-	// and appended to was reallocated over and over (a quarter of the
-	// bytes a move allocated).
-	queue deque.Deque[delayed]
-	timer Timer
-	// armed is set while timer runs; gen numbers its arming
-	// (armFeedLocked).
-	armed bool
-	gen   uint64
-}
-
-// verEpochShift places a race copy's epoch above its event count: a race
-// taken over by another instance continues at a higher version.
-const verEpochShift = 32
-
-// revealLimitLocked is the number of stock cards, from the top, that
-// spectators may see: every racer still playing (as of the feed) has
-// turned them. Over races show everything.
-func (r *Race) revealLimitLocked() int {
-	f := &r.feed
-	if r.sealedLocked() {
-		return 0
-	}
-	if f.state.State.Over() {
-		return r.sight.n
-	}
-	limit := r.sight.n
-	for i := range f.games {
-		if g := &f.games[i]; g.Status() == engine.Playing {
-			limit = min(limit, r.sight.turned(g))
-		}
-	}
-	return limit
-}
-
-// hiddenLocked reports whether spectators see card c face down when they
-// may see the stock's first limit cards.
-func (r *Race) hiddenLocked(c engine.Card, limit int) bool { return r.sight.hidden(c, limit) }
-
 // hidden reports whether card c is shown face down to someone who may see
 // the stock's first limit cards.
 func (s *sight) hidden(c engine.Card, limit int) bool {
@@ -155,72 +95,17 @@ func (s *sight) mask(v *engine.View, limit int) bool {
 	return hid
 }
 
-// spectatorViewLocked is seat i's board as spectators may see it at the
-// feed's point: the one function that makes a spectator's board. Before
-// the start no turned card is shown (as to the players themselves); cards
-// not every racer still playing has turned are Hidden.
-func (r *Race) spectatorViewLocked(i int) engine.View {
-	f := &r.feed
-	v := f.games[i].View()
-	f.hid[i] = false
-	switch st := f.state.State; {
-	case st == Waiting || st == Countdown:
-		v.Turned = []engine.Card{}
-		return v
-	case st.Over() && !r.sealedLocked():
-		return v
-	}
-	f.hid[i] = r.sight.mask(&v, r.revealLimitLocked())
-	return v
-}
-
-// spectatorMoveLocked is a move's notation as spectators may see it: its
-// card "??" while hidden ("??>W1").
-func (r *Race) spectatorMoveLocked(move string) string {
-	if len(move) < 3 || move[2] != '>' {
-		return move // "R", "resign"
-	}
-	c, err := engine.ParseCard(move[:2])
-	if err != nil || (r.feed.state.State.Over() && !r.sealedLocked()) || !r.hiddenLocked(c, r.revealLimitLocked()) {
-		return move
-	}
-	return "??" + move[2:]
-}
-
-// spectatorCountsLocked is seat i's counts at the feed's point.
-func (r *Race) spectatorCountsLocked(i int) Counts {
-	g := &r.feed.games[i]
-	return Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies(), Connected: r.feed.connected[i]}
-}
-
-// spectatorBoardsLocked are both boards and counts at the feed's point.
-func (r *Race) spectatorBoardsLocked() (*[2]engine.View, *[2]Counts) {
-	var boards [2]engine.View
-	var counts [2]Counts
-	for i := range r.feed.games {
-		boards[i], counts[i] = r.spectatorViewLocked(i), r.spectatorCountsLocked(i)
-	}
-	return &boards, &counts
-}
-
 // initFeedLocked starts the feed at the race as it is, with the games
 // games (the live ones, or for a race rebuilt mid-delay the ones as of the
 // delay) whose last logged moves are last, and version
 // epoch<<verEpochShift + 1.
 func (r *Race) initFeedLocked(games []engine.Game, last []MoveRecord, epoch uint64) {
-	r.sight = newSight(r.rules, r.deal)
 	r.epoch = epoch
-	f := &r.feed
-	n := len(r.seats)
-	f.games = games
-	f.seq, f.move, f.atMs = make([]int, n), make([]string, n), make([]int64, n)
-	f.connected, f.hid = make([]bool, n), make([]bool, n)
+	connected := make([]bool, len(r.seats))
 	for s := range r.seats {
-		f.seq[s], f.atMs[s], f.move[s] = last[s].Seq, last[s].AtMs, last[s].Move
-		f.connected[s] = r.seats[s].connected
+		connected[s] = r.seats[s].connected
 	}
-	f.state = r.snapshotLocked(-1)
-	f.ver = epoch<<verEpochShift + 1 // the feed's start; never 0, which JSON leaves out
+	r.feed.reset(newSight(r.rules, r.deal), games, last, connected, r.snapshotLocked(-1), epoch)
 }
 
 // watchSnapshotLocked is the state a new spectator gets: the feed as far
@@ -230,46 +115,9 @@ func (r *Race) watchSnapshotLocked() *StateEvent {
 	ev := *r.feed.state
 	ev.Now = r.clock.Now()
 	ev.Spectators = r.spectators
-	ev.Boards, ev.Counts = r.spectatorBoardsLocked()
+	ev.Boards, ev.Counts = r.feed.boards(r.sealedLocked())
 	ev.Ver = r.feed.ver
 	return &ev
-}
-
-// feedItem is on its way to the spectators: an event, or (ev nil) a
-// seat's move, which the feed's game of the seat plays when the feed
-// reaches it, and of which the board is made then. A move's item holds
-// no event of its own (it was half of what a move allocated, for the few
-// races watched), nor the seat's game after it: the feed keeps one game
-// per seat and plays the moves in their order, so that an item is a
-// tenth of a game's size, and every public race queues one per move.
-type feedItem struct {
-	ev   Event
-	move feedMove
-}
-
-// feedMove is a seat's move as the feed plays and shows it.
-type feedMove struct {
-	seat, seq int
-	move      string // the notation logged, shown to spectators
-	atMs      int64
-	play      engine.Move // what the seat's game played, unless resign
-	resign    bool
-}
-
-// playLocked plays m on the feed's game of its seat, which stands where
-// the seat's game stood before m: the feed starts from the seats' games
-// and gets every move of theirs, in order, until the race ends.
-func (r *Race) playLocked(m *feedMove) {
-	g := &r.feed.games[m.seat]
-	if m.resign {
-		g.Resign()
-		return
-	}
-	// ApplyRecorded, as a restored race's log replays: it plays a live
-	// move as Apply did, and a move logged before the turn it implies.
-	if err := g.ApplyRecorded(m.play); err != nil {
-		r.log.Error().Err(err).Int("seat", m.seat).Int("seq", m.seq).Msg("the spectators' feed could not play a move")
-	}
 }
 
 // releaseLocked moves the feed forward by one item and sends the
@@ -278,14 +126,15 @@ func (r *Race) releaseLocked(it *feedItem) {
 	f := &r.feed
 	if it.ev == nil {
 		m := &it.move
-		before := r.revealLimitLocked()
-		s := m.seat
-		r.playLocked(m)
-		f.seq[s], f.move[s], f.atMs[s] = m.seq, m.move, m.atMs
-		r.sendBoardLocked(s, false)
-		if after := r.revealLimitLocked(); after != before {
+		sealed := r.sealedLocked()
+		before := f.revealLimit(sealed)
+		if err := f.play(m); err != nil {
+			r.log.Error().Err(err).Int("seat", m.seat).Int("seq", m.seq).Msg("the spectators' feed could not play a move")
+		}
+		r.sendBoardLocked(m.seat, false)
+		if after := f.revealLimit(sealed); after != before {
 			for o := range f.games {
-				if o != s && f.hid[o] && r.holdsLocked(o, before, after) {
+				if o != m.seat && f.hid[o] && f.holds(o, before, after) {
 					// Another seat's board shows cards that every racer
 					// still playing has turned now: it is sent again,
 					// face up.
@@ -317,59 +166,26 @@ func (r *Race) releaseLocked(it *feedItem) {
 			return
 		}
 		out := *e
-		out.Boards, out.Counts = r.spectatorBoardsLocked()
+		out.Boards, out.Counts = f.boards(r.sealedLocked())
 		r.sendWatchersLocked(&out)
 	default:
 		r.sendWatchersLocked(e)
 	}
 }
 
-// holdsLocked reports whether seat s's board at the feed's point holds a
-// card whose stock index is in [lo, hi).
-func (r *Race) holdsLocked(s, lo, hi int) bool {
-	v := r.feed.games[s].View()
-	in := func(c engine.Card) bool {
-		p := int(r.sight.pos[c])
-		return c != engine.NoCard && p >= lo && p < hi
-	}
-	for _, c := range v.Turned {
-		if in(c) {
-			return true
-		}
-	}
-	for p := range v.Waste {
-		for _, c := range v.Waste[p].Cards {
-			if in(c) {
-				return true
-			}
-		}
-	}
-	for p := range v.Foundations {
-		if in(v.Foundations[p].Top) {
-			return true
-		}
-	}
-	return false
-}
-
 // sendBoardLocked sends seat s's board at the feed's point; reveal marks
 // a board sent again because cards on it may be shown now.
 func (r *Race) sendBoardLocked(s int, reveal bool) {
-	f := &r.feed
 	if r.spectators == 0 {
 		// Nobody to show it to (spectators on other instances are
 		// counted too): the version moves on all the same, and whoever
 		// comes gets the boards from the feed's games.
-		f.ver++
+		r.feed.ver++
 		return
 	}
 	// Made for the spectators alone: its version is set in place, where
 	// sendWatchersLocked copies an event others may hold.
-	f.ver++
-	r.publishLocked(r.fan.watch(), &BoardEvent{
-		Race: r.id, Seat: s, Seq: f.seq[s], Move: r.spectatorMoveLocked(f.move[s]), AtMs: f.atMs[s],
-		View: r.spectatorViewLocked(s), Counts: r.spectatorCountsLocked(s), Reveal: reveal, Ver: f.ver,
-	})
+	r.publishLocked(r.fan.watch(), r.feed.board(r.id, s, reveal, r.sealedLocked()))
 }
 
 // versioned is an event that spectators get with the feed's version: a
@@ -395,12 +211,6 @@ func (r *Race) sendWatchersLocked(ev Event) {
 		ev = v.withVer(r.feed.ver)
 	}
 	r.publishLocked(r.fan.watch(), ev)
-}
-
-// delayed is an item of the spectators' feed and when it is due.
-type delayed struct {
-	due  time.Time
-	item feedItem
 }
 
 // Watch subscribes a spectator; sub first receives a StateEvent. Call
@@ -485,17 +295,9 @@ func (r *Race) feedLocked(it feedItem) {
 		r.feed.timer.Stop()
 		r.feed.armed = false
 	}
-	if r.feed.queue.Cap() == 0 {
-		r.feed.queue.SetBaseCap(feedRoom)
-	}
-	r.feed.queue.PushBack(delayed{due: now.Add(r.opts.SpectatorDelay), item: it})
+	r.feed.delay(it, now.Add(r.opts.SpectatorDelay))
 	r.armFeedLocked(now)
 }
-
-// feedRoom is the room a race's delayed feed starts with, so that it
-// does not grow three times in every public race: 10 s of both players'
-// moves at 2 a second each, and a few states.
-const feedRoom = 64
 
 // FeedSlack is how long after an item of the spectators' feed is due
 // its timer releases it, if no event of the race (a move, a spectator)
@@ -547,10 +349,12 @@ func (r *Race) releaseDue(gen uint64) {
 // whether there were any.
 func (r *Race) releaseDueLocked(now time.Time) bool {
 	released := false
-	for r.feed.queue.Len() > 0 && !r.feed.queue.Front().due.After(now) {
-		it := r.feed.queue.PopFront().item
+	for {
+		it, ok := r.feed.due(now)
+		if !ok {
+			return released
+		}
 		r.releaseLocked(&it)
 		released = true
 	}
-	return released
 }

@@ -19,7 +19,9 @@
 // type, its making and its moves; seats.go who sits where (joining,
 // reserving, resuming, leaving, grace); computer.go and ghost.go the seats
 // the server plays; lifecycle.go countdown, clock and end; referee.go who
-// won; fair.go what spectators see and their delayed feed; fanout.go who
+// won; feed.go the spectators' feed (what they may see of the games as of
+// its point, and what waits for the spectator delay); fair.go where each
+// card lies and how the feed reaches the spectators; fanout.go who
 // receives each event; match.go rounds and rematches; durable.go its
 // record and restore.
 //
@@ -292,11 +294,9 @@ type Race struct {
 	// halted is stopped, readable without the lock (Halted: a fleet
 	// proxy's feed gate asks it from inside another race's delivery).
 	halted atomic.Bool
-	// The spectators' feed (fair.go): where each card lies in the deal,
-	// what the spectators have been sent and what waits for the spectator
-	// delay, and this copy's epoch (one more for each instance that took
-	// the race over).
-	sight sight
+	// The spectators' feed (feed.go, fair.go): what the spectators have
+	// been sent and what waits for the spectator delay, and this copy's
+	// epoch (one more for each instance that took the race over).
 	feed  feed
 	epoch uint64
 	// The match this race is a round of, the next race once made, who asked
