@@ -14,7 +14,8 @@ import "slices"
 // twentieth of a one-instance server's CPU (docs/performance.md). Either
 // way a subscriber that can queue (Queuer) has the event queued, and the
 // race's unlock writes it (take) once its lock is released, so that no
-// socket write holds the lock. Its methods run with the race's lock held.
+// socket write holds the lock (on a relaying bus, through ownEvents). Its
+// methods run with the race's lock held.
 type fanout struct {
 	bus    Bus
 	relays bool
@@ -89,7 +90,7 @@ func (f *fanout) take(room []Queuer) []Queuer {
 // subscribers. cancel must be called with the race's lock held.
 func (f *fanout) subscribe(i int, sub Subscriber) (cancel func()) {
 	if f.relays {
-		return f.bus.Subscribe(f.topic(i), ownEvents{sub})
+		return f.bus.Subscribe(f.topic(i), ownEvents{sub: sub, fan: f})
 	}
 	f.own[i] = append(f.own[i], sub)
 	return func() {
@@ -140,17 +141,24 @@ func (r *Race) subscribeLocked(i int, sub Subscriber) (cancel func()) {
 
 // ownEvents passes a connection on the race's own instance only the
 // events that instance published: the race's, never an old copy's on
-// another instance (see Sourced).
-type ownEvents struct{ sub Subscriber }
+// another instance (see Sourced). The bus hands it those from inside the
+// race's publish, with the race's lock held, so it sends them as the
+// race's own subscribers get theirs (fanout.send): queued where the
+// connection can queue, and written by the race's unlock, so that no
+// socket write holds the lock in Redis mode either.
+type ownEvents struct {
+	sub Subscriber
+	fan *fanout
+}
 
 // Deliver passes ev on (a bus that does not know where events come from
 // has only this instance's).
-func (o ownEvents) Deliver(ev Event) { o.sub.Deliver(ev) }
+func (o ownEvents) Deliver(ev Event) { o.fan.send(o.sub, ev) }
 
 // DeliverFrom passes ev on when this instance published it.
 func (o ownEvents) DeliverFrom(origin string, ev Event) {
 	if origin == "" {
-		o.sub.Deliver(ev)
+		o.fan.send(o.sub, ev)
 	}
 }
 

@@ -3,6 +3,7 @@ package race
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -173,12 +174,7 @@ type Bus interface {
 }
 
 // SeatTopic is the topic carrying what the player in seat sees.
-func SeatTopic(raceID string, seat int) string {
-	if seat == 0 {
-		return raceID + "/seat/0"
-	}
-	return raceID + "/seat/1"
-}
+func SeatTopic(raceID string, seat int) string { return raceID + "/seat/" + strconv.Itoa(seat) }
 
 // WatchTopic is the topic carrying what spectators see.
 func WatchTopic(raceID string) string { return raceID + "/watch" }

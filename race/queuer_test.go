@@ -4,9 +4,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/memrace"
 	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace"
+	"sirtommy/race/redisrace/redistest"
 )
 
 // queuer is a race.Queuer that checks the race's lock: held when an event
@@ -23,7 +28,12 @@ type queuer struct {
 	heldOnce bool // Queue saw the lock held at least once
 }
 
+// Deliver writes ev at once: never with the race's lock held, where the
+// race should have queued it.
 func (q *queuer) Deliver(ev race.Event) {
+	if !race.LockFreeForTest(q.race) {
+		q.t.Errorf("%T written with the race's lock held", ev)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.written = append(q.written, ev)
@@ -57,9 +67,23 @@ func (q *queuer) Flush() {
 // web's connections do) gets its opponent's moves queued under the race's
 // lock and written once it is released, in order, none left behind, the
 // last state included.
+// It holds on a bus that relays to other instances (Redis mode) too,
+// where the race's own connections get its events from the bus.
 func TestQueuedEventsAreWrittenAfterTheLock(t *testing.T) {
+	t.Run("memory", func(t *testing.T) {
+		testQueuedEventsAreWrittenAfterTheLock(t, memrace.NewBus())
+	})
+	t.Run("redis", func(t *testing.T) {
+		rdb := redistest.Start(t, redistest.Options{}).Client(t)
+		bus := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-a", zerolog.Nop())
+		t.Cleanup(func() { _ = bus.Close() })
+		testQueuedEventsAreWrittenAfterTheLock(t, bus)
+	})
+}
+
+func testQueuedEventsAreWrittenAfterTheLock(t *testing.T, bus race.Bus) {
 	const deal = 7
-	f := newRace(t, named(deal))
+	f := newRaceOn(t, named(deal), bus)
 	q := &queuer{t: t, race: f.race}
 	var mover recorder
 	if _, err := f.race.Join("a", "", &mover); err != nil {

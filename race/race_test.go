@@ -32,8 +32,14 @@ type fixture struct {
 
 func newRace(t testing.TB, opts race.Options) *fixture {
 	t.Helper()
+	return newRaceOn(t, opts, memrace.NewBus())
+}
+
+// newRaceOn is newRace with its events on bus.
+func newRaceOn(t testing.TB, opts race.Options, bus race.Bus) *fixture {
+	t.Helper()
 	f := &fixture{clock: racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), store: memrace.NewStore()}
-	r, err := race.New("r1", opts, race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus()})
+	r, err := race.New("r1", opts, race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: bus})
 	if err != nil {
 		t.Fatal(err)
 	}
