@@ -141,7 +141,7 @@ func (s *Session) AcceptChallenge(id string) error {
 	opts.Public = true
 	return l.start(pairing{
 		opts:    opts,
-		via:     "challenge",
+		via:     ViaChallenge,
 		code:    c.ID,
 		players: [2]PlayerRef{{ID: c.Player, Name: c.Name}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{to: ToChallenger, ref: c.ID}, {s: s}},

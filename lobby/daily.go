@@ -301,7 +301,7 @@ func (s *Session) PlayDaily(variant string) error {
 	err = l.start(pairing{
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Salt: salt, Solo: true, Unrated: true,
 			SealedUntil: next, Tag: dailyTag + day + ":" + variant},
-		via:     "daily",
+		via:     ViaDaily,
 		players: [2]PlayerRef{{Name: "", Solo: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},
 	})
@@ -352,7 +352,7 @@ func (s *Session) RaceDailyLeader(variant string) error {
 	return l.start(pairing{
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Unrated: true,
 			SealedUntil: closes, Tag: "daily-ghost:" + day + ":" + variant},
-		via:     "daily-ghost",
+		via:     ViaDailyGhost,
 		players: [2]PlayerRef{{Name: lead.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},
 		ghost:   &rec,

@@ -319,7 +319,7 @@ func (s *Session) RaceGhost(id string) error {
 	return l.start(pairing{
 		opts: race.Options{Variant: g.Variant, TimeLimit: time.Duration(g.TimeLimitMs) * time.Millisecond,
 			Deal: g.Deal, DealFixed: true, Unrated: true},
-		via:     "ghost",
+		via:     ViaGhost,
 		code:    g.ID,
 		players: [2]PlayerRef{{Name: g.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},

@@ -104,7 +104,7 @@ func (s *Session) AcceptInvite(code string) error {
 	opts, _ := inv.Options.check(true) // checked when made
 	err = l.start(pairing{
 		opts:    opts,
-		via:     "invite",
+		via:     ViaInvite,
 		code:    code,
 		players: [2]PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{to: ToAll}, {s: s}},

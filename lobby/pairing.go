@@ -16,9 +16,32 @@ type dest struct {
 	ref string
 }
 
+// Via is how a race was made: a pairing's way, sent to its players as
+// the matched event's "via" and logged. Its values are the protocol's
+// (PROTOCOL.md), so they never change.
+type Via string
+
+// The ways the lobby makes a race.
+const (
+	// ViaQuick pairs two players of a quick-play queue.
+	ViaQuick Via = "quick"
+	// ViaComputer seats a queued player against the computer.
+	ViaComputer Via = "computer"
+	// ViaInvite is a private race, made when the friend accepts its invite.
+	ViaInvite Via = "invite"
+	// ViaChallenge is an open challenge's race, made when someone accepts it.
+	ViaChallenge Via = "challenge"
+	// ViaGhost races a ghost challenge's recorded game.
+	ViaGhost Via = "ghost"
+	// ViaDaily is a solo race at the day's deal.
+	ViaDaily Via = "daily"
+	// ViaDailyGhost races the recorded game of the day's leader.
+	ViaDailyGhost Via = "daily-ghost"
+)
+
 type pairing struct {
 	opts    race.Options
-	via     string
+	via     Via
 	code    string
 	players [2]PlayerRef
 	dests   [2]dest
@@ -53,7 +76,7 @@ func (l *Lobby) start(p pairing) (err error) {
 		// not replay, a player racing already) is not.
 		var busy *busyError
 		if err != nil && !errors.As(err, &busy) && (storeFailure(err) || race.ErrorCode(err) == race.CodeInternal) {
-			l.log.Error().Err(err).Str("via", p.via).Strs("players", ids).Msg("race not made")
+			l.log.Error().Err(err).Str("via", string(p.via)).Strs("players", ids).Msg("race not made")
 		}
 	}()
 	if !p.claimed {
@@ -72,7 +95,7 @@ func (l *Lobby) start(p pairing) (err error) {
 			l.log.Warn().Err(ferr).Msg("claim not freed; it lapses")
 		}
 	}
-	if p.via == "challenge" {
+	if p.via == ViaChallenge {
 		l.challengesChanged() // the challenge is no longer open
 	}
 	return err
@@ -122,13 +145,14 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 		if p.players[s].Computer || p.players[s].Ghost || p.players[s].Solo {
 			continue
 		}
-		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: p.via, Rated: rated,
+		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: string(p.via), Rated: rated,
 			Opponent: p.players[1-s], At: now}
-		if p.via == "invite" {
+		switch p.via {
+		case ViaInvite:
 			ev.Invite = p.code
-		} else if p.via == "challenge" {
+		case ViaChallenge:
 			ev.Challenge = p.code
-		} else if p.via == "ghost" {
+		case ViaGhost:
 			ev.Ghost = p.code
 		}
 		if !p.players[1-s].Computer && !p.players[1-s].Ghost && p.ratings[1-s] != 0 {
@@ -142,6 +166,6 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 		}
 		l.tell(Notice{Player: p.players[s].ID, To: d.to, Ref: d.ref, Matched: ev})
 	}
-	l.log.Info().Str("race", rc.ID()).Str("via", p.via).Str("p0", p.players[0].ID).Str("p1", p.players[1].ID).Msg("paired")
+	l.log.Info().Str("race", rc.ID()).Str("via", string(p.via)).Str("p0", p.players[0].ID).Str("p1", p.players[1].ID).Msg("paired")
 	return nil
 }

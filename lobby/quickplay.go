@@ -121,7 +121,7 @@ func (l *Lobby) matchNow() {
 		variant, grade := splitQueueKey(p.Variant)
 		err := l.start(pairing{
 			opts:    race.Options{Variant: variant, Grade: grade, Public: true},
-			via:     "quick",
+			via:     ViaQuick,
 			players: [2]PlayerRef{{ID: p.A.Player, Name: p.A.Name}, {ID: p.B.Player, Name: p.B.Name}},
 			dests:   [2]dest{{to: ToQueued}, {to: ToQueued}},
 			ratings: [2]float64{p.A.Rating, p.B.Rating},
