@@ -19,7 +19,7 @@ func (l *Lobby) tell(n Notice) {
 	defer cancel()
 	reached, err := c.Send(ctx, n)
 	if err != nil || !reached {
-		l.log.Warn().Err(err).Str("player", n.Player).Str("to", n.To).Msg("matched event reached nobody")
+		l.log.Warn().Err(err).Str("player", n.Player).Str("to", string(n.To)).Msg("matched event reached nobody")
 	}
 }
 
@@ -64,7 +64,7 @@ func (l *Lobby) receive(n Notice, alone bool) bool {
 	for _, sub := range subs {
 		sub.Deliver(n.Matched)
 	}
-	l.log.Debug().Str("player", n.Player).Str("to", n.To).Str("race", n.Matched.Race).Int("sessions", len(subs)).Msg("matched event delivered")
+	l.log.Debug().Str("player", n.Player).Str("to", string(n.To)).Str("race", n.Matched.Race).Int("sessions", len(subs)).Msg("matched event delivered")
 	return len(subs) > 0
 }
 

@@ -12,7 +12,7 @@ import (
 // notice to whichever instance holds the session meant.
 type dest struct {
 	s   *Session
-	to  string // ToQueued, ToChallenger or ToAll
+	to  Recipient
 	ref string
 }
 

@@ -89,18 +89,25 @@ type Notice struct {
 	Player string `json:"player"`
 	// To is which of the player's sessions get it: ToQueued (the one that
 	// queued), ToChallenger (the one that opened challenge Ref) or ToAll.
-	To  string `json:"to"`
-	Ref string `json:"ref,omitempty"`
+	To  Recipient `json:"to"`
+	Ref string    `json:"ref,omitempty"`
 	// Matched is the event; or Ghost, a ghost race's run for its author.
 	Matched *MatchedEvent    `json:"matched,omitempty"`
 	Ghost   *GhostRacedEvent `json:"ghost,omitempty"`
 }
 
+// Recipient is which of a player's sessions a Notice is for. Its values
+// travel between instances (the courier's JSON), so they never change.
+type Recipient string
+
 // Notice recipients.
 const (
-	ToQueued     = "queued"
-	ToChallenger = "challenger"
-	ToAll        = "all"
+	// ToQueued is the session that queued.
+	ToQueued Recipient = "queued"
+	// ToChallenger is the session that opened challenge Notice.Ref.
+	ToChallenger Recipient = "challenger"
+	// ToAll is every session of the player.
+	ToAll Recipient = "all"
 )
 
 // Courier carries notices between the instances: each listens for the
