@@ -58,10 +58,10 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 	return c, nil
 }
 
-// CancelChallenge withdraws the session's open challenge.
-func (s *Session) CancelChallenge() error {
-	l := s.l
-	l.mu.Lock()
+// forgetChallengesLocked forgets the challenges s opened here and returns
+// their ids, for the caller to withdraw from the shared store: from then
+// on an acceptance's matched event no longer finds s.
+func (l *Lobby) forgetChallengesLocked(s *Session) []string {
 	var ids []string
 	for id, cs := range l.challenges {
 		if cs == s {
@@ -69,6 +69,14 @@ func (s *Session) CancelChallenge() error {
 			ids = append(ids, id)
 		}
 	}
+	return ids
+}
+
+// CancelChallenge withdraws the session's open challenge.
+func (s *Session) CancelChallenge() error {
+	l := s.l
+	l.mu.Lock()
+	ids := l.forgetChallengesLocked(s)
 	l.mu.Unlock()
 	ctx, cancel := opCtx()
 	defer cancel()

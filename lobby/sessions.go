@@ -161,13 +161,7 @@ func (l *Lobby) dropWaiting(s *Session) (withdrew bool) {
 	} else {
 		q = nil
 	}
-	var open []string
-	for cid, cs := range l.challenges {
-		if cs == s {
-			delete(l.challenges, cid)
-			open = append(open, cid)
-		}
-	}
+	open := l.forgetChallengesLocked(s)
 	l.mu.Unlock()
 	ctx, cancel := opCtx()
 	defer cancel()
