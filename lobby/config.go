@@ -37,9 +37,6 @@ const (
 
 // Config tunes the lobby; zero fields take the defaults.
 type Config struct {
-	// Match tunes the in-memory queue; a shared queue (Deps.Shared) is
-	// made with its own.
-	Match              MatchConfig
 	ComputerOfferAfter time.Duration
 	ComputerPace       time.Duration
 	ComputerLevel      string
@@ -61,7 +58,6 @@ type Config struct {
 }
 
 func (c *Config) fill() {
-	c.Match.fill()
 	if c.ComputerOfferAfter <= 0 {
 		c.ComputerOfferAfter = DefaultComputerOfferAfter
 	}

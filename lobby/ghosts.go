@@ -13,7 +13,7 @@ import (
 // Ghost races: a finished game raced again by someone who has not seen
 // its deal (docs/ghosts.md). The recording, the challenge that names it,
 // who has seen which deal and every run against a ghost live behind the
-// Ghosts interface: in memory (MemoryGhosts) or in Redis
+// Ghosts interface: in memory (memlobby.Ghosts) or in Redis
 // (redislobby.Ghosts), so that any instance of a fleet finds them.
 
 // Error codes of ghost races (PROTOCOL.md, section 5).

@@ -6,7 +6,7 @@
 //
 // What instances share (the queue, challenges, invites, who is racing,
 // the race list) lives behind the interfaces of shared.go: in memory for
-// one server, in Redis (redislobby) for several. The Lobby itself keeps
+// one server (memlobby), in Redis (redislobby) for several. The Lobby itself keeps
 // only its own connections' bookkeeping: which of its sessions queued or
 // opened a challenge, so that a matched event, made here or carried by
 // the Courier from another instance, reaches the right one.
@@ -45,8 +45,6 @@
 //     player's next request waiting for it.
 //   - identity.go: player ids, names and signed tokens.
 //   - events.go, errors.go: the lobby's events and error codes.
-//   - memshared.go, memghosts.go, memdaily.go: the shared stores in
-//     memory, New's defaults for one instance.
 package lobby
 
 import (
@@ -91,24 +89,9 @@ type Lobby struct {
 // New makes a lobby and starts its heartbeat on the clock; Close stops it.
 func New(cfg Config, deps Deps) *Lobby {
 	cfg.fill()
-	sh, mem := deps.Shared, NewMemoryShared(cfg.Match, deps.Clock)
-	if sh.Queue == nil {
-		sh.Queue = mem.Queue
-	}
-	if sh.Seats == nil {
-		sh.Seats = mem.Seats // tied to mem.Queue, as the interfaces ask
-	}
-	if sh.Challenges == nil {
-		sh.Challenges = mem.Challenges
-	}
-	if sh.Invites == nil {
-		sh.Invites = mem.Invites
-	}
-	if sh.Ghosts == nil {
-		sh.Ghosts = NewMemoryGhosts()
-	}
-	if sh.Dailies == nil {
-		sh.Dailies = NewMemoryDailies()
+	sh := deps.Shared
+	if sh.Queue == nil || sh.Challenges == nil || sh.Invites == nil || sh.Seats == nil || sh.Ghosts == nil || sh.Dailies == nil {
+		panic("lobby: Deps.Shared lacks a store (memlobby.NewShared makes the in-memory ones)")
 	}
 	l := &Lobby{
 		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,

@@ -28,7 +28,8 @@ type Deps struct {
 	// store; nil (memory mode) counts this instance's players only.
 	Presence PresenceShare
 	// Shared is where the queue, challenges, invites, seats and race list
-	// live; zero fields are this instance's own, in memory.
+	// live: memlobby.NewShared for one instance on its own, redislobby's
+	// stores for several. Every store but Courier and Races is required.
 	Shared Shared
 	// DailySecret derives the day's deals (the server's --secret: every
 	// instance with the same one deals the same); nil: no day's deal.

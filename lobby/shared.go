@@ -6,8 +6,8 @@ import (
 )
 
 // The lobby's waiting state lives behind the small interfaces below, so
-// that several instances can share it: in memory (this file's siblings in
-// memshared.go, one instance, the default) or in Redis (redislobby). Every
+// that several instances can share it: in memory (memlobby, one instance)
+// or in Redis (redislobby). Every
 // method that claims something (a pair, a challenge, an invite, a player
 // for a race) does so atomically: when two instances claim the same thing
 // at once, exactly one wins.
@@ -147,8 +147,8 @@ type RaceListShare interface {
 	ShareRaces(ctx context.Context, own []ListedRace) (others []ListedRace, err error)
 }
 
-// Shared is where the lobby keeps what other instances may share; zero
-// fields are this instance's own, in memory.
+// Shared is where the lobby keeps what other instances may share
+// (memlobby.NewShared makes the stores of one instance on its own).
 type Shared struct {
 	Queue      Queue
 	Challenges Challenges
@@ -158,7 +158,7 @@ type Shared struct {
 	Courier Courier
 	Races   RaceListShare
 	// Ghosts keeps ghost challenges and their runs, Dailies the day's
-	// boards; nil: in memory.
+	// boards.
 	Ghosts  Ghosts
 	Dailies Dailies
 }
