@@ -6,10 +6,11 @@
 //
 // What instances share (the queue, challenges, invites, who is racing,
 // the race list) lives behind the interfaces of shared.go: in memory for
-// one server (memlobby), in Redis (redislobby) for several. The Lobby itself keeps
-// only its own connections' bookkeeping: which of its sessions queued or
-// opened a challenge, so that a matched event, made here or carried by
-// the Courier from another instance, reaches the right one.
+// one server (memlobby), in Redis (redislobby) for several. The Lobby
+// itself keeps only its own connections' bookkeeping: which of its
+// sessions queued or opened a challenge, so that a matched event, made
+// here or carried by the Courier from another instance, reaches the
+// right one.
 //
 // Locking: the Lobby's mutex guards its own maps. It is never held while
 // calling into a race or a shared store, so that a race's end (which runs
@@ -87,6 +88,8 @@ type Lobby struct {
 }
 
 // New makes a lobby and starts its heartbeat on the clock; Close stops it.
+// deps.Shared must hold every store but Courier and Races: a lobby
+// without one is a mistake of its caller's, so New panics.
 func New(cfg Config, deps Deps) *Lobby {
 	cfg.fill()
 	sh := deps.Shared
@@ -135,6 +138,9 @@ func (l *Lobby) Close() {
 	l.flushEnds(l.cfg.FlushTimeout)
 }
 
+// heartbeat is the lobby's tick (Config.Tick): matchmaking, offers of
+// the computer, the challenges kept, the race list and presence read
+// and shared, then the lobby message; it reschedules itself until Close.
 func (l *Lobby) heartbeat() {
 	l.matchNow()
 	l.offerComputer()
