@@ -85,7 +85,7 @@ func (f *fixture) newLobby(t *testing.T) *lobby.Lobby {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: f.clock, Log: zerolog.Nop(), Races: f.races, Tokens: tokens, Ratings: f.ratings})
+	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: f.clock, Log: zerolog.Nop(), Races: f.races, Tokens: tokens, Ratings: f.ratings, Shared: memlobby.NewShared(lobby.MatchConfig{}, f.clock)})
 	t.Cleanup(l.Close)
 	return l
 }

@@ -301,7 +301,7 @@ func (s *Session) PlayDaily(variant string) error {
 	err = l.start(pairing{
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Salt: salt, Solo: true, Unrated: true,
 			SealedUntil: next, Tag: dailyTag + day + ":" + variant},
-		via:     "daily",
+		via:     ViaDaily,
 		players: [2]PlayerRef{{Name: "", Solo: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},
 	})
@@ -352,7 +352,7 @@ func (s *Session) RaceDailyLeader(variant string) error {
 	return l.start(pairing{
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Unrated: true,
 			SealedUntil: closes, Tag: "daily-ghost:" + day + ":" + variant},
-		via:     "daily-ghost",
+		via:     ViaDailyGhost,
 		players: [2]PlayerRef{{Name: lead.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},
 		ghost:   &rec,
@@ -392,7 +392,7 @@ func (l *Lobby) dailyEnded(ctx context.Context, e race.Ended, at time.Time) erro
 
 // dailyStats are player's days from their history.
 func (l *Lobby) dailyStats(ctx context.Context, player string, n int) (*DailyStats, error) {
-	h, err := l.dailies.History(ctx, player, maxDailyHistory)
+	h, err := l.dailies.History(ctx, player, MaxDailyHistory)
 	if err != nil || len(h) == 0 {
 		return nil, err
 	}
@@ -450,8 +450,9 @@ func (l *Lobby) dailyStats(ctx context.Context, player string, n int) (*DailySta
 	return st, nil
 }
 
-// maxDailyHistory bounds the days a player's streaks are counted over.
-const maxDailyHistory = 400
+// MaxDailyHistory bounds the days a player's streaks are counted over: a
+// Dailies store keeps at least this many of a player's days.
+const MaxDailyHistory = 400
 
 func prevDay(day string) string {
 	t, _ := dayStart(day)

@@ -18,7 +18,7 @@ type MatchedEvent struct {
 	Race      string    `json:"race"`
 	Seat      int       `json:"seat"`
 	Variant   string    `json:"variant"`
-	Via       string    `json:"via"` // "quick", "computer", "invite", "challenge" or "ghost"
+	Via       string    `json:"via"` // a Via: how the race was made
 	Rated     bool      `json:"rated"`
 	Opponent  PlayerRef `json:"opponent"`
 	Rating    *float64  `json:"opponentRating,omitempty"`

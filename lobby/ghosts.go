@@ -13,7 +13,7 @@ import (
 // Ghost races: a finished game raced again by someone who has not seen
 // its deal (docs/ghosts.md). The recording, the challenge that names it,
 // who has seen which deal and every run against a ghost live behind the
-// Ghosts interface: in memory (MemoryGhosts) or in Redis
+// Ghosts interface: in memory (memlobby.Ghosts) or in Redis
 // (redislobby.Ghosts), so that any instance of a fleet finds them.
 
 // Error codes of ghost races (PROTOCOL.md, section 5).
@@ -319,7 +319,7 @@ func (s *Session) RaceGhost(id string) error {
 	return l.start(pairing{
 		opts: race.Options{Variant: g.Variant, TimeLimit: time.Duration(g.TimeLimitMs) * time.Millisecond,
 			Deal: g.Deal, DealFixed: true, Unrated: true},
-		via:     "ghost",
+		via:     ViaGhost,
 		code:    g.ID,
 		players: [2]PlayerRef{{Name: g.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
 		dests:   [2]dest{{}, {s: s}},

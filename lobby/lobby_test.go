@@ -52,7 +52,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	ratings := memlobby.NewRatings()
-	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: ratings})
+	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: ratings, Shared: memlobby.NewShared(lobby.MatchConfig{}, clock)})
 	t.Cleanup(l.Close)
 	return &fixture{clock: clock, races: races, ratings: ratings, lobby: l}
 }
@@ -244,6 +244,7 @@ func TestHeartbeatOnRealClock(t *testing.T) {
 	for range 20 {
 		l := lobby.New(lobby.Config{Tick: time.Microsecond}, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: memlobby.NewRatings(),
+			Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
 		})
 		time.Sleep(time.Millisecond)
 		l.Close()
@@ -293,7 +294,7 @@ func TestFailedRaceLoggedAsFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := lobby.NewMemoryShared(lobby.MatchConfig{}, clock)
+	sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
 	sh.Seats = failingSeats{sh.Seats}
 	logs := &logBuffer{}
 	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.New(logs), Races: races, Tokens: tokens,

@@ -58,8 +58,8 @@ func TestSeenDealAndBestGameSurviveAStoreOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ghosts := &flakyGhosts{Ghosts: lobby.NewMemoryGhosts(), failSee: 1, failBest: 1}
-	sh := lobby.NewMemoryShared(lobby.MatchConfig{}, clock)
+	ghosts := &flakyGhosts{Ghosts: memlobby.NewGhosts(), failSee: 1, failBest: 1}
+	sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
 	sh.Ghosts = ghosts
 	f := &fixture{clock: clock, races: races, ratings: memlobby.NewRatings()}
 	f.lobby = lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: f.ratings, Shared: sh})

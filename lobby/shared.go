@@ -6,8 +6,8 @@ import (
 )
 
 // The lobby's waiting state lives behind the small interfaces below, so
-// that several instances can share it: in memory (this file's siblings in
-// memshared.go, one instance, the default) or in Redis (redislobby). Every
+// that several instances can share it: in memory (memlobby, one instance)
+// or in Redis (redislobby). Every
 // method that claims something (a pair, a challenge, an invite, a player
 // for a race) does so atomically: when two instances claim the same thing
 // at once, exactly one wins.
@@ -89,18 +89,25 @@ type Notice struct {
 	Player string `json:"player"`
 	// To is which of the player's sessions get it: ToQueued (the one that
 	// queued), ToChallenger (the one that opened challenge Ref) or ToAll.
-	To  string `json:"to"`
-	Ref string `json:"ref,omitempty"`
+	To  Recipient `json:"to"`
+	Ref string    `json:"ref,omitempty"`
 	// Matched is the event; or Ghost, a ghost race's run for its author.
 	Matched *MatchedEvent    `json:"matched,omitempty"`
 	Ghost   *GhostRacedEvent `json:"ghost,omitempty"`
 }
 
+// Recipient is which of a player's sessions a Notice is for. Its values
+// travel between instances (the courier's JSON), so they never change.
+type Recipient string
+
 // Notice recipients.
 const (
-	ToQueued     = "queued"
-	ToChallenger = "challenger"
-	ToAll        = "all"
+	// ToQueued is the session that queued.
+	ToQueued Recipient = "queued"
+	// ToChallenger is the session that opened challenge Notice.Ref.
+	ToChallenger Recipient = "challenger"
+	// ToAll is every session of the player.
+	ToAll Recipient = "all"
 )
 
 // Courier carries notices between the instances: each listens for the
@@ -140,8 +147,8 @@ type RaceListShare interface {
 	ShareRaces(ctx context.Context, own []ListedRace) (others []ListedRace, err error)
 }
 
-// Shared is where the lobby keeps what other instances may share; zero
-// fields are this instance's own, in memory.
+// Shared is where the lobby keeps what other instances may share
+// (memlobby.NewShared makes the stores of one instance on its own).
 type Shared struct {
 	Queue      Queue
 	Challenges Challenges
@@ -151,7 +158,7 @@ type Shared struct {
 	Courier Courier
 	Races   RaceListShare
 	// Ghosts keeps ghost challenges and their runs, Dailies the day's
-	// boards; nil: in memory.
+	// boards.
 	Ghosts  Ghosts
 	Dailies Dailies
 }

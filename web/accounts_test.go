@@ -54,6 +54,7 @@ func newAccountEnv(t *testing.T, mod func(*web.Deps)) *accountEnv {
 		l = lobby.New(lobby.Config{}, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
 			Ratings: ratings, Computer: lobby.ComputerFactory(d.Computer), DailySecret: []byte(testSecret),
+			Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
 		})
 		svc, err = account.New(store, account.Config{Origin: siteOrigin, Clock: clock})
 		if err != nil {

@@ -179,7 +179,7 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	}, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
 		Ratings: o.ratings, Computer: lobby.ComputerFactory(engineComputer),
-		DailySecret: dailySecret(o.daily),
+		DailySecret: dailySecret(o.daily), Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
 	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget}

@@ -52,7 +52,7 @@ func newLobbyEnvOver(t *testing.T, cfg lobby.Config, over func(*memlobby.Ratings
 		l = lobby.New(cfg, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
 			Ratings: store, Computer: lobby.ComputerFactory(d.Computer),
-			DailySecret: []byte(testSecret),
+			DailySecret: []byte(testSecret), Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
 		})
 		d.Lobby = l
 	})

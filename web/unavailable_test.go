@@ -97,7 +97,7 @@ func TestStorageFailuresAreUnavailable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh := lobby.NewMemoryShared(lobby.MatchConfig{}, clock)
+		sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
 		sh.Queue = failingQueue{Queue: sh.Queue, down: &down}
 		sh.Challenges = failingChallenges{Challenges: sh.Challenges, down: &down}
 		l := lobby.New(lobby.Config{}, lobby.Deps{

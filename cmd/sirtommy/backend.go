@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
+	"sirtommy/lobby/memlobby"
 	"sirtommy/lobby/redislobby"
 	"sirtommy/lobby/sqlstore"
 	"sirtommy/race"
@@ -40,7 +41,7 @@ type backend struct {
 	deps     race.Deps
 	ratings  lobby.Ratings
 	presence lobby.PresenceShare         // nil in memory mode
-	shared   lobby.Shared                // zero in memory mode: the lobby's own
+	shared   lobby.Shared                // memlobby's in memory mode
 	check    func(context.Context) error // /readyz: the database, and Redis in Redis mode
 	claims   coach.Claims                // the analyses under way: live
 	analyses coach.Store                 // finished analyses (durable) and claims (live)
@@ -56,8 +57,10 @@ type backend struct {
 
 // memoryBackend keeps the live state in this process.
 func memoryBackend(log zerolog.Logger) *backend {
+	clock := race.SystemClock{}
 	return &backend{
-		deps:   race.Deps{Clock: race.SystemClock{}, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
+		deps:   race.Deps{Clock: clock, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
+		shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
 		claims: coach.NewMemoryStore(nil),
 		spread: func(*race.Service) func(context.Context) { return func(context.Context) {} },
 		close:  func() {},

@@ -1,5 +1,7 @@
-// Package memlobby holds the in-memory implementation of the lobby's
-// Ratings store: the default for one server on its own.
+// Package memlobby holds the in-memory implementations of the lobby's
+// stores, for one server on its own: Ratings (memlobby.go), and the
+// Shared stores: the queue, challenges, invites and seats (shared.go),
+// ghosts (ghosts.go) and the days' boards (daily.go).
 package memlobby
 
 import (

@@ -269,6 +269,8 @@ func sharedOn(rdb redis.UniversalClient, keys redislobby.Keys, id string, clock 
 		Invites:    redislobby.NewInvites(rdb, keys),
 		Seats:      redislobby.NewSeats(rdb, keys),
 		Courier:    c,
+		Ghosts:     memlobby.NewGhosts(),
+		Dailies:    memlobby.NewDailies(),
 	}
 }
 

@@ -74,6 +74,7 @@ func newServer(t *testing.T) string {
 	}
 	lob := lobby.New(lobby.Config{}, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: memlobby.NewRatings(),
+		Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
 	})
 	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob})
 	ts := httptest.NewServer(srv)

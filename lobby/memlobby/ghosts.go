@@ -1,45 +1,48 @@
-package lobby
+package memlobby
 
 import (
 	"context"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
+
+	"sirtommy/lobby"
 )
 
-// MemoryGhosts is the in-memory Ghosts, for one instance. It keeps
+// Ghosts is the in-memory lobby.Ghosts, for one instance. It keeps
 // challenges until they pass their keep time, the deals seen and the
 // last maxGhostRuns runs of each player.
-type MemoryGhosts struct {
+type Ghosts struct {
 	mu      sync.Mutex
 	ghosts  map[string]memGhost
 	seen    map[string]bool // variant/deal/player
-	against map[string][]GhostRun
-	raced   map[string][]GhostRun
-	tally   map[string]GhostTally
+	against map[string][]lobby.GhostRun
+	raced   map[string][]lobby.GhostRun
+	tally   map[string]lobby.GhostTally
 	runs    map[string]bool // races recorded
-	best    map[string]BestGame
+	best    map[string]lobby.BestGame
 }
 
 type memGhost struct {
-	g    GhostRecord
+	g    lobby.GhostRecord
 	keep time.Time
 }
 
-var _ Ghosts = (*MemoryGhosts)(nil)
+var _ lobby.Ghosts = (*Ghosts)(nil)
 
 // maxGhostRuns bounds the runs kept per player and list.
 const maxGhostRuns = 100
 
-// NewMemoryGhosts makes an empty store.
-func NewMemoryGhosts() *MemoryGhosts {
-	return &MemoryGhosts{ghosts: make(map[string]memGhost), seen: make(map[string]bool),
-		against: make(map[string][]GhostRun), raced: make(map[string][]GhostRun),
-		tally: make(map[string]GhostTally), runs: make(map[string]bool), best: make(map[string]BestGame)}
+// NewGhosts makes an empty store.
+func NewGhosts() *Ghosts {
+	return &Ghosts{ghosts: make(map[string]memGhost), seen: make(map[string]bool),
+		against: make(map[string][]lobby.GhostRun), raced: make(map[string][]lobby.GhostRun),
+		tally: make(map[string]lobby.GhostTally), runs: make(map[string]bool), best: make(map[string]lobby.BestGame)}
 }
 
 // Put stores g until keep has passed (after its Made time).
-func (m *MemoryGhosts) Put(_ context.Context, g GhostRecord, keep time.Duration) error {
+func (m *Ghosts) Put(_ context.Context, g lobby.GhostRecord, keep time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ghosts[g.ID] = memGhost{g: g, keep: g.Made.Add(keep)}
@@ -52,7 +55,7 @@ func (m *MemoryGhosts) Put(_ context.Context, g GhostRecord, keep time.Duration)
 }
 
 // Get finds challenge id.
-func (m *MemoryGhosts) Get(_ context.Context, id string) (GhostRecord, bool, error) {
+func (m *Ghosts) Get(_ context.Context, id string) (lobby.GhostRecord, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	x, ok := m.ghosts[id]
@@ -60,10 +63,10 @@ func (m *MemoryGhosts) Get(_ context.Context, id string) (GhostRecord, bool, err
 }
 
 // Mine lists player's challenges, newest first.
-func (m *MemoryGhosts) Mine(_ context.Context, player string) ([]GhostInfo, error) {
+func (m *Ghosts) Mine(_ context.Context, player string) ([]lobby.GhostInfo, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []GhostInfo
+	var out []lobby.GhostInfo
 	for _, x := range m.ghosts {
 		if x.g.Author == player {
 			out = append(out, x.g.GhostInfo)
@@ -79,11 +82,11 @@ func (m *MemoryGhosts) Mine(_ context.Context, player string) ([]GhostInfo, erro
 }
 
 func seenKey(variant string, deal uint64, player string) string {
-	return variant + "/" + formatDeal(deal) + "/" + player
+	return variant + "/" + strconv.FormatUint(deal, 10) + "/" + player
 }
 
 // See marks the deal seen by player.
-func (m *MemoryGhosts) See(_ context.Context, variant string, deal uint64, player string) (bool, error) {
+func (m *Ghosts) See(_ context.Context, variant string, deal uint64, player string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := seenKey(variant, deal, player)
@@ -93,42 +96,42 @@ func (m *MemoryGhosts) See(_ context.Context, variant string, deal uint64, playe
 }
 
 // Seen reports whether player has seen the deal.
-func (m *MemoryGhosts) Seen(_ context.Context, variant string, deal uint64, player string) (bool, error) {
+func (m *Ghosts) Seen(_ context.Context, variant string, deal uint64, player string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.seen[seenKey(variant, deal, player)], nil
 }
 
 // AddRun records r once per race.
-func (m *MemoryGhosts) AddRun(_ context.Context, r GhostRun) error {
+func (m *Ghosts) AddRun(_ context.Context, r lobby.GhostRun) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.runs[r.Race] {
 		return nil
 	}
 	m.runs[r.Race] = true
-	push := func(l []GhostRun) []GhostRun {
-		l = append([]GhostRun{r}, l...)
+	push := func(l []lobby.GhostRun) []lobby.GhostRun {
+		l = append([]lobby.GhostRun{r}, l...)
 		return l[:min(len(l), maxGhostRuns)]
 	}
 	m.against[r.Author] = push(m.against[r.Author])
 	m.raced[r.Player] = push(m.raced[r.Player])
 	t := m.tally[r.Player]
-	t.add(r.Outcome)
+	addRun(&t, r.Outcome)
 	m.tally[r.Player] = t
 	return nil
 }
 
 // Runs are player's last n runs each way and their record.
-func (m *MemoryGhosts) Runs(_ context.Context, player string, n int) (against, raced []GhostRun, tally GhostTally, err error) {
+func (m *Ghosts) Runs(_ context.Context, player string, n int) (against, raced []lobby.GhostRun, tally lobby.GhostTally, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, r := m.against[player], m.raced[player]
-	return append([]GhostRun(nil), a[:min(n, len(a))]...), append([]GhostRun(nil), r[:min(n, len(r))]...), m.tally[player], nil
+	return append([]lobby.GhostRun(nil), a[:min(n, len(a))]...), append([]lobby.GhostRun(nil), r[:min(n, len(r))]...), m.tally[player], nil
 }
 
-// add counts one run's outcome.
-func (t *GhostTally) add(outcome string) {
+// addRun counts one run's outcome in t.
+func addRun(t *lobby.GhostTally, outcome string) {
 	t.Races++
 	switch outcome {
 	case "won":
@@ -141,7 +144,7 @@ func (t *GhostTally) add(outcome string) {
 }
 
 // KeepBest keeps b if it has more cards than the best so far.
-func (m *MemoryGhosts) KeepBest(_ context.Context, variant string, deal uint64, player string, b BestGame) error {
+func (m *Ghosts) KeepBest(_ context.Context, variant string, deal uint64, player string, b lobby.BestGame) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := seenKey(variant, deal, player)
@@ -152,7 +155,7 @@ func (m *MemoryGhosts) KeepBest(_ context.Context, variant string, deal uint64, 
 }
 
 // Best is player's best game on the deal.
-func (m *MemoryGhosts) Best(_ context.Context, variant string, deal uint64, player string) (BestGame, bool, error) {
+func (m *Ghosts) Best(_ context.Context, variant string, deal uint64, player string) (lobby.BestGame, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.best[seenKey(variant, deal, player)]
