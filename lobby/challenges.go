@@ -144,7 +144,7 @@ func (s *Session) AcceptChallenge(id string) error {
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: %s is racing", id, c.Name)
 	}
 	l.dropWaiting(s)
-	o := RaceOptions{Variant: c.Variant, TimeLimitSeconds: &c.TimeLimitSeconds, BestOf: &c.BestOf, Rated: c.Rated, Grade: c.Grade}
+	o := RaceOptions{Choice: race.Choice{Variant: c.Variant, TimeLimitSeconds: &c.TimeLimitSeconds, BestOf: &c.BestOf, Grade: c.Grade}, Rated: c.Rated}
 	opts, _ := o.check(false) // checked when opened
 	opts.Public = true
 	return l.start(pairing{

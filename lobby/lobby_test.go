@@ -325,7 +325,7 @@ func TestFailedRaceLoggedAsFailure(t *testing.T) {
 		t.Fatalf("accepting an invite whose race cannot be made: %v", err)
 	}
 	notMade("invite", n)
-	ch, err := ann.Challenge(lobby.RaceOptions{Variant: "classic"})
+	ch, err := ann.Challenge(lobby.RaceOptions{Choice: race.Choice{Variant: "classic"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,26 +34,31 @@ const (
 // present one must be in range, an explicit 0 included: Validate refuses
 // it with bad-options and a sentence naming the field and its range. It
 // is the one place those ranges are checked.
+//
+// It is the one definition of those options: the lobby's (RaceOptions),
+// the websocket's and the API's bodies embed it, so that its JSON names
+// are theirs. Public and ComputerPaceMs are set by the server from what
+// each protocol carries elsewhere, never read from it.
 type Choice struct {
 	// Variant is the engine variant's name; "" is the default.
-	Variant string
+	Variant string `json:"variant,omitempty"`
 	// TimeLimitSeconds is from 1 to MaxTimeLimit; absent: DefaultTimeLimit.
-	TimeLimitSeconds *int
+	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
 	// BestOf is odd, from 1 to MaxBestOf; absent: 1.
-	BestOf *int
+	BestOf *int `json:"bestOf,omitempty"`
 	// Deal names the deal, in decimal (a uint64), in private races only;
 	// "" is a secret random deal.
-	Deal string
-	// Public races are listed and may not name their deal.
-	Public bool
+	Deal string `json:"deal,omitempty"`
 	// Grade draws the secret deal among the engine's graded deals of that
 	// grade: "easy", "medium" or "hard"; "" is any deal. Only where the
 	// variant's deals are graded, and not with a named Deal.
-	Grade string
+	Grade string `json:"grade,omitempty"`
+	// Public races are listed and may not name their deal.
+	Public bool `json:"-"`
 	// ComputerPaceMs is a computer player's time per move (races made with
 	// one over the API), from MinComputerPace to MaxComputerPace in
 	// milliseconds; absent: DefaultComputerPace.
-	ComputerPaceMs *int
+	ComputerPaceMs *int `json:"-"`
 }
 
 // badOption is the refusal of one field.

@@ -50,18 +50,14 @@ func handleReadyz(ready *atomic.Bool, check func(context.Context) error) http.Ha
 
 // createRaceRequest is the body of POST /api/races.
 type createRaceRequest struct {
-	Variant string `json:"variant,omitempty"`
+	// The race's options: absent (nil) fields take the defaults; present,
+	// they must be in range (race.Choice), 0 included.
+	race.Choice
 	// Deal names the deal (a decimal string or number); absent means a
-	// secret random deal with a published commitment.
+	// secret random deal with a published commitment. It takes the place
+	// of the Choice's in the body (a number is taken here too).
 	Deal   dealField `json:"deal,omitempty"`
 	Public bool      `json:"public,omitempty"`
-	// TimeLimitSeconds and BestOf (a match of that many rounds) are
-	// absent (nil) for the defaults; present, they must be in range
-	// (race.Choice), 0 included.
-	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
-	BestOf           *int `json:"bestOf,omitempty"`
-	// Grade asks for a secret deal of a grade: "easy", "medium", "hard".
-	Grade string `json:"grade,omitempty"`
 	// Computer takes the second seat for a computer player.
 	Computer *struct {
 		Level  string `json:"level"`
@@ -113,8 +109,8 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, CodeBadJSON, "the body is not race options: %v", err)
 			return
 		}
-		choice := race.Choice{Variant: req.Variant, TimeLimitSeconds: req.TimeLimitSeconds, BestOf: req.BestOf,
-			Deal: string(req.Deal), Public: req.Public, Grade: req.Grade}
+		choice := req.Choice
+		choice.Deal, choice.Public, choice.ComputerPaceMs = string(req.Deal), req.Public, nil
 		if req.Computer != nil {
 			choice.ComputerPaceMs = req.Computer.PaceMs
 		}

@@ -83,7 +83,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		c.enqueue(newError(m.ID, lobby.CodeNotIdentified, "say hello first"))
 		return true
 	}
-	opts := lobby.RaceOptions{Variant: m.Variant, TimeLimitSeconds: m.TimeLimitSeconds, BestOf: m.BestOf, Deal: m.Deal, Rated: m.Rated, Grade: m.Grade}
+	opts := m.RaceOptions
 	var err error
 	switch m.Type {
 	case "rename":

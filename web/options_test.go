@@ -165,3 +165,36 @@ func TestRaceLimitCountsRacesMade(t *testing.T) {
 		t.Errorf("%d races made, want 2", n)
 	}
 }
+
+// TestCreateRaceReadsEveryOption: POST /api/races reads the options
+// race.Choice defines (embedded in its body) and its own deal, which may
+// be a JSON number: a race made with them reports them.
+func TestCreateRaceReadsEveryOption(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, body := range []string{
+		`{"variant":"aces-out","deal":7,"timeLimitSeconds":120,"bestOf":3}`,
+		`{"variant":"aces-out","deal":"7","timeLimitSeconds":120,"bestOf":3}`,
+	} {
+		res, err := http.Post(e.ts.URL+"/api/races", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Race string `json:"race"`
+			Deal string `json:"deal"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&out)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusCreated {
+			t.Fatalf("%s: status %d, %v", body, res.StatusCode, err)
+		}
+		r, err := e.races.Get(out.Race)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := r.FinalFor(-1, false)
+		if out.Deal != "7" || st.Variant != "aces-out" || st.TimeLimitMs != 120_000 || st.Match == nil || st.Match.BestOf != 3 {
+			t.Errorf("%s: made deal %q, variant %q, %d ms, match %+v", body, out.Deal, st.Variant, st.TimeLimitMs, st.Match)
+		}
+	}
+}

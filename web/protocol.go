@@ -38,7 +38,6 @@ type clientMsg struct {
 	Token string `json:"token,omitempty"`
 	Move  string `json:"move,omitempty"`
 	// Lobby requests (lobby.go).
-	Variant   string `json:"variant,omitempty"`
 	Code      string `json:"code,omitempty"`
 	Challenge string `json:"challenge,omitempty"`
 	// Ghost races: the ghost challenge's id (race-ghost), and the seat
@@ -46,14 +45,10 @@ type clientMsg struct {
 	Ghost string `json:"ghost,omitempty"`
 	Seat  *int   `json:"seat,omitempty"`
 	Best  bool   `json:"best,omitempty"`
-	// Absent (nil) takes the default; a present value must be in range
+	// The race's options (invite, challenge; queue: variant and grade):
+	// absent (nil) takes the default, a present value must be in range
 	// (race.Choice), 0 included.
-	TimeLimitSeconds *int   `json:"timeLimitSeconds,omitempty"`
-	BestOf           *int   `json:"bestOf,omitempty"`
-	Deal             string `json:"deal,omitempty"`
-	Rated            bool   `json:"rated,omitempty"`
-	// Grade asks for a secret deal of a grade (invite, challenge, queue).
-	Grade string `json:"grade,omitempty"`
+	lobby.RaceOptions
 }
 
 // errorMsg is the reply to a refused request.

@@ -221,7 +221,7 @@ func challengesOpenTake(t *testing.T, newInstances Instances) {
 func invitesOnce(t *testing.T, newInstances Instances) {
 	ctx := context.Background()
 	sh := newInstances(t, start(), 3)
-	inv := lobby.Invite{Code: "ABCDEFGHJK", Player: "ann", Name: "Ann", Options: lobby.RaceOptions{Variant: "classic", Deal: "7"},
+	inv := lobby.Invite{Code: "ABCDEFGHJK", Player: "ann", Name: "Ann", Options: lobby.RaceOptions{Choice: race.Choice{Variant: "classic", Deal: "7"}},
 		Expires: time.Unix(1_000_000, 0).UTC()}
 	if err := sh[0].Invites.Put(ctx, inv, time.Hour); err != nil {
 		t.Fatal(err)

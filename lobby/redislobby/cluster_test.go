@@ -64,10 +64,10 @@ func TestLobbiesAcrossInstancesOnCluster(t *testing.T) {
 		}
 		end(ma.Race)
 
-		ch, err := author.s.Challenge(lobby.RaceOptions{Variant: "classic"})
+		ch, err := author.s.Challenge(lobby.RaceOptions{Choice: race.Choice{Variant: "classic"}})
 		for race.ErrorCode(err) == lobby.CodeInRace { // until the end above frees them
 			time.Sleep(5 * time.Millisecond)
-			ch, err = author.s.Challenge(lobby.RaceOptions{Variant: "classic"})
+			ch, err = author.s.Challenge(lobby.RaceOptions{Choice: race.Choice{Variant: "classic"}})
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -365,7 +365,7 @@ func TestLobbiesPairAcrossInstances(t *testing.T) {
 	}
 
 	// A challenge on instance 2, seen on instance 0 and accepted there.
-	ch, err := cat.s.Challenge(lobby.RaceOptions{Variant: "classic"})
+	ch, err := cat.s.Challenge(lobby.RaceOptions{Choice: race.Choice{Variant: "classic"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestLobbiesPairAcrossInstances(t *testing.T) {
 
 	// An invite made on instance 1, accepted on instance 2, once.
 	eve := enter(t, ls[2].lobby, "eve")
-	inv, err := dan.s.Invite(lobby.RaceOptions{Deal: "7"})
+	inv, err := dan.s.Invite(lobby.RaceOptions{Choice: race.Choice{Deal: "7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
