@@ -22,7 +22,7 @@ func (l *Lobby) Snapshot() *LobbyEvent { return l.snapshot() }
 func (l *Lobby) snapshot() *LobbyEvent {
 	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
 	ctx, cancel := opCtx()
-	open, err := l.sh.Challenges.List(ctx)
+	open, err := l.deps.Shared.Challenges.List(ctx)
 	cancel()
 	if err != nil {
 		l.log.Warn().Err(err).Msg("challenges not listed")
@@ -113,7 +113,7 @@ func (l *Lobby) refreshRaces() {
 			return live[i].Race < live[j].Race
 		})
 	}
-	if sh := l.sh.Races; sh != nil {
+	if sh := l.deps.Shared.Races; sh != nil {
 		// Only this instance's newest are shared: the list shows the
 		// newest of all, which are among them.
 		newestFirst(live)

@@ -61,11 +61,7 @@ type Lobby struct {
 	deps Deps
 	cfg  Config
 	log  zerolog.Logger
-	sh   Shared
-	// ghosts is sh.Ghosts, dailies sh.Dailies; dailyKey derives the
-	// day's deals (nil: none).
-	ghosts   Ghosts
-	dailies  Dailies
+	// dailyKey derives the day's deals (nil: none).
 	dailyKey []byte
 
 	mu         sync.Mutex
@@ -97,15 +93,13 @@ func New(cfg Config, deps Deps) *Lobby {
 		panic("lobby: Deps.Shared lacks a store (memlobby.NewShared makes the in-memory ones)")
 	}
 	l := &Lobby{
-		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
+		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(),
 		sessions:   make(map[*Session]struct{}),
 		online:     make(map[string]int),
 		queuedBy:   make(map[string]*queued),
 		challenges: make(map[string]*Session),
 		listening:  make(map[string]bool),
 		listed:     []RaceSummary{},
-		ghosts:     sh.Ghosts,
-		dailies:    sh.Dailies,
 		dailyKey:   dailyKeyOf(deps.DailySecret),
 	}
 	if sh.Courier != nil {
