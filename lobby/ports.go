@@ -38,19 +38,19 @@ type Deps struct {
 // Every store but Courier, Races and Presence is required: New panics
 // without one.
 type Stores struct {
-	// Ratings keeps the standings and race histories.
+	// Ratings keeps the standings and race histories; required.
 	Ratings Ratings
-	// Queue is the quick-play queues.
+	// Queue is the quick-play queues; required.
 	Queue Queue
-	// Challenges is the open challenges.
+	// Challenges is the open challenges; required.
 	Challenges Challenges
-	// Invites is the private races' invites.
+	// Invites is the private races' invites; required.
 	Invites Invites
-	// Seats records who is in a lobby race.
+	// Seats records who is in a lobby race; required.
 	Seats Seats
-	// Ghosts keeps the ghost challenges and their runs.
+	// Ghosts keeps the ghost challenges and their runs; required.
 	Ghosts Ghosts
-	// Dailies keeps the days' boards.
+	// Dailies keeps the days' boards; required.
 	Dailies Dailies
 	// Courier carries notices to the other instances; nil in memory mode,
 	// where every connection is here.
