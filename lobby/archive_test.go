@@ -85,7 +85,9 @@ func (f *fixture) newLobby(t *testing.T) *lobby.Lobby {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: f.clock, Log: zerolog.Nop(), Races: f.races, Tokens: tokens, Ratings: f.ratings, Shared: memlobby.NewShared(lobby.MatchConfig{}, f.clock)})
+	st := memlobby.NewStores(lobby.MatchConfig{}, f.clock)
+	st.Ratings = f.ratings
+	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: f.clock, Log: zerolog.Nop(), Races: f.races, Tokens: tokens, Stores: st})
 	t.Cleanup(l.Close)
 	return l
 }

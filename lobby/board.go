@@ -22,7 +22,7 @@ func (l *Lobby) Snapshot() *LobbyEvent { return l.snapshot() }
 func (l *Lobby) snapshot() *LobbyEvent {
 	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
 	ctx, cancel := opCtx()
-	open, err := l.sh.Challenges.List(ctx)
+	open, err := l.deps.Stores.Challenges.List(ctx)
 	cancel()
 	if err != nil {
 		l.log.Warn().Err(err).Msg("challenges not listed")
@@ -57,7 +57,7 @@ func (l *Lobby) ownPresenceLocked() Presence {
 // theirs (outside the lobby's lock: it waits for the store). On an error
 // the last counts read stay.
 func (l *Lobby) sharePresence() {
-	if l.deps.Presence == nil {
+	if l.deps.Stores.Presence == nil {
 		return
 	}
 	l.mu.Lock()
@@ -65,7 +65,7 @@ func (l *Lobby) sharePresence() {
 	l.mu.Unlock()
 	ctx, cancel := opCtx()
 	defer cancel()
-	others, err := l.deps.Presence.Share(ctx, own)
+	others, err := l.deps.Stores.Presence.Share(ctx, own)
 	if err != nil {
 		l.log.Warn().Err(err).Msg("presence not shared")
 		return
@@ -77,7 +77,7 @@ func (l *Lobby) sharePresence() {
 
 // refreshRaces reads the live races (outside the lobby's lock: each read
 // takes the race's) for the list and the count of players racing, and
-// adds the other instances' lists (Shared.Races). It runs on the
+// adds the other instances' lists (Stores.Races). It runs on the
 // heartbeat, so that the lobby's own changes never wait for it.
 func (l *Lobby) refreshRaces() {
 	var live []ListedRace
@@ -113,7 +113,7 @@ func (l *Lobby) refreshRaces() {
 			return live[i].Race < live[j].Race
 		})
 	}
-	if sh := l.sh.Races; sh != nil {
+	if sh := l.deps.Stores.Races; sh != nil {
 		// Only this instance's newest are shared: the list shows the
 		// newest of all, which are among them.
 		newestFirst(live)

@@ -18,7 +18,7 @@ func (l *Lobby) keepChallenges() {
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
-	if err := l.sh.Challenges.Keep(ctx, ids); err != nil {
+	if err := l.deps.Stores.Challenges.Keep(ctx, ids); err != nil {
 		l.log.Warn().Err(err).Msg("challenges not kept")
 	}
 }
@@ -45,7 +45,7 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 	l.mu.Lock()
 	l.challenges[c.ID] = s
 	l.mu.Unlock()
-	if err := l.sh.Challenges.Open(ctx, c); err != nil {
+	if err := l.deps.Stores.Challenges.Open(ctx, c); err != nil {
 		l.mu.Lock()
 		delete(l.challenges, c.ID)
 		l.mu.Unlock()
@@ -82,7 +82,7 @@ func (s *Session) CancelChallenge() error {
 	defer cancel()
 	found := false
 	for _, id := range ids {
-		_, ok, err := l.sh.Challenges.Take(ctx, id)
+		_, ok, err := l.deps.Stores.Challenges.Take(ctx, id)
 		if err != nil {
 			l.mu.Lock()
 			l.challenges[id] = s
@@ -107,7 +107,7 @@ func (s *Session) AcceptChallenge(id string) error {
 	id = NormalizeCode(id)
 	ctx, cancel := opCtx()
 	defer cancel()
-	switch c, ok, err := l.sh.Challenges.Get(ctx, id); {
+	switch c, ok, err := l.deps.Stores.Challenges.Get(ctx, id); {
 	case err != nil:
 		return unavailable(err)
 	case !ok:
@@ -118,20 +118,20 @@ func (s *Session) AcceptChallenge(id string) error {
 	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
-	c, ok, err := l.sh.Challenges.Take(ctx, id)
+	c, ok, err := l.deps.Stores.Challenges.Take(ctx, id)
 	if err != nil {
 		return unavailable(err)
 	}
 	if !ok {
 		return race.Errorf(CodeNoSuchChallenge, "no open challenge has id %q: it was just taken", id)
 	}
-	busy, err := l.sh.Seats.Claim(ctx, []string{c.Player, who.ID}, claimKeep)
+	busy, err := l.deps.Stores.Seats.Claim(ctx, []string{c.Player, who.ID}, claimKeep)
 	if err == nil && busy == who.ID {
 		err = inRace("")
 	}
 	if err != nil {
 		// Back on the list: the author is still waiting.
-		if oerr := l.sh.Challenges.Open(ctx, c); oerr != nil {
+		if oerr := l.deps.Stores.Challenges.Open(ctx, c); oerr != nil {
 			l.log.Warn().Err(oerr).Str("challenge", c.ID).Msg("challenge not reopened")
 		}
 		if !race.IsRefusal(err) { // a failure of the shared stores
@@ -162,7 +162,7 @@ func (s *Session) AcceptChallenge(id string) error {
 // and on the other instances (through the courier).
 func (l *Lobby) challengesChanged() {
 	l.Publish()
-	if c := l.sh.Courier; c != nil {
+	if c := l.deps.Stores.Courier; c != nil {
 		ctx, cancel := opCtx()
 		defer cancel()
 		if err := c.Changed(ctx); err != nil {

@@ -59,7 +59,7 @@ func (s *Session) PlayComputer() error {
 		return race.Errorf(CodeNotQueued, "you are not in a queue")
 	}
 	ctx, cancel := opCtx()
-	left, err := l.sh.Queue.Leave(ctx, who.ID)
+	left, err := l.deps.Stores.Queue.Leave(ctx, who.ID)
 	cancel()
 	if err != nil {
 		return unavailable(err)

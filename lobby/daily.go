@@ -209,7 +209,7 @@ func (l *Lobby) Daily(ctx context.Context, variant, day, player string, n int) (
 	if in.Revealed {
 		in.Deal, in.Salt = formatDeal(deal), salt
 	}
-	board, total, err := l.dailies.Board(ctx, day, variant, n)
+	board, total, err := l.deps.Stores.Dailies.Board(ctx, day, variant, n)
 	if err != nil {
 		return DailyInfo{}, storeFailed("the day's board", err)
 	}
@@ -218,13 +218,13 @@ func (l *Lobby) Daily(ctx context.Context, variant, day, player string, n int) (
 		in.Board = append(in.Board, e.public(in.Revealed))
 	}
 	if player != "" {
-		if e, ok, err := l.dailies.Entry(ctx, day, variant, player); err != nil {
+		if e, ok, err := l.deps.Stores.Dailies.Entry(ctx, day, variant, player); err != nil {
 			return DailyInfo{}, storeFailed("your day's game", err)
 		} else if ok {
 			pe := e.public(in.Revealed)
 			in.You = &pe
 		}
-		if in.Played, err = l.dailies.Begun(ctx, day, variant, player); err != nil {
+		if in.Played, err = l.deps.Stores.Dailies.Begun(ctx, day, variant, player); err != nil {
 			return DailyInfo{}, storeFailed("your day's game", err)
 		}
 	}
@@ -287,7 +287,7 @@ func (s *Session) PlayDaily(variant string) error {
 	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
-	ok, err := l.dailies.Begin(ctx, day, variant, who.ID)
+	ok, err := l.deps.Stores.Dailies.Begin(ctx, day, variant, who.ID)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -306,7 +306,7 @@ func (s *Session) PlayDaily(variant string) error {
 		dests:   [2]dest{{}, {s: s}},
 	})
 	if err != nil && !race.IsRefusal(err) {
-		if uerr := l.dailies.Undo(ctx, day, variant, who.ID); uerr != nil {
+		if uerr := l.deps.Stores.Dailies.Undo(ctx, day, variant, who.ID); uerr != nil {
 			l.log.Warn().Err(uerr).Msg("day's attempt not undone")
 		}
 	}
@@ -331,12 +331,12 @@ func (s *Session) RaceDailyLeader(variant string) error {
 	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
-	if _, ok, err := l.dailies.Entry(ctx, day, variant, who.ID); err != nil {
+	if _, ok, err := l.deps.Stores.Dailies.Entry(ctx, day, variant, who.ID); err != nil {
 		return unavailable(err)
 	} else if !ok {
 		return race.Errorf(CodeDailyNotPlayed, "play the day's deal first: its leader's ghost is for those who have")
 	}
-	board, _, err := l.dailies.Board(ctx, day, variant, 1)
+	board, _, err := l.deps.Stores.Dailies.Board(ctx, day, variant, 1)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -387,12 +387,12 @@ func (l *Lobby) dailyEnded(ctx context.Context, e race.Ended, at time.Time) erro
 	}
 	rec.EndMs = ent.TimeMs
 	ent.Recording = rec
-	return l.dailies.Finish(ctx, ent)
+	return l.deps.Stores.Dailies.Finish(ctx, ent)
 }
 
 // dailyStats are player's days from their history.
 func (l *Lobby) dailyStats(ctx context.Context, player string, n int) (*DailyStats, error) {
-	h, err := l.dailies.History(ctx, player, MaxDailyHistory)
+	h, err := l.deps.Stores.Dailies.History(ctx, player, MaxDailyHistory)
 	if err != nil || len(h) == 0 {
 		return nil, err
 	}

@@ -305,7 +305,7 @@ func (l *Lobby) afterEnd(w endWork) {
 		l.retry(e.Race, "players not freed", func() error {
 			ctx, cancel := opCtx()
 			defer cancel()
-			return l.sh.Seats.Free(ctx, e.Race, ids)
+			return l.deps.Stores.Seats.Free(ctx, e.Race, ids)
 		})
 	}
 	if e.Result.Outcome == race.OutcomeAborted {

@@ -183,7 +183,7 @@ func (s *Session) MakeGhost(raceID string, seat int, best bool) (GhostInfo, erro
 		if err != nil || in.Result.Deal == "" {
 			return GhostInfo{}, race.Errorf(CodeNotRevealed, "race %s's deal is sealed until the day ends", raceID)
 		}
-		b, ok, err := l.ghosts.Best(ctx, in.Variant, deal, who.ID)
+		b, ok, err := l.deps.Stores.Ghosts.Best(ctx, in.Variant, deal, who.ID)
 		if err != nil {
 			return GhostInfo{}, unavailable(err)
 		}
@@ -228,10 +228,10 @@ func (s *Session) MakeGhost(raceID string, seat int, best bool) (GhostInfo, erro
 		Deal: deal, Recording: rec, Source: raceID,
 	}
 	// The author has the deal at hand: it is seen.
-	if _, err := l.ghosts.See(ctx, g.Variant, deal, who.ID); err != nil {
+	if _, err := l.deps.Stores.Ghosts.See(ctx, g.Variant, deal, who.ID); err != nil {
 		return GhostInfo{}, unavailable(err)
 	}
-	if err := l.ghosts.Put(ctx, g, 2*l.ghostTTL()); err != nil {
+	if err := l.deps.Stores.Ghosts.Put(ctx, g, 2*l.ghostTTL()); err != nil {
 		return GhostInfo{}, unavailable(err)
 	}
 	l.log.Info().Str("ghost", g.ID).Str("source", raceID).Int("seat", seat).Str("author", who.ID).Msg("ghost made")
@@ -256,7 +256,7 @@ func (l *Lobby) Ghost(ctx context.Context, id string) (GhostInfo, error) {
 }
 
 func (l *Lobby) ghost(ctx context.Context, id string) (GhostRecord, error) {
-	g, ok, err := l.ghosts.Get(ctx, id)
+	g, ok, err := l.deps.Stores.Ghosts.Get(ctx, id)
 	switch {
 	case err != nil:
 		return GhostRecord{}, unavailable(err)
@@ -289,14 +289,14 @@ func (s *Session) RaceGhost(id string) error {
 	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
-	seen, err := l.ghosts.Seen(ctx, g.Variant, g.Deal, who.ID)
+	seen, err := l.deps.Stores.Ghosts.Seen(ctx, g.Variant, g.Deal, who.ID)
 	if err != nil {
 		return unavailable(err)
 	}
 	if seen {
 		return race.Errorf(CodeDealSeen, "you have played this deal already: its cards are no secret to you")
 	}
-	busy, err := l.sh.Seats.Claim(ctx, []string{who.ID}, claimKeep)
+	busy, err := l.deps.Stores.Seats.Claim(ctx, []string{who.ID}, claimKeep)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -304,8 +304,8 @@ func (s *Session) RaceGhost(id string) error {
 		return inRace("")
 	}
 	// The claim is the player's; marking the deal seen is the attempt.
-	if already, err := l.ghosts.See(ctx, g.Variant, g.Deal, who.ID); err != nil || already {
-		_ = l.sh.Seats.Free(ctx, "", []string{who.ID})
+	if already, err := l.deps.Stores.Ghosts.See(ctx, g.Variant, g.Deal, who.ID); err != nil || already {
+		_ = l.deps.Stores.Seats.Free(ctx, "", []string{who.ID})
 		if err != nil {
 			return unavailable(err)
 		}
@@ -341,7 +341,7 @@ func (l *Lobby) ghostEnded(ctx context.Context, e race.Ended, at time.Time) erro
 	if gs < 0 || e.Players[1-gs].Player == "" {
 		return nil
 	}
-	g, ok, err := l.ghosts.Get(ctx, e.Ghosts[gs])
+	g, ok, err := l.deps.Stores.Ghosts.Get(ctx, e.Ghosts[gs])
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (l *Lobby) ghostEnded(ctx context.Context, e race.Ended, at time.Time) erro
 			run.Outcome = "won"
 		}
 	}
-	if err := l.ghosts.AddRun(ctx, run); err != nil {
+	if err := l.deps.Stores.Ghosts.AddRun(ctx, run); err != nil {
 		return err
 	}
 	l.tell(Notice{Player: g.Author, To: ToAll, Ghost: &GhostRacedEvent{Run: run}})
@@ -368,11 +368,11 @@ func (l *Lobby) ghostEnded(ctx context.Context, e race.Ended, at time.Time) erro
 
 // ghostProfile is player's ghost races for their profile.
 func (l *Lobby) ghostProfile(ctx context.Context, player string, n int) (*GhostProfile, error) {
-	mine, err := l.ghosts.Mine(ctx, player)
+	mine, err := l.deps.Stores.Ghosts.Mine(ctx, player)
 	if err != nil {
 		return nil, err
 	}
-	against, raced, tally, err := l.ghosts.Runs(ctx, player, n)
+	against, raced, tally, err := l.deps.Stores.Ghosts.Runs(ctx, player, n)
 	if err != nil {
 		return nil, err
 	}
@@ -421,17 +421,17 @@ func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]Play
 	if len(games) == 0 {
 		return nil
 	}
-	if ds, ok := l.ghosts.(DealSeer); ok {
+	if ds, ok := l.deps.Stores.Ghosts.(DealSeer); ok {
 		if err := ds.SeeDeal(ctx, variant, d, games); err != nil {
 			return fmt.Errorf("lobby: mark the deal of race %s seen and keep its best games: %w", raceID, err)
 		}
 		return nil
 	}
 	for _, g := range games {
-		if _, err := l.ghosts.See(ctx, variant, d, g.Player); err != nil {
+		if _, err := l.deps.Stores.Ghosts.See(ctx, variant, d, g.Player); err != nil {
 			return fmt.Errorf("lobby: mark the deal of race %s seen by %s: %w", raceID, g.Player, err)
 		}
-		if err := l.ghosts.KeepBest(ctx, variant, d, g.Player, g.Best); err != nil {
+		if err := l.deps.Stores.Ghosts.KeepBest(ctx, variant, d, g.Player, g.Best); err != nil {
 			return fmt.Errorf("lobby: keep %s's game of race %s as a best: %w", g.Player, raceID, err)
 		}
 	}

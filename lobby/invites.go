@@ -29,7 +29,7 @@ func (s *Session) Invite(o RaceOptions) (Invite, error) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	// Kept twice as long as it works, to say that it expired.
-	if err := l.sh.Invites.Put(ctx, inv, 2*l.cfg.InviteTTL); err != nil {
+	if err := l.deps.Stores.Invites.Put(ctx, inv, 2*l.cfg.InviteTTL); err != nil {
 		return Invite{}, unavailable(err)
 	}
 	return inv, nil
@@ -53,7 +53,7 @@ func (s *Session) AcceptInvite(code string) error {
 	who := s.Player()
 	ctx, cancel := opCtx()
 	defer cancel()
-	inv, ok, err := l.sh.Invites.Get(ctx, code)
+	inv, ok, err := l.deps.Stores.Invites.Get(ctx, code)
 	switch {
 	case err != nil:
 		return unavailable(err)
@@ -81,7 +81,7 @@ func (s *Session) AcceptInvite(code string) error {
 		return race.Errorf(CodeInviterAway, "%s is not connected now; the invite stays valid until %s", inv.Name, inv.Expires.Format(time.RFC3339))
 	}
 	ids := []string{inv.Player, who.ID}
-	busy, err := l.sh.Seats.Claim(ctx, ids, claimKeep)
+	busy, err := l.deps.Stores.Seats.Claim(ctx, ids, claimKeep)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -90,9 +90,9 @@ func (s *Session) AcceptInvite(code string) error {
 	} else if busy != "" {
 		return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)
 	}
-	took, err := l.sh.Invites.Take(ctx, code)
+	took, err := l.deps.Stores.Invites.Take(ctx, code)
 	if err != nil || !took {
-		_ = l.sh.Seats.Free(ctx, "", ids)
+		_ = l.deps.Stores.Seats.Free(ctx, "", ids)
 		if err != nil {
 			return unavailable(err)
 		}
@@ -113,7 +113,7 @@ func (s *Session) AcceptInvite(code string) error {
 	})
 	if err != nil { // no race: the invite works again
 		keep := inv.Expires.Add(l.cfg.InviteTTL).Sub(l.deps.Clock.Now())
-		if perr := l.sh.Invites.Put(ctx, inv, keep); perr != nil {
+		if perr := l.deps.Stores.Invites.Put(ctx, inv, keep); perr != nil {
 			l.log.Warn().Err(perr).Str("invite", code).Msg("invite not restored")
 		}
 	}
@@ -125,9 +125,9 @@ func (l *Lobby) away(ctx context.Context, player string) (bool, error) {
 	l.mu.Lock()
 	here := l.online[player] > 0
 	l.mu.Unlock()
-	if here || l.sh.Courier == nil {
+	if here || l.deps.Stores.Courier == nil {
 		return !here, nil
 	}
-	there, err := l.sh.Courier.Listening(ctx, player)
+	there, err := l.deps.Stores.Courier.Listening(ctx, player)
 	return !there, err
 }

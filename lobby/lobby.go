@@ -21,8 +21,9 @@
 //
 //   - lobby.go: the Lobby, New, its heartbeat and Close.
 //   - config.go: Config and the defaults of its zero fields.
-//   - ports.go: Deps, what the lobby takes from outside, and how a call
-//     to the stores is bounded and its failure refused.
+//   - ports.go: Deps, what the lobby takes from outside, with Stores,
+//     every store it keeps its state in, and how a call to the stores is
+//     bounded and its failure refused.
 //   - shared.go: the interfaces of what instances share (queue,
 //     challenges, invites, seats, courier, race list).
 //   - options.go: RaceOptions, a player's choice of race, checked.
@@ -61,11 +62,7 @@ type Lobby struct {
 	deps Deps
 	cfg  Config
 	log  zerolog.Logger
-	sh   Shared
-	// ghosts is sh.Ghosts, dailies sh.Dailies; dailyKey derives the
-	// day's deals (nil: none).
-	ghosts   Ghosts
-	dailies  Dailies
+	// dailyKey derives the day's deals (nil: none).
 	dailyKey []byte
 
 	mu         sync.Mutex
@@ -78,7 +75,7 @@ type Lobby struct {
 	last       []byte              // the last lobby message sent, to skip repeats
 	listed     []RaceSummary       // live public races, as of the last heartbeat
 	racing     int                 // players seated in live races here, as of the last heartbeat
-	others     Presence            // the other instances' counts, as of the last heartbeat (Deps.Presence)
+	others     Presence            // the other instances' counts, as of the last heartbeat (Stores.Presence)
 
 	listenMu  sync.Mutex      // orders Courier.Listen and Unlisten per player
 	listening map[string]bool // players the courier listens for (under listenMu)
@@ -88,28 +85,26 @@ type Lobby struct {
 }
 
 // New makes a lobby and starts its heartbeat on the clock; Close stops it.
-// deps.Shared must hold every store but Courier and Races: a lobby
-// without one is a mistake of its caller's, so New panics.
+// deps.Stores must hold every store but Courier, Races and Presence: a
+// lobby without one is a mistake of its caller's, so New panics.
 func New(cfg Config, deps Deps) *Lobby {
 	cfg.fill()
-	sh := deps.Shared
-	if sh.Queue == nil || sh.Challenges == nil || sh.Invites == nil || sh.Seats == nil || sh.Ghosts == nil || sh.Dailies == nil {
-		panic("lobby: Deps.Shared lacks a store (memlobby.NewShared makes the in-memory ones)")
+	st := deps.Stores
+	if st.Ratings == nil || st.Queue == nil || st.Challenges == nil || st.Invites == nil || st.Seats == nil || st.Ghosts == nil || st.Dailies == nil {
+		panic("lobby: Deps.Stores lacks a store (memlobby.NewStores makes the in-memory ones)")
 	}
 	l := &Lobby{
-		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(), sh: sh,
+		deps: deps, cfg: cfg, log: deps.Log.With().Str("component", "lobby").Logger(),
 		sessions:   make(map[*Session]struct{}),
 		online:     make(map[string]int),
 		queuedBy:   make(map[string]*queued),
 		challenges: make(map[string]*Session),
 		listening:  make(map[string]bool),
 		listed:     []RaceSummary{},
-		ghosts:     sh.Ghosts,
-		dailies:    sh.Dailies,
 		dailyKey:   dailyKeyOf(deps.DailySecret),
 	}
-	if sh.Courier != nil {
-		sh.Courier.Start(func(n Notice) { l.receive(n, false) }, l.Publish)
+	if st.Courier != nil {
+		st.Courier.Start(func(n Notice) { l.receive(n, false) }, l.Publish)
 	}
 	// Under the lock: a short tick may fire, and reschedule itself, before
 	// AfterFunc returns.

@@ -52,7 +52,9 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	ratings := memlobby.NewRatings()
-	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: ratings, Shared: memlobby.NewShared(lobby.MatchConfig{}, clock)})
+	st := memlobby.NewStores(lobby.MatchConfig{}, clock)
+	st.Ratings = ratings
+	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Stores: st})
 	t.Cleanup(l.Close)
 	return &fixture{clock: clock, races: races, ratings: ratings, lobby: l}
 }
@@ -243,8 +245,8 @@ func TestHeartbeatOnRealClock(t *testing.T) {
 	}
 	for range 20 {
 		l := lobby.New(lobby.Config{Tick: time.Microsecond}, lobby.Deps{
-			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: memlobby.NewRatings(),
-			Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
+			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
+			Stores: memlobby.NewStores(lobby.MatchConfig{}, clock),
 		})
 		time.Sleep(time.Millisecond)
 		l.Close()
@@ -294,11 +296,11 @@ func TestFailedRaceLoggedAsFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
-	sh.Seats = failingSeats{sh.Seats}
+	st := memlobby.NewStores(lobby.MatchConfig{}, clock)
+	st.Seats = failingSeats{st.Seats}
 	logs := &logBuffer{}
 	l := lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.New(logs), Races: races, Tokens: tokens,
-		Ratings: memlobby.NewRatings(), Shared: sh,
+		Stores:   st,
 		Computer: func(string, uint64) (race.Player, error) { return resigner{}, nil }})
 	t.Cleanup(l.Close)
 	enter := func(name string) *lobby.Session {

@@ -8,10 +8,10 @@ import (
 // courier to the instance that holds them when they are not here (to
 // every instance, for ToAll).
 func (l *Lobby) tell(n Notice) {
-	if l.receive(n, l.sh.Courier == nil) && n.To != ToAll {
+	if l.receive(n, l.deps.Stores.Courier == nil) && n.To != ToAll {
 		return
 	}
-	c := l.sh.Courier
+	c := l.deps.Stores.Courier
 	if c == nil {
 		return
 	}

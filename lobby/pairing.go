@@ -80,18 +80,18 @@ func (l *Lobby) start(p pairing) (err error) {
 		}
 	}()
 	if !p.claimed {
-		busy, err := l.sh.Seats.Claim(ctx, ids, claimKeep)
+		busy, err := l.deps.Stores.Seats.Claim(ctx, ids, claimKeep)
 		if err != nil {
 			return unavailable(err)
 		}
 		if busy != "" {
-			id, _, _ := l.sh.Seats.Racing(ctx, busy)
+			id, _, _ := l.deps.Stores.Seats.Racing(ctx, busy)
 			return &busyError{player: busy, race: id}
 		}
 	}
 	err = l.startRace(ctx, p)
 	if err != nil {
-		if ferr := l.sh.Seats.Free(ctx, "", ids); ferr != nil {
+		if ferr := l.deps.Stores.Seats.Free(ctx, "", ids); ferr != nil {
 			l.log.Warn().Err(ferr).Msg("claim not freed; it lapses")
 		}
 	}
@@ -135,7 +135,7 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 		}
 	}
 	// The players' marks name the race before anyone is told of it.
-	if err := l.sh.Seats.Assign(ctx, rc.ID(), p.humans(), l.keepFor(p.opts)); err != nil {
+	if err := l.deps.Stores.Seats.Assign(ctx, rc.ID(), p.humans(), l.keepFor(p.opts)); err != nil {
 		rc.Abort(race.ReasonLeft)
 		return unavailable(err)
 	}

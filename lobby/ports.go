@@ -16,24 +16,51 @@ type ComputerFactory = race.ComputerFactory
 
 // Deps are what the lobby needs from the outside.
 type Deps struct {
-	Clock   race.Clock
-	Log     zerolog.Logger
-	Races   *race.Service
-	Tokens  *Tokens
-	Ratings Ratings
+	Clock  race.Clock
+	Log    zerolog.Logger
+	Races  *race.Service
+	Tokens *Tokens
+	// Stores is where the lobby keeps its state: memlobby.NewStores for
+	// one instance on its own (Stores says which may be nil).
+	Stores Stores
 	// Computer makes computer players; nil means no races against the
 	// computer (and no offers).
 	Computer ComputerFactory
-	// Presence shares presence counts with the other instances on the same
-	// store; nil (memory mode) counts this instance's players only.
-	Presence PresenceShare
-	// Shared is where the queue, challenges, invites, seats and race list
-	// live: memlobby.NewShared for one instance on its own, redislobby's
-	// stores for several. Every store but Courier and Races is required.
-	Shared Shared
 	// DailySecret derives the day's deals (the server's --secret: every
 	// instance with the same one deals the same); nil: no day's deal.
 	DailySecret []byte
+}
+
+// Stores is every store the lobby keeps its state in, so that one value
+// says where it all lives: memlobby.NewStores makes the in-memory ones of
+// one instance on its own; several instances share redislobby's live
+// stores and the database's durable ones (Ratings, Ghosts, Dailies).
+// Every store but Courier, Races and Presence is required: New panics
+// without one.
+type Stores struct {
+	// Ratings keeps the standings and race histories; required.
+	Ratings Ratings
+	// Queue is the quick-play queues; required.
+	Queue Queue
+	// Challenges is the open challenges; required.
+	Challenges Challenges
+	// Invites is the private races' invites; required.
+	Invites Invites
+	// Seats records who is in a lobby race; required.
+	Seats Seats
+	// Ghosts keeps the ghost challenges and their runs; required.
+	Ghosts Ghosts
+	// Dailies keeps the days' boards; required.
+	Dailies Dailies
+	// Courier carries notices to the other instances; nil in memory mode,
+	// where every connection is here.
+	Courier Courier
+	// Races shares the live race list with the other instances; nil in
+	// memory mode, where every race is here.
+	Races RaceListShare
+	// Presence shares the presence counts with the other instances; nil
+	// in memory mode counts this instance's players only.
+	Presence PresenceShare
 }
 
 // PresenceShare shares presence counts between instances.

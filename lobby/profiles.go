@@ -12,7 +12,7 @@ import (
 )
 
 func (l *Lobby) rating(variant, player string) float64 {
-	st, err := l.deps.Ratings.Standing(context.Background(), variant, player)
+	st, err := l.deps.Stores.Ratings.Standing(context.Background(), variant, player)
 	if err != nil {
 		l.log.Warn().Err(err).Str("player", player).Msg("rating unavailable; matching as a new player")
 		return glicko2.DefaultRating
@@ -51,7 +51,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 			st[s] = NewStanding("", players[s].Name, variant)
 			continue
 		}
-		cur, err := l.deps.Ratings.Standing(ctx, variant, players[s].ID)
+		cur, err := l.deps.Stores.Ratings.Standing(ctx, variant, players[s].ID)
 		if err != nil {
 			return fmt.Errorf("lobby: standing of %s: %w", players[s].ID, err)
 		}
@@ -79,7 +79,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 			after = append(after, ApplyResult(st[s], scores[s], g.After[s]))
 		}
 	}
-	if err := l.deps.Ratings.Save(ctx, g, after); err != nil {
+	if err := l.deps.Stores.Ratings.Save(ctx, g, after); err != nil {
 		return fmt.Errorf("lobby: save race %s: %w", raceID, err)
 	}
 	return nil
@@ -91,7 +91,7 @@ func (l *Lobby) Leaderboard(ctx context.Context, variant string, n int) ([]Stand
 	if err != nil {
 		return nil, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
 	}
-	out, err := l.deps.Ratings.Leaderboard(ctx, rules.Name, n)
+	out, err := l.deps.Stores.Ratings.Leaderboard(ctx, rules.Name, n)
 	if err != nil {
 		return nil, storeFailed("the leaderboard", fmt.Errorf("lobby: leaderboard %s: %w", rules.Name, err))
 	}
@@ -117,11 +117,11 @@ type Profile struct {
 // of Games, whose Next it carries.
 func (l *Lobby) Profile(ctx context.Context, player string, n int) (Profile, error) {
 	l.settleRead(ctx, player)
-	st, err := l.deps.Ratings.Standings(ctx, player)
+	st, err := l.deps.Stores.Ratings.Standings(ctx, player)
 	if err != nil {
 		return Profile{}, storeFailed("the player's standings", fmt.Errorf("lobby: standings of %s: %w", player, err))
 	}
-	page, err := l.deps.Ratings.Games(ctx, player, "", n)
+	page, err := l.deps.Stores.Ratings.Games(ctx, player, "", n)
 	if err != nil {
 		return Profile{}, storeFailed("the player's history", fmt.Errorf("lobby: history of %s: %w", player, err))
 	}
@@ -159,7 +159,7 @@ func (l *Lobby) Games(ctx context.Context, player, cursor string, n int) (GamesP
 	if cursor == "" {
 		l.settleRead(ctx, player)
 	}
-	page, err := l.deps.Ratings.Games(ctx, player, cursor, n)
+	page, err := l.deps.Stores.Ratings.Games(ctx, player, cursor, n)
 	if err != nil {
 		return GamesPage{}, storeFailed("the player's races", fmt.Errorf("lobby: games of %s: %w", player, err))
 	}
@@ -185,7 +185,7 @@ func (l *Lobby) RatingChanges(ctx context.Context, player, variant string) ([]Ra
 		return nil, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
 	}
 	l.settleRead(ctx, player)
-	ch, err := l.deps.Ratings.Changes(ctx, player, rules.Name)
+	ch, err := l.deps.Stores.Ratings.Changes(ctx, player, rules.Name)
 	if err != nil {
 		return nil, storeFailed("the player's ratings", fmt.Errorf("lobby: rating changes of %s in %s: %w", player, rules.Name, err))
 	}

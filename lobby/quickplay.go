@@ -68,7 +68,7 @@ func (s *Session) QueueGrade(variant, grade string) (string, error) {
 		}
 		l.mu.Unlock()
 	}
-	if err := l.sh.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: key, Rating: rating}); err != nil {
+	if err := l.deps.Stores.Queue.Join(ctx, Seeker{Player: who.ID, Name: who.Name, Variant: key, Rating: rating}); err != nil {
 		undo()
 		if !race.IsRefusal(err) { // a failure of the shared stores
 			err = unavailable(err)
@@ -93,7 +93,7 @@ func (s *Session) Unqueue() error {
 	}
 	ctx, cancel := opCtx()
 	defer cancel()
-	left, err := l.sh.Queue.Leave(ctx, id)
+	left, err := l.deps.Stores.Queue.Leave(ctx, id)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -112,7 +112,7 @@ func (s *Session) Unqueue() error {
 // matchNow runs a matchmaking pass and starts the races it pairs.
 func (l *Lobby) matchNow() {
 	ctx, cancel := opCtx()
-	pairs, err := l.sh.Queue.Pair(ctx)
+	pairs, err := l.deps.Stores.Queue.Pair(ctx)
 	cancel()
 	if err != nil {
 		l.log.Warn().Err(err).Msg("matchmaking pass failed")
@@ -140,7 +140,7 @@ func (l *Lobby) matchNow() {
 			if sk.Player != busy.player {
 				sk.Variant = p.Variant
 				rctx, rcancel := opCtx()
-				if err := l.sh.Queue.Join(rctx, sk); err != nil {
+				if err := l.deps.Stores.Queue.Join(rctx, sk); err != nil {
 					l.log.Warn().Err(err).Str("player", sk.Player).Msg("not queued again")
 				}
 				rcancel()

@@ -71,7 +71,7 @@ func TestRecordRetriesStaleStandings(t *testing.T) {
 	r := &sharedRatings{standings: make(map[string]Standing)}
 	cfg := Config{}
 	cfg.fill()
-	l := &Lobby{deps: Deps{Ratings: r}, cfg: cfg, log: zerolog.Nop()}
+	l := &Lobby{deps: Deps{Stores: Stores{Ratings: r}}, cfg: cfg, log: zerolog.Nop()}
 	w := 0
 	err := l.record("r1", "classic", [2]PlayerRef{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}},
 		race.Result{Outcome: "win", Winner: &w, Rated: true}, time.Unix(0, 0))

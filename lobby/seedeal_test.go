@@ -59,10 +59,10 @@ func TestSeenDealAndBestGameSurviveAStoreOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	ghosts := &flakyGhosts{Ghosts: memlobby.NewGhosts(), failSee: 1, failBest: 1}
-	sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
-	sh.Ghosts = ghosts
 	f := &fixture{clock: clock, races: races, ratings: memlobby.NewRatings()}
-	f.lobby = lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: f.ratings, Shared: sh})
+	st := memlobby.NewStores(lobby.MatchConfig{}, clock)
+	st.Ratings, st.Ghosts = f.ratings, ghosts
+	f.lobby = lobby.New(lobby.Config{}, lobby.Deps{Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Stores: st})
 	t.Cleanup(f.lobby.Close)
 
 	rc, _, ws := f.drawRace(t)

@@ -72,7 +72,7 @@ func (l *Lobby) IssueToken(id, name string) Welcome {
 // syncListen makes the courier listen for player exactly while this
 // instance has a session of theirs, so that other instances reach them.
 func (l *Lobby) syncListen(player string) {
-	c := l.sh.Courier
+	c := l.deps.Stores.Courier
 	if c == nil {
 		return
 	}
@@ -166,12 +166,12 @@ func (l *Lobby) dropWaiting(s *Session) (withdrew bool) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	if q != nil {
-		if _, err := l.sh.Queue.Leave(ctx, id); err != nil {
+		if _, err := l.deps.Stores.Queue.Leave(ctx, id); err != nil {
 			l.log.Warn().Err(err).Str("player", id).Msg("not unqueued")
 		}
 	}
 	for _, cid := range open {
-		_, ok, err := l.sh.Challenges.Take(ctx, cid)
+		_, ok, err := l.deps.Stores.Challenges.Take(ctx, cid)
 		if err != nil {
 			l.log.Warn().Err(err).Str("challenge", cid).Msg("not withdrawn")
 		}
@@ -186,14 +186,14 @@ func (l *Lobby) waiting(ctx context.Context, player string) error {
 	if err := l.checkRacing(ctx, player); err != nil {
 		return err
 	}
-	v, ok, err := l.sh.Queue.Queued(ctx, player)
+	v, ok, err := l.deps.Stores.Queue.Queued(ctx, player)
 	if err != nil {
 		return unavailable(err)
 	}
 	if ok {
 		return race.Errorf(CodeAlreadyQueued, "you are already in the %s queue", v)
 	}
-	id, ok, err := l.sh.Challenges.Of(ctx, player)
+	id, ok, err := l.deps.Stores.Challenges.Of(ctx, player)
 	if err != nil {
 		return unavailable(err)
 	}

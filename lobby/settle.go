@@ -39,7 +39,7 @@ func (l *Lobby) settle(ctx context.Context, player string) (raceID string, racin
 	var deadline <-chan time.Time
 	checked := "" // the race last found over
 	for {
-		id, ok, err := l.sh.Seats.Racing(ctx, player)
+		id, ok, err := l.deps.Stores.Seats.Racing(ctx, player)
 		if err != nil || !ok || id == "" {
 			return id, ok, err
 		}
@@ -59,7 +59,7 @@ func (l *Lobby) settle(ctx context.Context, player string) (raceID string, racin
 				return "", false, err
 			}
 			l.log.Warn().Str("player", player).Str("race", id).Msg("the end of the player's race is not followed up yet: freed, and answered without it")
-			if err := l.sh.Seats.Free(ctx, id, []string{player}); err != nil {
+			if err := l.deps.Stores.Seats.Free(ctx, id, []string{player}); err != nil {
 				return "", false, err
 			}
 			return "", false, nil

@@ -146,19 +146,3 @@ type RaceListShare interface {
 	// the other live instances' races.
 	ShareRaces(ctx context.Context, own []ListedRace) (others []ListedRace, err error)
 }
-
-// Shared is where the lobby keeps what other instances may share
-// (memlobby.NewShared makes the stores of one instance on its own).
-type Shared struct {
-	Queue      Queue
-	Challenges Challenges
-	Invites    Invites
-	Seats      Seats
-	// Courier and Races are nil in memory mode: every connection is here.
-	Courier Courier
-	Races   RaceListShare
-	// Ghosts keeps ghost challenges and their runs, Dailies the day's
-	// boards.
-	Ghosts  Ghosts
-	Dailies Dailies
-}

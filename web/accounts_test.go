@@ -51,10 +51,11 @@ func newAccountEnv(t *testing.T, mod func(*web.Deps)) *accountEnv {
 		if err != nil {
 			t.Fatal(err)
 		}
+		stores := memlobby.NewStores(lobby.MatchConfig{}, clock)
+		stores.Ratings = ratings
 		l = lobby.New(lobby.Config{}, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
-			Ratings: ratings, Computer: lobby.ComputerFactory(d.Computer), DailySecret: []byte(testSecret),
-			Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
+			Stores: stores, Computer: lobby.ComputerFactory(d.Computer), DailySecret: []byte(testSecret),
 		})
 		svc, err = account.New(store, account.Config{Origin: siteOrigin, Clock: clock})
 		if err != nil {

@@ -168,8 +168,9 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.ratings == nil {
-		o.ratings = memlobby.NewRatings()
+	stores := memlobby.NewStores(lobby.MatchConfig{}, clock)
+	if o.ratings != nil {
+		stores.Ratings = o.ratings
 	}
 	lob := lobby.New(lobby.Config{
 		ComputerOfferAfter: o.offerAfter,
@@ -178,8 +179,8 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		SpectatorDelay:     200 * time.Millisecond,
 	}, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
-		Ratings: o.ratings, Computer: lobby.ComputerFactory(engineComputer),
-		DailySecret: dailySecret(o.daily), Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
+		Stores: stores, Computer: lobby.ComputerFactory(engineComputer),
+		DailySecret: dailySecret(o.daily),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
 	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget}

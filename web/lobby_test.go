@@ -49,10 +49,12 @@ func newLobbyEnvOver(t *testing.T, cfg lobby.Config, over func(*memlobby.Ratings
 		if err != nil {
 			t.Fatal(err)
 		}
+		stores := memlobby.NewStores(lobby.MatchConfig{}, clock)
+		stores.Ratings = store
 		l = lobby.New(cfg, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
-			Ratings: store, Computer: lobby.ComputerFactory(d.Computer),
-			DailySecret: []byte(testSecret), Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
+			Stores: stores, Computer: lobby.ComputerFactory(d.Computer),
+			DailySecret: []byte(testSecret),
 		})
 		d.Lobby = l
 	})

@@ -97,12 +97,13 @@ func TestStorageFailuresAreUnavailable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
-		sh.Queue = failingQueue{Queue: sh.Queue, down: &down}
-		sh.Challenges = failingChallenges{Challenges: sh.Challenges, down: &down}
+		st := memlobby.NewStores(lobby.MatchConfig{}, clock)
+		st.Ratings = failingRatings{Ratings: memlobby.NewRatings(), down: &down}
+		st.Queue = failingQueue{Queue: st.Queue, down: &down}
+		st.Challenges = failingChallenges{Challenges: st.Challenges, down: &down}
 		l := lobby.New(lobby.Config{}, lobby.Deps{
 			Clock: clock, Log: zerolog.Nop(), Races: d.Races, Tokens: tokens,
-			Ratings: failingRatings{Ratings: memlobby.NewRatings(), down: &down}, Shared: sh,
+			Stores: st,
 		})
 		t.Cleanup(l.Close)
 		d.Lobby = l

@@ -39,9 +39,7 @@ const (
 // durable data in the SQL database (useDatabase).
 type backend struct {
 	deps     race.Deps
-	ratings  lobby.Ratings
-	presence lobby.PresenceShare         // nil in memory mode
-	shared   lobby.Shared                // memlobby's in memory mode
+	stores   lobby.Stores                // the lobby's: memlobby's in memory mode, the durable ones the database's
 	check    func(context.Context) error // /readyz: the database, and Redis in Redis mode
 	claims   coach.Claims                // the analyses under way: live
 	analyses coach.Store                 // finished analyses (durable) and claims (live)
@@ -60,7 +58,7 @@ func memoryBackend(log zerolog.Logger) *backend {
 	clock := race.SystemClock{}
 	return &backend{
 		deps:   race.Deps{Clock: clock, Log: log, Store: memrace.NewStore(), Bus: memrace.NewBus()},
-		shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
+		stores: memlobby.NewStores(lobby.MatchConfig{}, clock),
 		claims: coach.NewMemoryStore(nil),
 		spread: func(*race.Service) func(context.Context) { return func(context.Context) {} },
 		close:  func() {},
@@ -74,9 +72,9 @@ func memoryBackend(log zerolog.Logger) *backend {
 // coach's analyses. /readyz pings db, and /metrics reports its pool and
 // pings.
 func (be *backend) useDatabase(db *sqlstore.DB, met *metrics.Metrics) {
-	be.ratings = sqlstore.NewRatings(db)
-	be.shared.Ghosts = sqlstore.NewGhosts(db, be.deps.Clock)
-	be.shared.Dailies = sqlstore.NewDailies(db)
+	be.stores.Ratings = sqlstore.NewRatings(db)
+	be.stores.Ghosts = sqlstore.NewGhosts(db, be.deps.Clock)
+	be.stores.Dailies = sqlstore.NewDailies(db)
 	be.deps.Archive = sqlstore.NewArchive(db)
 	be.analyses = coach.NewSplit(sqlstore.NewAnalyses(db), be.claims)
 
@@ -135,16 +133,16 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 				Keys: keys, Retention: cfg.redisRetention, Instance: instance, Extensions: extensions,
 			}),
 		},
-		presence: presence,
 		claims:   rediscoach.New(rdb, cfg.redisPrefix),
 		instance: instance,
-		shared: lobby.Shared{
+		stores: lobby.Stores{
 			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).DropDead().For(instance),
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
 			Courier:    courier,
 			Races:      presence,
+			Presence:   presence,
 		},
 		check: redisReady(rdb, cfg.redisPrefix, instance),
 		spread: func(svc *race.Service) func(context.Context) {

@@ -268,7 +268,7 @@ func runServe(ctx context.Context, e env) error {
 		Grace:              cfg.grace,
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
-		Ratings: be.ratings, Presence: be.presence, Shared: be.shared, Computer: computer,
+		Stores: be.stores, Computer: computer,
 		DailySecret: secret,
 	})
 	defer lob.Close()

@@ -14,7 +14,7 @@ import (
 
 // Instances is the shared stores of n instances on one backing store
 // (several views of one in memory), timed by clock.
-type Instances func(t *testing.T, clock race.Clock, n int) []lobby.Shared
+type Instances func(t *testing.T, clock race.Clock, n int) []lobby.Stores
 
 // SharedSuite runs the conformance tests of the Queue, Challenges,
 // Invites and Seats that newInstances makes (fresh and empty on each

@@ -16,9 +16,9 @@ func TestRatingsConformance(t *testing.T) {
 // TestMemoryShared runs the shared stores' conformance suite against the
 // in-memory ones, every instance seeing the same stores.
 func TestMemoryShared(t *testing.T) {
-	lobbytest.SharedSuite(t, func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
-		sh := memlobby.NewShared(lobby.MatchConfig{}, clock)
-		out := make([]lobby.Shared, n)
+	lobbytest.SharedSuite(t, func(t *testing.T, clock race.Clock, n int) []lobby.Stores {
+		sh := memlobby.NewStores(lobby.MatchConfig{}, clock)
+		out := make([]lobby.Stores, n)
 		for i := range out {
 			out[i] = sh
 		}

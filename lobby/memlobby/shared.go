@@ -9,8 +9,8 @@ import (
 	"sirtommy/race"
 )
 
-// The in-memory lobby.Shared stores, for one instance on its own. Each
-// has its own mutex, so each claim is atomic.
+// The in-memory stores of lobby/shared.go's interfaces, for one instance
+// on its own. Each has its own mutex, so each claim is atomic.
 
 // Queue is a lobby.Queue in memory: the lobby.Matchmaker, with names.
 type Queue struct {
@@ -18,7 +18,7 @@ type Queue struct {
 
 	mu    sync.Mutex        // taken before the seats' (Seats.Claim)
 	names map[string]string // queued player -> display name
-	seats *Seats            // whose marks Join checks (NewShared)
+	seats *Seats            // whose marks Join checks (NewStores)
 }
 
 var _ lobby.Queue = (*Queue)(nil)
@@ -199,20 +199,20 @@ func (m *Invites) Take(_ context.Context, code string) (bool, error) {
 // Seats is lobby.Seats in memory; marks do not lapse (the lobby frees
 // them when its races end).
 type Seats struct {
-	queue *Queue // whose players Claim takes out (NewShared)
+	queue *Queue // whose players Claim takes out (NewStores)
 
 	mu     sync.Mutex
 	racing map[string]string // player -> race ("" while made)
 }
 
-// NewShared makes the in-memory stores of one lobby on its own: its
-// Queue, Challenges, Invites and Seats (the queue and the seats tied
-// together as the interfaces ask), Ghosts and Dailies. Courier and Races
-// stay nil: every connection is here.
-func NewShared(cfg lobby.MatchConfig, clock race.Clock) lobby.Shared {
+// NewStores makes every in-memory store of one lobby on its own: its
+// Ratings, Queue, Challenges, Invites and Seats (the queue and the seats
+// tied together as the interfaces ask), Ghosts and Dailies. Courier, Races
+// and Presence stay nil: every connection is here.
+func NewStores(cfg lobby.MatchConfig, clock race.Clock) lobby.Stores {
 	q, s := NewQueue(cfg, clock), NewSeats()
 	q.seats, s.queue = s, q
-	return lobby.Shared{Queue: q, Challenges: NewChallenges(), Invites: NewInvites(clock), Seats: s,
+	return lobby.Stores{Ratings: NewRatings(), Queue: q, Challenges: NewChallenges(), Invites: NewInvites(clock), Seats: s,
 		Ghosts: NewGhosts(), Dailies: NewDailies()}
 }
 

@@ -140,13 +140,12 @@ func raceEndWhileRedisAway(t *testing.T, io time.Duration, whilePaused func(*syn
 		t.Fatal(err)
 	}
 	ratings := memlobby.NewRatings() // the durable store's outages are sqlstore's tests
-	sh := sharedOn(slow, keys, "inst", clock, nil)
-	sh.Courier = nil // one instance: nobody to tell elsewhere
+	st := storesOn(slow, keys, "inst", clock, nil, ratings)
+	st.Courier = nil // one instance: nobody to tell elsewhere
 	logs := &syncBuffer{}
 	l := lobby.New(lobby.Config{}, lobby.Deps{
 		Clock: clock, Log: zerolog.New(logs), Races: races, Tokens: tokens,
-		Ratings: ratings,
-		Shared:  sh,
+		Stores: st,
 	})
 	closed := false
 	t.Cleanup(func() {

@@ -248,8 +248,8 @@ func lobbiesOn(t *testing.T, n int, clock race.Clock, client func() redis.Univer
 			t.Fatal(err)
 		}
 		out[i] = &instance{courier: c, lobby: lobby.New(lobby.Config{}, lobby.Deps{
-			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: ratings,
-			Shared:   sharedOn(rdb, keys, id, clock, c),
+			Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
+			Stores:   storesOn(rdb, keys, id, clock, c, ratings),
 			Computer: func(string, uint64) (race.Player, error) { return firstMove{}, nil },
 		})}
 		t.Cleanup(func() {
@@ -262,8 +262,9 @@ func lobbiesOn(t *testing.T, n int, clock race.Clock, client func() redis.Univer
 	return out, races
 }
 
-func sharedOn(rdb redis.UniversalClient, keys redislobby.Keys, id string, clock race.Clock, c *redislobby.Courier) lobby.Shared {
-	return lobby.Shared{
+func storesOn(rdb redis.UniversalClient, keys redislobby.Keys, id string, clock race.Clock, c *redislobby.Courier, ratings lobby.Ratings) lobby.Stores {
+	return lobby.Stores{
+		Ratings:    ratings,
 		Queue:      redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, clock).For(id),
 		Challenges: redislobby.NewChallenges(rdb, keys, clock),
 		Invites:    redislobby.NewInvites(rdb, keys),

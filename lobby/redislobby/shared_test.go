@@ -22,15 +22,15 @@ func TestRedisShared(t *testing.T) {
 // sharedStores makes the shared stores' suite its n instances' stores on
 // a fresh, empty key prefix (tag, then a letter) for each test, each
 // instance with its own client from client.
-func sharedStores(tag string, client func(t *testing.T) redis.UniversalClient) func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
+func sharedStores(tag string, client func(t *testing.T) redis.UniversalClient) func(t *testing.T, clock race.Clock, n int) []lobby.Stores {
 	prefix := 0
-	return func(t *testing.T, clock race.Clock, n int) []lobby.Shared {
+	return func(t *testing.T, clock race.Clock, n int) []lobby.Stores {
 		prefix++
 		keys := redislobby.Keys{Prefix: tag + string(rune('a'+prefix)) + ":"}
-		out := make([]lobby.Shared, n)
+		out := make([]lobby.Stores, n)
 		for i := range out {
 			rdb := client(t)
-			out[i] = lobby.Shared{
+			out[i] = lobby.Stores{
 				Queue:      redislobby.NewQueue(rdb, keys, lobby.MatchConfig{}, clock).For(string(rune('A' + i))),
 				Challenges: redislobby.NewChallenges(rdb, keys, clock),
 				Invites:    redislobby.NewInvites(rdb, keys),

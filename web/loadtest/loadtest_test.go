@@ -73,8 +73,8 @@ func newServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	lob := lobby.New(lobby.Config{}, lobby.Deps{
-		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens, Ratings: memlobby.NewRatings(),
-		Shared: memlobby.NewShared(lobby.MatchConfig{}, clock),
+		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
+		Stores: memlobby.NewStores(lobby.MatchConfig{}, clock),
 	})
 	srv := web.NewServer(web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob})
 	ts := httptest.NewServer(srv)
