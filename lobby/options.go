@@ -21,7 +21,7 @@ type RaceOptions struct {
 // which may not name their deal.
 func (o *RaceOptions) check(allowDeal bool) (race.Options, error) {
 	c := o.Choice
-	c.Public, c.ComputerPaceMs = !allowDeal, nil
+	c.Public = !allowDeal
 	opts, err := c.Options()
 	if err != nil {
 		return race.Options{}, err

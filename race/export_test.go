@@ -1,5 +1,7 @@
 package race
 
+import "sirtommy/engine"
+
 // RecordForTest is r's record now.
 func RecordForTest(r *Race) *Record {
 	r.mu.Lock()
@@ -22,4 +24,14 @@ func LockFreeForTest(r *Race) bool {
 	}
 	r.mu.Unlock()
 	return true
+}
+
+// DecideForTest is the referee of games (decide).
+func DecideForTest(games []*engine.Game) (winner int, reason Reason, done bool) {
+	return decide(games)
+}
+
+// DecideOnTimeForTest is the referee at the time limit (decideOnTime).
+func DecideOnTimeForTest(games []*engine.Game) (winner int, reason Reason) {
+	return decideOnTime(games)
 }

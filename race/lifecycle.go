@@ -1,6 +1,6 @@
 package race
 
-// A race's life: the countdown once both seats are filled, the start, the
+// A race's life: the countdown once every seat is filled, the start, the
 // clock (the time limit, the first-move rule, nobody coming), and the end:
 // the referee's decision or an abort, the final state, and the work of the
 // end run once the lock is released.
@@ -62,11 +62,7 @@ func (r *Race) timeUpLocked() {
 		r.finishLocked(-1, ReasonTime)
 		return
 	}
-	games := make([]*engine.Game, len(r.seats))
-	for s := range r.seats {
-		games[s] = &r.seats[s].game
-	}
-	w, reason := decideOnTime(games)
+	w, reason := decideOnTime(r.gameRefsLocked(nil))
 	r.finishLocked(w, reason)
 }
 

@@ -77,7 +77,7 @@ type State string
 // The states of a race, in order; Finished and Aborted are final.
 const (
 	Waiting   State = "waiting"   // seats still free
-	Countdown State = "countdown" // both seats taken; StartAt is set
+	Countdown State = "countdown" // every seat taken; StartAt is set
 	Running   State = "running"   // moves are accepted
 	Finished  State = "finished"  // decided: a win or a draw
 	Aborted   State = "aborted"   // ended without a rated result

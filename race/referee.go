@@ -13,11 +13,7 @@ func out(g *engine.Game) bool {
 // in a solo race the player's game alone.
 func (r *Race) refereeLocked() (winner int, reason Reason, done bool) {
 	if !r.opts.Solo {
-		games := make([]*engine.Game, 0, seatCount) // on the stack: a move asks
-		for s := range r.seats {
-			games = append(games, &r.seats[s].game)
-		}
-		return decide(games)
+		return decide(r.gameRefsLocked(make([]*engine.Game, 0, seatCount))) // on the stack: a move asks
 	}
 	for s := range r.seats {
 		if r.seats[s].solo() {
@@ -31,6 +27,14 @@ func (r *Race) refereeLocked() (winner int, reason Reason, done bool) {
 		}
 	}
 	return 0, "", false
+}
+
+// gameRefsLocked appends every seat's game, by seat, to dst.
+func (r *Race) gameRefsLocked(dst []*engine.Game) []*engine.Game {
+	for s := range r.seats {
+		dst = append(dst, &r.seats[s].game)
+	}
+	return dst
 }
 
 // decide is the referee of the racers' games, by seat. It looks at them

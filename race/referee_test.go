@@ -1,41 +1,16 @@
-package race
+package race_test
 
 import (
 	"testing"
 
 	"sirtommy/engine"
+	"sirtommy/race"
+	"sirtommy/race/racetest"
 )
 
-// foundationFirst plays a card onto a foundation if one fits, else puts
-// the turned card on the waste pile whose top is highest (or an empty
-// one), as racetest.Greedy does.
-func foundationFirst(g *engine.Game) engine.Move {
-	ms := g.Moves()
-	for _, m := range ms {
-		if m.To.Kind == engine.Foundation {
-			return m
-		}
-	}
-	v := g.View()
-	best, bestRank := ms[0], -1
-	for _, m := range ms {
-		if m.To.Kind != engine.Waste {
-			continue
-		}
-		r := 14
-		if w := v.Waste[m.To.Index]; len(w.Cards) > 0 {
-			r = int(w.Cards[len(w.Cards)-1].Rank())
-		}
-		if r > bestRank {
-			best, bestRank = m, r
-		}
-	}
-	return best
-}
-
-// refereeGames makes the referee's games from classic deals: playing(n)
-// is a game still playing with n foundation cards, out(n) one resigned
-// with n, won() one that won the deal.
+// refereeGames makes the referee's games from a classic deal that
+// racetest.Greedy wins: playing(n) is a game still playing with n
+// foundation cards, out(n) one resigned with n, won one that won it.
 type refereeGames struct {
 	t   *testing.T
 	won engine.Game
@@ -47,7 +22,7 @@ func newRefereeGames(t *testing.T) *refereeGames {
 	for d := uint64(1); d < 5000; d++ {
 		g := engine.New(rules, d)
 		for g.Status() == engine.Playing {
-			if err := g.Apply(foundationFirst(&g)); err != nil {
+			if err := g.Apply(racetest.Greedy(&g)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -55,7 +30,7 @@ func newRefereeGames(t *testing.T) *refereeGames {
 			return &refereeGames{t: t, won: g}
 		}
 	}
-	t.Fatal("no classic deal of the first 5,000 is won by playing foundations first")
+	t.Fatal("no classic deal of the first 5,000 is won by racetest.Greedy")
 	return nil
 }
 
@@ -63,7 +38,7 @@ func (rg *refereeGames) playing(score int) engine.Game {
 	rg.t.Helper()
 	g := engine.New(rg.won.Rules(), rg.won.DealNumber())
 	for g.Score() < score {
-		if err := g.Apply(foundationFirst(&g)); err != nil {
+		if err := g.Apply(racetest.Greedy(&g)); err != nil {
 			rg.t.Fatal(err)
 		}
 	}
@@ -98,21 +73,21 @@ func TestDecideManySeats(t *testing.T) {
 		name   string
 		games  []engine.Game
 		winner int
-		reason Reason
+		reason race.Reason
 		done   bool
 	}{
-		{"one won the deal", []engine.Game{p(3), rg.won, o(9)}, 1, ReasonWonDeal, true},
+		{"one won the deal", []engine.Game{p(3), rg.won, o(9)}, 1, race.ReasonWonDeal, true},
 		{"two still playing", []engine.Game{p(3), o(9), p(1)}, 0, "", false},
-		{"the last playing passed everyone", []engine.Game{o(3), p(5), o(4)}, 1, ReasonPassed, true},
+		{"the last playing passed everyone", []engine.Game{o(3), p(5), o(4)}, 1, race.ReasonPassed, true},
 		{"the last playing level with the best out", []engine.Game{o(4), o(2), p(4)}, 0, "", false},
 		{"the last playing behind one out", []engine.Game{p(6), o(7), o(2)}, 0, "", false},
-		{"all out, one has the most", []engine.Game{o(3), o(5), o(2)}, 1, ReasonMoreCards, true},
-		{"all out, two share the most", []engine.Game{o(5), o(2), o(5)}, -1, ReasonEqualCards, true},
-		{"two seats, the other passed", []engine.Game{o(3), p(4)}, 1, ReasonPassed, true},
-		{"two seats, both out level", []engine.Game{o(3), o(3)}, -1, ReasonEqualCards, true},
+		{"all out, one has the most", []engine.Game{o(3), o(5), o(2)}, 1, race.ReasonMoreCards, true},
+		{"all out, two share the most", []engine.Game{o(5), o(2), o(5)}, -1, race.ReasonEqualCards, true},
+		{"two seats, the other passed", []engine.Game{o(3), p(4)}, 1, race.ReasonPassed, true},
+		{"two seats, both out level", []engine.Game{o(3), o(3)}, -1, race.ReasonEqualCards, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, reason, done := decide(pointers(tc.games))
+			w, reason, done := race.DecideForTest(pointers(tc.games))
 			if w != tc.winner || reason != tc.reason || done != tc.done {
 				t.Errorf("decide = %d, %q, %v; want %d, %q, %v", w, reason, done, tc.winner, tc.reason, tc.done)
 			}
@@ -122,13 +97,13 @@ func TestDecideManySeats(t *testing.T) {
 		name   string
 		games  []engine.Game
 		winner int
-		reason Reason
+		reason race.Reason
 	}{
-		{"one has the most", []engine.Game{p(2), o(6), p(1)}, 1, ReasonTime},
-		{"two share the most", []engine.Game{p(6), o(6), p(1)}, -1, ReasonEqualCards},
+		{"one has the most", []engine.Game{p(2), o(6), p(1)}, 1, race.ReasonTime},
+		{"two share the most", []engine.Game{p(6), o(6), p(1)}, -1, race.ReasonEqualCards},
 	} {
 		t.Run("time: "+tc.name, func(t *testing.T) {
-			if w, reason := decideOnTime(pointers(tc.games)); w != tc.winner || reason != tc.reason {
+			if w, reason := race.DecideOnTimeForTest(pointers(tc.games)); w != tc.winner || reason != tc.reason {
 				t.Errorf("decideOnTime = %d, %q; want %d, %q", w, reason, tc.winner, tc.reason)
 			}
 		})

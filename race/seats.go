@@ -40,7 +40,7 @@ func (r *Race) publishOthersLocked(s int, ev Event) {
 
 // Join takes the first free seat for a player called name and subscribes
 // sub to it; sub first receives a JoinedEvent (echoing the request id) and
-// a StateEvent. When both seats are taken the countdown starts.
+// a StateEvent. When every seat is taken the countdown starts.
 func (r *Race) Join(name, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
 	defer r.unlock()
@@ -92,8 +92,8 @@ type Reservation struct {
 // connected yet (a lobby pairing two players): the seat is theirs, they
 // take it with Resume and the ticket's token (which Service.SeatOf finds
 // again from any instance), and if they do not come within the grace
-// period the race is aborted ("left"). The countdown starts once both
-// seats' players are connected.
+// period the race is aborted ("left"). The countdown starts once every
+// seat's player is connected.
 func (r *Race) Reserve(p Reservation) (Ticket, error) {
 	r.mu.Lock()
 	defer r.unlock()

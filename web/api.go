@@ -110,7 +110,7 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			return
 		}
 		choice := req.Choice
-		choice.Deal, choice.Public, choice.ComputerPaceMs = string(req.Deal), req.Public, nil
+		choice.Deal, choice.Public = string(req.Deal), req.Public
 		if req.Computer != nil {
 			choice.ComputerPaceMs = req.Computer.PaceMs
 		}
