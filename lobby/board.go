@@ -90,17 +90,18 @@ func (l *Lobby) refreshRaces() {
 		if err != nil {
 			continue
 		}
-		for s := range 2 {
-			if in.Players[s].Taken && !in.Players[s].Computer {
+		for _, p := range in.Players {
+			if p.Taken && !p.Computer {
 				racing++
 			}
 		}
 		if !in.Public || in.State == race.Waiting {
 			continue
 		}
-		sum := RaceSummary{Race: in.Race, Variant: in.Variant, State: in.State, Spectators: in.Spectators, StartAt: in.StartAt}
-		for s := range 2 {
-			sum.Players[s] = PlayerRef{Name: in.Players[s].Name, Computer: in.Players[s].Computer}
+		sum := RaceSummary{Race: in.Race, Variant: in.Variant, State: in.State, Spectators: in.Spectators, StartAt: in.StartAt,
+			Players: make([]PlayerRef, len(in.Players)), Scores: make([]int, len(in.Players))}
+		for s, p := range in.Players {
+			sum.Players[s] = PlayerRef{Name: p.Name, Computer: p.Computer}
 			sum.Scores[s] = in.Counts[s].Score
 		}
 		live = append(live, ListedRace{sum, in.CreatedAt})

@@ -1,6 +1,7 @@
 package lobby
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -290,6 +291,13 @@ func (l *Lobby) afterEnd(w endWork) {
 		l.followed(e.Race) // made over the API: nobody to free or rate
 		return
 	}
+	if len(e.Players) != race.MinSeats {
+		// The lobby pairs two; its records (ratings, history, ghosts)
+		// hold races of two.
+		l.log.Warn().Str("race", e.Race).Int("seats", len(e.Players)).Msg("a lobby race of more than two seats is not recorded")
+		l.followed(e.Race)
+		return
+	}
 	var players [2]PlayerRef
 	var ids []string
 	for s, p := range e.Players {
@@ -326,7 +334,7 @@ func (l *Lobby) afterEnd(w endWork) {
 		})
 	}
 	done := true
-	if e.Ghosts != [2]string{} {
+	if slices.ContainsFunc(e.Ghosts, func(g string) bool { return g != "" }) {
 		// Once here: a failure leaves the race unfollowed, and the sweep
 		// tries again (the ghosts store records a race's run once).
 		ctx, cancel := opCtx()

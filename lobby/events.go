@@ -58,13 +58,13 @@ type ChallengeInfo struct {
 
 // RaceSummary is a live public race as the lobby lists it for spectators.
 type RaceSummary struct {
-	Race       string       `json:"race"`
-	Variant    string       `json:"variant"`
-	State      race.State   `json:"state"`
-	Players    [2]PlayerRef `json:"players"`
-	Scores     [2]int       `json:"scores"` // cards on the foundations
-	Spectators int          `json:"spectators"`
-	StartAt    *time.Time   `json:"startAt,omitempty"`
+	Race       string      `json:"race"`
+	Variant    string      `json:"variant"`
+	State      race.State  `json:"state"`
+	Players    []PlayerRef `json:"players"` // by seat
+	Scores     []int       `json:"scores"`  // cards on the foundations, by seat
+	Spectators int         `json:"spectators"`
+	StartAt    *time.Time  `json:"startAt,omitempty"`
 }
 
 // Presence counts the players: online (with a lobby connection), in a

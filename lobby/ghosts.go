@@ -333,8 +333,8 @@ func (s *Session) RaceGhost(id string) error {
 // the rating goroutine.
 func (l *Lobby) ghostEnded(ctx context.Context, e race.Ended, at time.Time) error {
 	gs := -1
-	for s := range 2 {
-		if e.Ghosts[s] != "" {
+	for s, ref := range e.Ghosts {
+		if ref != "" {
 			gs = s
 		}
 	}

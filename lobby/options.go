@@ -26,6 +26,10 @@ func (o *RaceOptions) check(allowDeal bool) (race.Options, error) {
 	if err != nil {
 		return race.Options{}, err
 	}
+	if opts.Seats != race.MinSeats {
+		// An invite or a challenge pairs two players.
+		return race.Options{}, race.Errorf(race.CodeBadOptions, "seats: an invite or a challenge is a race of %d; make a race of more over the API", race.MinSeats)
+	}
 	opts.Public = false // the lobby decides who sees it
 	opts.Unrated = !o.Rated
 	limit, bestOf := int(opts.TimeLimit/time.Second), opts.BestOf

@@ -44,7 +44,8 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 	ctx, cancel := opCtx()
 	defer cancel()
 	g := GameRecord{Race: raceID, Variant: variant, At: at, Players: players, Outcome: res.Outcome,
-		Winner: res.Winner, Reason: res.Reason, Scores: res.Scores}
+		Winner: res.Winner, Reason: res.Reason}
+	copy(g.Scores[:], res.Scores)
 	var st [2]Standing
 	for s := range 2 {
 		if players[s].Computer || players[s].Ghost || players[s].Solo {

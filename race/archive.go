@@ -16,8 +16,8 @@ type Archived struct {
 	// Spectators is 0.
 	Info Info `json:"info"`
 	// Ghosts and Tag are Ended's: the recordings seated and the race's tag.
-	Ghosts [2]string `json:"ghosts,omitempty"`
-	Tag    string    `json:"tag,omitempty"`
+	Ghosts []string `json:"ghosts,omitempty"`
+	Tag    string   `json:"tag,omitempty"`
 	// SealedUntil is the race's Options.SealedUntil (the day's deal):
 	// until then its deal, games and moves are not shown.
 	SealedUntil time.Time `json:"sealedUntil,omitzero"`
@@ -34,7 +34,8 @@ type Archived struct {
 // archive: the lobby's sweep does the work of a race's end again from it
 // when a process stopped before that work was done.
 func (a *Archived) Ended() Ended {
-	e := Ended{Race: a.Info.Race, Variant: a.Info.Variant, Players: a.Info.Players, Ghosts: a.Ghosts, Tag: a.Tag}
+	e := Ended{Race: a.Info.Race, Variant: a.Info.Variant, Players: a.Info.Players, Ghosts: make([]string, len(a.Info.Players)), Tag: a.Tag}
+	copy(e.Ghosts, a.Ghosts) // by seat, as the race's own (an archive may have left them out)
 	if a.Info.Result != nil {
 		e.Result = *a.Info.Result
 	}

@@ -75,7 +75,7 @@ func (r *archivedRace) info() Info {
 	if in.Result != nil {
 		res := *in.Result
 		if r.sealed() {
-			res.Deal, res.Salt, res.Games = "", "", [2]string{}
+			res.Deal, res.Salt, res.Games = "", "", make([]string, len(res.Games))
 			in.Moves = nil
 		}
 		in.Result = &res
@@ -106,15 +106,14 @@ func (r *archivedRace) watchState() *StateEvent {
 		ev.Match = &m
 	}
 	if boards, err := finalBoards(&r.a.Info, r.sealed()); err == nil {
-		counts := in.Counts
-		ev.Boards, ev.Counts = boards, &counts
+		ev.Boards, ev.Counts = boards, slices.Clone(in.Counts)
 	}
 	return ev
 }
 
 // finalBoards deals in's deal again and replays its moves: both boards as
 // the race ended, every stock card face down when sealed.
-func finalBoards(in *Info, sealed bool) (*[2]engine.View, error) {
+func finalBoards(in *Info, sealed bool) ([]engine.View, error) {
 	if in.Result == nil {
 		return nil, fmt.Errorf("race %s: no result", in.Race)
 	}
@@ -126,7 +125,7 @@ func finalBoards(in *Info, sealed bool) (*[2]engine.View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("race %s: deal %q: %w", in.Race, in.Result.Deal, err)
 	}
-	var views [len(in.Players)]engine.View
+	views := make([]engine.View, len(in.Players))
 	games := make([]engine.Game, len(views))
 	for i := range games {
 		games[i] = engine.New(rules, deal)
@@ -158,7 +157,7 @@ func finalBoards(in *Info, sealed bool) (*[2]engine.View, error) {
 			s.mask(&views[i], 0)
 		}
 	}
-	return &views, nil
+	return views, nil
 }
 
 // Final is finished race id's whole public record, for the server's own
@@ -210,7 +209,7 @@ func (r *Race) archived(ctx context.Context) (Archived, error) {
 	}
 	r.mu.Lock()
 	defer r.unlock()
-	a := Archived{Info: in, Tag: r.opts.Tag, SealedUntil: r.opts.SealedUntil, EndedAt: r.endedAt}
+	a := Archived{Info: in, Tag: r.opts.Tag, SealedUntil: r.opts.SealedUntil, EndedAt: r.endedAt, Ghosts: make([]string, len(r.seats))}
 	for i := range r.seats {
 		if g := r.seats[i].ghost(); g != nil {
 			a.Ghosts[i] = g.rec.Ref

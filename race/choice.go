@@ -17,6 +17,10 @@ const (
 	// MaxBestOf is the longest match: more rounds tie up two players for
 	// an hour or more.
 	MaxBestOf = 9
+	// MinSeats and MaxSeats bound a race's racers: two is a duel, ten a
+	// room's field (more and the standings no longer fit a phone).
+	MinSeats = 2
+	MaxSeats = 10
 	// MinComputerPace is the computer's fastest pace: faster is no game
 	// for a person.
 	MinComputerPace = 100 * time.Millisecond
@@ -44,8 +48,11 @@ type Choice struct {
 	Variant string `json:"variant,omitempty"`
 	// TimeLimitSeconds is from 1 to MaxTimeLimit; absent: DefaultTimeLimit.
 	TimeLimitSeconds *int `json:"timeLimitSeconds,omitempty"`
-	// BestOf is odd, from 1 to MaxBestOf; absent: 1.
+	// BestOf is odd, from 1 to MaxBestOf; absent: 1. A match is between
+	// two racers.
 	BestOf *int `json:"bestOf,omitempty"`
+	// Seats is the number of racers, from MinSeats to MaxSeats; absent: 2.
+	Seats *int `json:"seats,omitempty"`
 	// Deal names the deal, in decimal (a uint64), in private races only;
 	// "" is a secret random deal.
 	Deal string `json:"deal,omitempty"`
@@ -76,6 +83,12 @@ func (c Choice) Validate() error {
 	}
 	if v := c.BestOf; v != nil && (*v < 1 || *v > MaxBestOf || *v%2 == 0) {
 		return badOption("bestOf must be odd, from 1 to %d, not %d", MaxBestOf, *v)
+	}
+	if v := c.Seats; v != nil && (*v < MinSeats || *v > MaxSeats) {
+		return badOption("seats must be from %d to %d, not %d", MinSeats, MaxSeats, *v)
+	}
+	if c.Seats != nil && *c.Seats > MinSeats && c.BestOf != nil && *c.BestOf > 1 {
+		return badOption("bestOf: a match is between two racers; a race of %d seats is one race", *c.Seats)
 	}
 	if c.Deal != "" {
 		if c.Public {
@@ -117,12 +130,15 @@ func (c Choice) Options() (Options, error) {
 		return Options{}, err
 	}
 	rules, _ := engine.Variant(c.Variant) // validated
-	o := Options{Variant: rules.Name, Public: c.Public, TimeLimit: DefaultTimeLimit, BestOf: 1, Grade: strings.ToLower(c.Grade)}
+	o := Options{Variant: rules.Name, Public: c.Public, TimeLimit: DefaultTimeLimit, BestOf: 1, Seats: MinSeats, Grade: strings.ToLower(c.Grade)}
 	if c.TimeLimitSeconds != nil {
 		o.TimeLimit = time.Duration(*c.TimeLimitSeconds) * time.Second
 	}
 	if c.BestOf != nil {
 		o.BestOf = *c.BestOf
+	}
+	if c.Seats != nil {
+		o.Seats = *c.Seats
 	}
 	if c.Deal != "" {
 		o.Deal, _ = ParseDeal(c.Deal) // validated

@@ -24,18 +24,18 @@ const decideRetry = time.Second
 // log, for any instance to rebuild the race (Restore). Races save it at
 // every change of seats, presence and state when Records are set.
 type Record struct {
-	ID        string       `json:"id"`
-	Options   Options      `json:"options"`
-	Deal      uint64       `json:"deal,string"`
-	Salt      string       `json:"salt,omitempty"`
-	State     State        `json:"state"`
-	CreatedAt time.Time    `json:"createdAt"`
-	StartAt   time.Time    `json:"startAt"`
-	Result    *Result      `json:"result,omitempty"`
-	Match     Match        `json:"match"`
-	Next      string       `json:"next,omitempty"`
-	Rematch   [2]bool      `json:"rematch"`
-	Seats     [2]SeatState `json:"seats"`
+	ID        string      `json:"id"`
+	Options   Options     `json:"options"`
+	Deal      uint64      `json:"deal,string"`
+	Salt      string      `json:"salt,omitempty"`
+	State     State       `json:"state"`
+	CreatedAt time.Time   `json:"createdAt"`
+	StartAt   time.Time   `json:"startAt"`
+	Result    *Result     `json:"result,omitempty"`
+	Match     Match       `json:"match"`
+	Next      string      `json:"next,omitempty"`
+	Rematch   []bool      `json:"rematch"`
+	Seats     []SeatState `json:"seats"`
 	// Epoch counts the instances that rebuilt the race to run it: the
 	// spectators' feed versions of each are above the one's before.
 	Epoch uint64 `json:"epoch,omitempty"`
@@ -83,7 +83,7 @@ func (r *Race) recordLocked() *Record {
 		CreatedAt: r.createdAt, StartAt: r.startAt, Result: r.result, Match: r.match,
 		Epoch: r.epoch,
 	}
-	copy(rec.Rematch[:], r.rematch)
+	rec.Rematch, rec.Seats = slices.Clone(r.rematch), make([]SeatState, len(r.seats))
 	if r.next != nil {
 		rec.Next = r.next.id
 	}
@@ -176,9 +176,14 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	if err != nil {
 		return nil, fmt.Errorf("race %s: restore: %w", rec.ID, err)
 	}
+	if len(rec.Seats) != opts.Seats {
+		return nil, fmt.Errorf("race %s: restore: the record holds %d seats of a race of %d", rec.ID, len(rec.Seats), opts.Seats)
+	}
+	rematch := make([]bool, len(rec.Seats))
+	copy(rematch, rec.Rematch)
 	r := &Race{
 		id: rec.ID, opts: opts, rules: rules, deal: rec.Deal, salt: rec.Salt,
-		seats: make([]seat, len(rec.Seats)), rematch: slices.Clone(rec.Rematch[:]),
+		seats: make([]seat, len(rec.Seats)), rematch: rematch,
 		clock: d.Clock, store: d.Store, fan: newFanout(rec.ID, d.Bus, len(rec.Seats)), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", rec.ID).Logger(),
 		done:  make(chan struct{}),

@@ -55,9 +55,14 @@ type Result struct {
 	// other was out and this one got more cards), "time", "equal-cards",
 	// "forfeit", "no-first-move", "left", "expired" (nobody came in time),
 	// "shutdown" (the Reason constants).
-	Reason   Reason           `json:"reason"`
-	Scores   [2]int           `json:"scores"`
-	Statuses [2]engine.Status `json:"statuses"`
+	Reason Reason `json:"reason"`
+	// Scores and Statuses are every racer's cards on the foundations and
+	// game status at the end, by seat.
+	Scores   []int           `json:"scores"`
+	Statuses []engine.Status `json:"statuses"`
+	// Ranking is every racer's place, first place first (the referee's
+	// rules in referee.go); absent for aborted and solo races.
+	Ranking []Place `json:"ranking,omitempty"`
 	// Rated is false for aborted races.
 	Rated bool `json:"rated"`
 	// Deal and Salt open the commitment (Deal in decimal: JSON numbers
@@ -69,8 +74,8 @@ type Result struct {
 	// "medium", "hard"), in graded races: the commitment is then
 	// GradedCommitment's, and `sirtommy grade --deal N` re-checks it.
 	Grade string `json:"grade,omitempty"`
-	// Games are both games in notation (engine.Record), seat 0 first.
-	Games [2]string `json:"games"`
+	// Games are every racer's game in notation (engine.Record), by seat.
+	Games []string `json:"games"`
 	// Match is the match after this round, in best-of-N matches.
 	Match *Match `json:"match,omitempty"`
 }
@@ -82,8 +87,9 @@ type StateEvent struct {
 	State   State  `json:"state"`
 	Variant string `json:"variant"`
 	// Seat is the receiver's seat, absent for spectators.
-	Seat    *int          `json:"seat,omitempty"`
-	Players [2]PlayerInfo `json:"players"`
+	Seat *int `json:"seat,omitempty"`
+	// Players are the race's seats, by seat.
+	Players []PlayerInfo `json:"players"`
 	// Deal is set when the deal is public from the start (a private race
 	// that named it); otherwise Commitment is, and Result reveals the deal.
 	Deal        string `json:"deal,omitempty"`
@@ -97,10 +103,11 @@ type StateEvent struct {
 	// opponent's counts.
 	You      *engine.View `json:"you,omitempty"`
 	Opponent *Counts      `json:"opponent,omitempty"`
-	// Boards and Counts are set for spectators: both views and counts.
-	Boards *[2]engine.View `json:"boards,omitempty"`
-	Counts *[2]Counts      `json:"counts,omitempty"`
-	Result *Result         `json:"result,omitempty"`
+	// Boards and Counts are set for spectators: every seat's view and
+	// counts, by seat.
+	Boards []engine.View `json:"boards,omitempty"`
+	Counts []Counts      `json:"counts,omitempty"`
+	Result *Result       `json:"result,omitempty"`
 	// Match is set for rounds of a best-of-N match and for rematches.
 	Match *Match `json:"match,omitempty"`
 	// Spectators is how many are watching the race now.

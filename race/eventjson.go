@@ -110,7 +110,7 @@ func (e *StateEvent) AppendJSON(dst []byte) ([]byte, error) {
 	if e.Seat != nil {
 		dst = strconv.AppendInt(append(dst, `,"seat":`...), int64(*e.Seat), 10)
 	}
-	if dst, err = appendPairJSON(append(dst, `,"players":`...), &e.Players, (*PlayerInfo).appendJSON); err != nil {
+	if dst, err = appendListJSON(append(dst, `,"players":`...), e.Players, (*PlayerInfo).appendJSON); err != nil {
 		return dst, fmt.Errorf("state: %w", err)
 	}
 	if e.Deal != "" {
@@ -141,13 +141,13 @@ func (e *StateEvent) AppendJSON(dst []byte) ([]byte, error) {
 	if e.Opponent != nil {
 		dst = e.Opponent.appendJSON(append(dst, `,"opponent":`...))
 	}
-	if e.Boards != nil {
-		if dst, err = appendPairJSON(append(dst, `,"boards":`...), e.Boards, (*engine.View).AppendJSON); err != nil {
+	if len(e.Boards) > 0 {
+		if dst, err = appendListJSON(append(dst, `,"boards":`...), e.Boards, (*engine.View).AppendJSON); err != nil {
 			return dst, fmt.Errorf("state: %w", err)
 		}
 	}
-	if e.Counts != nil {
-		dst, _ = appendPairJSON(append(dst, `,"counts":`...), e.Counts, func(c *Counts, dst []byte) ([]byte, error) {
+	if len(e.Counts) > 0 {
+		dst, _ = appendListJSON(append(dst, `,"counts":`...), e.Counts, func(c *Counts, dst []byte) ([]byte, error) {
 			return c.appendJSON(dst), nil
 		})
 	}
@@ -205,16 +205,19 @@ func (p *PlayerInfo) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendPairJSON writes a JSON array of pair's two elements, each written
-// by appendOne.
-func appendPairJSON[T any](dst []byte, pair *[2]T, appendOne func(*T, []byte) ([]byte, error)) ([]byte, error) {
+// appendListJSON writes a JSON array of list's elements, each written by
+// appendOne (null for a nil list, as encoding/json writes it).
+func appendListJSON[T any](dst []byte, list []T, appendOne func(*T, []byte) ([]byte, error)) ([]byte, error) {
+	if list == nil {
+		return append(dst, "null"...), nil
+	}
 	dst = append(dst, '[')
-	for i := range pair {
+	for i := range list {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = appendOne(&pair[i], dst); err != nil {
+		if dst, err = appendOne(&list[i], dst); err != nil {
 			return dst, err
 		}
 	}

@@ -124,16 +124,16 @@ func TestStateAppendJSON(t *testing.T) {
 	}
 	seat, winner := 1, 0
 	at := time.Date(2026, 3, 4, 5, 6, 7, 890, time.FixedZone("", -(3*3600+30*60)))
-	var boards [2]engine.View
-	counts := [2]race.Counts{{Score: 3, Status: engine.Won}, {Stock: 9, Connected: true}}
+	boards := make([]engine.View, 2)
+	counts := []race.Counts{{Score: 3, Status: engine.Won}, {Stock: 9, Connected: true}}
 	for _, name := range []string{"", "ann", `q"uote`, "<&>", "é 漢", "bad \xff", "ctl\x01"} {
 		for _, rating := range []float64{0, 1500, 1523.4567891234, -3, 1e-6, 999999999999.5} {
 			states = append(states, &race.StateEvent{
 				Race: "r" + name, State: race.Finished, Variant: "classic" + name, Seat: &seat,
-				Players: [2]race.PlayerInfo{{Name: name, Player: name, Rating: rating, Taken: true, Level: name, Computer: true, Ghost: true, Solo: true, Connected: true}, {}},
+				Players: []race.PlayerInfo{{Name: name, Player: name, Rating: rating, Taken: true, Level: name, Computer: true, Ghost: true, Solo: true, Connected: true}, {}},
 				Deal:    "12" + name, Commitment: "c" + name, TimeLimitMs: 300000, Now: at, StartAt: &at, EndsAt: &at,
-				You: &boards[0], Opponent: &counts[1], Boards: &boards, Counts: &counts,
-				Result:     &race.Result{Outcome: race.OutcomeWin, Winner: &winner, Reason: race.Reason("forfeit" + name), Games: [2]string{name, "x"}},
+				You: &boards[0], Opponent: &counts[1], Boards: boards, Counts: counts,
+				Result:     &race.Result{Outcome: race.OutcomeWin, Winner: &winner, Reason: race.Reason("forfeit" + name), Games: []string{name, "x"}, Scores: []int{52, 3}, Ranking: []race.Place{{Seat: 0, Place: 1, Cards: 52, Status: engine.Won, FinishedMs: new(int64(1234))}, {Seat: 1, Place: 2, Cards: 3}}},
 				Match:      &race.Match{Round: 2, BestOf: 3, Wins: [2]int{1, 0}, Prev: name},
 				Spectators: 7, Ver: 1<<32 + 5, SpectatorDelayMs: 2000,
 			})
@@ -154,8 +154,8 @@ func TestStateAppendJSON(t *testing.T) {
 	// What the hand-written JSON leaves to encoding/json (which writes it
 	// otherwise, or not at all) is an error, for the generic path.
 	for _, st := range []*race.StateEvent{
-		{Players: [2]race.PlayerInfo{{Rating: 1e-9}}},
-		{Players: [2]race.PlayerInfo{{Rating: 1e22}}},
+		{Players: []race.PlayerInfo{{Rating: 1e-9}}},
+		{Players: []race.PlayerInfo{{Rating: 1e22}}},
 		{Now: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
 		{You: &engine.View{Turned: []engine.Card{engine.Card(0xff)}}},
 	} {

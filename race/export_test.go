@@ -26,12 +26,18 @@ func LockFreeForTest(r *Race) bool {
 	return true
 }
 
-// DecideForTest is the referee of games (decide).
-func DecideForTest(games []*engine.Game) (winner int, reason Reason, done bool) {
-	return decide(games)
+// DecideForTest is the referee of games (decide), finished[s] being when
+// seat s's game ended.
+func DecideForTest(games []*engine.Game, finished []int64) (winner int, reason Reason, done bool) {
+	return decide(games, finished)
 }
 
 // DecideOnTimeForTest is the referee at the time limit (decideOnTime).
-func DecideOnTimeForTest(games []*engine.Game) (winner int, reason Reason) {
-	return decideOnTime(games)
+func DecideOnTimeForTest(games []*engine.Game, finished []int64) (winner int, reason Reason) {
+	return decideOnTime(games, finished)
+}
+
+// RankForTest is the ranking of games (rank).
+func RankForTest(games []*engine.Game, finished []int64, first int) []Place {
+	return rank(games, finished, first)
 }

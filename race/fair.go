@@ -1,6 +1,7 @@
 package race
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -148,6 +149,7 @@ func (r *Race) releaseLocked(it *feedItem) {
 	case *PresenceEvent:
 		f.connected[e.Seat] = e.Connected
 		st := *f.state
+		st.Players = slices.Clone(st.Players) // the state sent before keeps its own
 		st.Players[e.Seat].Connected = e.Connected
 		f.state = &st
 		r.sendWatchersLocked(e)

@@ -32,7 +32,7 @@ func TestSpectatorsSeeOnlyTurnedCardsInEveryVariant(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				games := [2]engine.Game{engine.New(rules, deal), engine.New(rules, deal)}
+				games := []engine.Game{engine.New(rules, deal), engine.New(rules, deal)}
 				var boards [2]*engine.View
 				checked, hidden, redealt := 0, 0, false
 				check := func() {
@@ -47,7 +47,7 @@ func TestSpectatorsSeeOnlyTurnedCardsInEveryVariant(t *testing.T) {
 							checked = len(evs)
 							return
 						}
-						if err := sight.Check(raw, &games); err != nil {
+						if err := sight.Check(raw, games); err != nil {
 							t.Fatal(err)
 						}
 						switch e := ev.(type) {
@@ -62,7 +62,7 @@ func TestSpectatorsSeeOnlyTurnedCardsInEveryVariant(t *testing.T) {
 						return
 					}
 					for s := range 2 {
-						got, want := fmt.Sprint(*boards[s]), fmt.Sprint(sight.Mask(games[s].View(), &games))
+						got, want := fmt.Sprint(*boards[s]), fmt.Sprint(sight.Mask(games[s].View(), games))
 						if got != want {
 							t.Fatalf("seat %d shown as\n%s\nwant\n%s", s, got, want)
 						}

@@ -171,13 +171,12 @@ func (f *feed) counts(i int) Counts {
 }
 
 // boards are the seats' boards and counts at the feed's point.
-func (f *feed) boards(sealed bool) (*[2]engine.View, *[2]Counts) {
-	var boards [2]engine.View
-	var counts [2]Counts
+func (f *feed) boards(sealed bool) ([]engine.View, []Counts) {
+	boards, counts := make([]engine.View, len(f.games)), make([]Counts, len(f.games))
 	for i := range f.games {
 		boards[i], counts[i] = f.view(i, sealed), f.counts(i)
 	}
-	return &boards, &counts
+	return boards, counts
 }
 
 // board is seat s's board event at the feed's point, numbered with the

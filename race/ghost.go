@@ -202,7 +202,7 @@ func (r *Race) resultOutLocked() *Result {
 		return r.result
 	}
 	res := *r.result
-	res.Deal, res.Salt, res.Games = "", "", [2]string{}
+	res.Deal, res.Salt, res.Games = "", "", make([]string, len(res.Games))
 	return &res
 }
 

@@ -62,7 +62,7 @@ func (r *Race) timeUpLocked() {
 		r.finishLocked(-1, ReasonTime)
 		return
 	}
-	w, reason := decideOnTime(r.gameRefsLocked(nil))
+	w, reason := decideOnTime(r.gameRefsLocked(nil), r.finishedLocked(nil))
 	r.finishLocked(w, reason)
 }
 
@@ -142,13 +142,18 @@ func (r *Race) abortLocked(reason Reason) {
 }
 
 func (r *Race) finishLocked(winner int, reason Reason) {
-	res := &Result{Outcome: OutcomeDraw, Reason: reason, Rated: !r.opts.Unrated}
+	res := &Result{Outcome: OutcomeDraw, Reason: reason, Rated: !r.opts.Unrated && len(r.seats) == MinSeats}
 	if winner >= 0 {
 		w := winner
 		res.Outcome, res.Winner = OutcomeWin, &w
 	}
 	if r.opts.Solo && (winner < 0 || r.seats[winner].solo()) {
 		res.Outcome, res.Winner, res.Rated = OutcomeSolo, nil, false
+	}
+	if !r.opts.Solo {
+		var games [MaxSeats]*engine.Game
+		var finished [MaxSeats]int64
+		res.Ranking = rank(r.gameRefsLocked(games[:0]), r.finishedLocked(finished[:0]), winner)
 	}
 	r.endLocked(res, Finished)
 }
@@ -157,6 +162,8 @@ func (r *Race) endLocked(res *Result, state State) {
 	if r.deciding {
 		return // a result is being stored: it ends the race
 	}
+	n := len(r.seats)
+	res.Scores, res.Statuses, res.Games = make([]int, n), make([]engine.Status, n), make([]string, n)
 	for s := range r.seats {
 		g := &r.seats[s].game
 		res.Scores[s], res.Statuses[s] = g.Score(), g.Status()
@@ -191,7 +198,7 @@ func (r *Race) endedLocked(res *Result, state State) {
 	// below carries both boards as they end.
 	r.feed.queue.Clear()
 	r.log.Info().Str("state", string(state)).Str("outcome", string(res.Outcome)).Str("reason", string(res.Reason)).
-		Ints("scores", res.Scores[:]).Msg("race over")
+		Ints("scores", res.Scores).Msg("race over")
 	r.publishStateLocked(-1)
 	r.saveLocked()
 	// What follows calls out of the race (the store, the OnEnd hook, the
@@ -217,12 +224,11 @@ func (r *Race) endedLocked(res *Result, state State) {
 
 // endedEventLocked is the race's end as Deps.OnEnd hears of it.
 func (r *Race) endedEventLocked() Ended {
-	e := Ended{Race: r.id, Variant: r.rules.Name, Tag: r.opts.Tag}
+	e := Ended{Race: r.id, Variant: r.rules.Name, Tag: r.opts.Tag, Players: r.playersLocked(), Ghosts: make([]string, len(r.seats))}
 	if r.result != nil {
 		e.Result = *r.result
 	}
 	for i := range r.seats {
-		e.Players[i] = r.playerInfoLocked(i)
 		if g := r.seats[i].ghost(); g != nil {
 			e.Ghosts[i] = g.rec.Ref
 		}

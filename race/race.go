@@ -170,8 +170,12 @@ type Options struct {
 	// made when the one before ends, until a player has won most rounds.
 	BestOf int
 	// Unrated races end with Result.Rated false even when decided (private
-	// races that ask not to be rated).
+	// races that ask not to be rated). Races of more than two are never
+	// rated.
 	Unrated bool
+	// Seats is the number of racers, MinSeats to MaxSeats (default 2). A
+	// solo race and a best-of-N match have two.
+	Seats int `json:",omitempty"`
 }
 
 func (o *Options) fill() {
@@ -195,6 +199,9 @@ func (o *Options) fill() {
 	}
 	if o.BestOf <= 0 {
 		o.BestOf = 1
+	}
+	if o.Seats <= 0 {
+		o.Seats = MinSeats
 	}
 }
 
@@ -230,11 +237,11 @@ type Deps struct {
 type Ended struct {
 	Race    string
 	Variant string
-	Players [2]PlayerInfo
+	Players []PlayerInfo
 	Result  Result
 	// Ghosts are the Refs of the recordings seated (SeatGhost), by seat;
 	// "" for a seat that is not one.
-	Ghosts [2]string
+	Ghosts []string
 	// Tag is Options.Tag.
 	Tag string
 }
@@ -274,7 +281,7 @@ type Race struct {
 	// documentation.
 	later []func()
 	state State
-	// seats are the race's seats, 0 to len(seats)-1 (seatCount).
+	// seats are the race's seats, 0 to len(seats)-1 (Options.Seats).
 	seats     []seat
 	createdAt time.Time
 	startAt   time.Time
@@ -331,11 +338,17 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 	if opts.BestOf%2 == 0 || opts.BestOf > maxBestOf {
 		return nil, Errorf(CodeBadOptions, "bestOf must be odd, from 1 to %d", maxBestOf)
 	}
+	switch {
+	case opts.Seats > MaxSeats:
+		return nil, Errorf(CodeBadOptions, "seats must be from %d to %d, not %d", MinSeats, MaxSeats, opts.Seats)
+	case opts.Seats > MinSeats && (opts.BestOf > 1 || opts.Solo):
+		return nil, Errorf(CodeBadOptions, "a race of %d seats is one race of racers: no match, no solo seat", opts.Seats)
+	}
 	r := &Race{
 		match: Match{Round: 1, BestOf: opts.BestOf},
 		id:    id, opts: opts, rules: rules,
-		seats: make([]seat, seatCount), rematch: make([]bool, seatCount),
-		clock: d.Clock, store: d.Store, fan: newFanout(id, d.Bus, seatCount), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
+		seats: make([]seat, opts.Seats), rematch: make([]bool, opts.Seats),
+		clock: d.Clock, store: d.Store, fan: newFanout(id, d.Bus, opts.Seats), records: d.Records, archive: d.Archive, onEnd: d.OnEnd, ended: d.ended,
 		log:   d.Log.With().Str("race", id).Logger(),
 		done:  make(chan struct{}),
 		state: Waiting,
@@ -650,9 +663,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 	if r.opts.DealNamed {
 		ev.Deal = strconv.FormatUint(r.deal, 10)
 	}
-	for i := range r.seats {
-		ev.Players[i] = r.playerInfoLocked(i)
-	}
+	ev.Players = r.playersLocked()
 	if !r.startAt.IsZero() {
 		start, end := r.startAt, r.startAt.Add(r.opts.TimeLimit)
 		ev.StartAt, ev.EndsAt = &start, &end
@@ -660,7 +671,7 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 	if s >= 0 {
 		seat := s
 		v := r.boardLocked(s)
-		c := r.countsLocked(opponentOf(s))
+		c := r.countsLocked(r.opponentOfLocked(s))
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
 		return ev
 	}
@@ -683,19 +694,19 @@ func (r *Race) boardLocked(i int) engine.View {
 // Info is a race's public record: during the race, counts only; once it is
 // over, the result, both game texts and every accepted move.
 type Info struct {
-	Race       string        `json:"race"`
-	State      State         `json:"state"`
-	Variant    string        `json:"variant"`
-	Public     bool          `json:"public"`
-	Players    [2]PlayerInfo `json:"players"`
-	Counts     [2]Counts     `json:"counts"`
-	Deal       string        `json:"deal,omitempty"`
-	Commitment string        `json:"commitment,omitempty"`
-	CreatedAt  time.Time     `json:"createdAt"`
-	StartAt    *time.Time    `json:"startAt,omitempty"`
-	TimeLimit  int64         `json:"timeLimitMs"`
-	Result     *Result       `json:"result,omitempty"`
-	Moves      []MoveRecord  `json:"moves,omitempty"`
+	Race       string       `json:"race"`
+	State      State        `json:"state"`
+	Variant    string       `json:"variant"`
+	Public     bool         `json:"public"`
+	Players    []PlayerInfo `json:"players"`
+	Counts     []Counts     `json:"counts"`
+	Deal       string       `json:"deal,omitempty"`
+	Commitment string       `json:"commitment,omitempty"`
+	CreatedAt  time.Time    `json:"createdAt"`
+	StartAt    *time.Time   `json:"startAt,omitempty"`
+	TimeLimit  int64        `json:"timeLimitMs"`
+	Result     *Result      `json:"result,omitempty"`
+	Moves      []MoveRecord `json:"moves,omitempty"`
 	// Spectators is the number of spectators watching now.
 	Spectators int `json:"spectators"`
 }
@@ -722,8 +733,8 @@ func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 	if r.opts.DealNamed {
 		in.Deal = strconv.FormatUint(r.deal, 10)
 	}
+	in.Players, in.Counts = r.playersLocked(), make([]Counts, len(r.seats))
 	for i := range r.seats {
-		in.Players[i] = r.playerInfoLocked(i)
 		in.Counts[i] = r.countsLocked(i)
 	}
 	if !r.startAt.IsZero() {
@@ -739,7 +750,7 @@ func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 	if err != nil {
 		return in, &Error{Code: CodeUnavailable, Message: "the race's moves cannot be read now; try again shortly", Err: fmt.Errorf("race %s: read moves: %w", r.id, err)}
 	}
-	if len(moves) < in.Counts[0].Moves+in.Counts[1].Moves && r.archive != nil {
+	if len(moves) < totalMoves(in.Counts) && r.archive != nil {
 		// The log holds fewer moves than the games made: the live store
 		// lost it (Redis flushed, or restarted empty, or its retention
 		// ran out before this copy's). The archive has them once the
@@ -764,4 +775,22 @@ func (r *Race) playerInfoLocked(i int) PlayerInfo {
 		st.occ.describe(&p)
 	}
 	return p
+}
+
+// playersLocked describes every seat's player, by seat.
+func (r *Race) playersLocked() []PlayerInfo {
+	ps := make([]PlayerInfo, len(r.seats))
+	for i := range r.seats {
+		ps[i] = r.playerInfoLocked(i)
+	}
+	return ps
+}
+
+// totalMoves is the moves of every seat's counts together.
+func totalMoves(counts []Counts) int {
+	n := 0
+	for _, c := range counts {
+		n += c.Moves
+	}
+	return n
 }

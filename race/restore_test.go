@@ -44,7 +44,7 @@ func TestRestoreFourAtATimeLogWithoutTurns(t *testing.T) {
 	rec := &race.Record{
 		ID: "old", Options: race.Options{Variant: rules.Name}, Deal: deal,
 		State: race.Running, CreatedAt: clock.Now(), StartAt: clock.Now(),
-		Seats: [2]race.SeatState{{Taken: true, Name: "ann", Token: "a"}, {Taken: true, Name: "bob", Token: "b"}},
+		Seats: []race.SeatState{{Taken: true, Name: "ann", Token: "a"}, {Taken: true, Name: "bob", Token: "b"}},
 	}
 	r, err := race.Restore(rec, logged, race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
 	if err != nil {
@@ -88,7 +88,7 @@ func TestRestoredFeedPlaysTheHeldMoves(t *testing.T) {
 	rec := &race.Record{
 		ID: "held", Options: race.Options{Variant: rules.Name, Public: true, SpectatorDelay: delay}, Deal: deal,
 		State: race.Running, CreatedAt: start, StartAt: start,
-		Seats: [2]race.SeatState{{Taken: true, Name: "ann", Token: "a"}, {Taken: true, Name: "bob", Token: "b"}},
+		Seats: []race.SeatState{{Taken: true, Name: "ann", Token: "a"}, {Taken: true, Name: "bob", Token: "b"}},
 	}
 	r, err := race.Restore(rec, logged, race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
 	if err != nil {

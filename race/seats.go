@@ -11,14 +11,22 @@ import (
 	"sirtommy/engine"
 )
 
-// seatCount is the number of seats of a race. The race counts its seats
-// (len(Race.seats)) and never names "the other one"; what leaves it
-// (results, records, the protocol's opponent) holds two.
-const seatCount = 2
-
-// opponentOf is seat s's opponent as the protocol names it (StateEvent's
-// Opponent): the other seat of a race of two.
-func opponentOf(s int) int { return seatCount - 1 - s }
+// opponentOfLocked is seat s's opponent as the protocol names it
+// (StateEvent's Opponent): in a race of two, the other seat; in a race
+// of more, the other racer with the most cards up, whom s has to beat
+// (every racer's counts reach s in OpponentEvents, by seat).
+func (r *Race) opponentOfLocked(s int) int {
+	if len(r.seats) == MinSeats {
+		return 1 - s
+	}
+	best, o := -1, -1
+	for i := range r.seats {
+		if i != s && r.seats[i].game.Score() > best {
+			best, o = r.seats[i].game.Score(), i
+		}
+	}
+	return o
+}
 
 // gamesLocked is a copy of every seat's game, by seat.
 func (r *Race) gamesLocked() []engine.Game {
@@ -272,16 +280,17 @@ func (r *Race) graceOver(s int) {
 	r.abortLocked(ReasonLeft)
 }
 
-// forfeitLocked ends the race: seat s's player left it for good, and the
-// racer left in it wins (a result names one winner).
+// forfeitLocked is seat s's player leaving the race for good. In a race
+// of two the race ends and the other wins (ReasonForfeit); in a race of
+// more, the player forfeits their own place only: their game is resigned
+// where it stands and the others race on.
 func (r *Race) forfeitLocked(s int) {
-	winner := -1
-	for o := range r.seats {
-		if o != s {
-			winner = o
-		}
+	if len(r.seats) > MinSeats {
+		r.log.Info().Int("seat", s).Msg("forfeit: the seat resigns")
+		_ = r.resignLocked(s, "") // a refusal (the log down) is logged, and the time limit ends the race
+		return
 	}
-	r.finishLocked(winner, ReasonForfeit)
+	r.finishLocked(1-s, ReasonForfeit)
 }
 
 func clip(name string) string {

@@ -182,11 +182,11 @@ func (r *leakRun) check(variant string) {
 	}
 	boards, hidden, ahead, reveals := 0, 0, 0, 0
 	for _, o := range r.obs {
-		games, err := sight.Replay([2][]string{r.sent[0][:o.sent[0]], r.sent[1][:o.sent[1]]})
+		games, err := sight.Replay([][]string{r.sent[0][:o.sent[0]], r.sent[1][:o.sent[1]]})
 		if err != nil {
 			r.t.Fatal(err)
 		}
-		if err := sight.Check(o.raw, &games); err != nil {
+		if err := sight.Check(o.raw, games); err != nil {
 			r.t.Fatalf("%s got %v", o.who, err)
 		}
 		if strings.Contains(string(o.raw), `"type":"board"`) {
@@ -205,12 +205,12 @@ func (r *leakRun) check(variant string) {
 	// Live, the spectator sees both boards as they are, with only the
 	// cards it may not see face down.
 	for _, p := range r.pictures {
-		games, err := sight.Replay([2][]string{r.sent[0][:p.sent[0]], r.sent[1][:p.sent[1]]})
+		games, err := sight.Replay([][]string{r.sent[0][:p.sent[0]], r.sent[1][:p.sent[1]]})
 		if err != nil {
 			r.t.Fatal(err)
 		}
 		for s := range 2 {
-			if got, want := fmt.Sprint(p.boards[s]), fmt.Sprint(sight.Mask(games[s].View(), &games)); got != want {
+			if got, want := fmt.Sprint(p.boards[s]), fmt.Sprint(sight.Mask(games[s].View(), games)); got != want {
 				r.t.Fatalf("after %v moves the spectator shows seat %d as\n%s\nwant\n%s", p.sent, s, got, want)
 			}
 		}

@@ -249,7 +249,7 @@ func TestGhostRaces(t *testing.T) {
 					break
 				}
 				parts := strings.SplitN(o.who, "|", 2)
-				var moves [2][]string
+				moves := make([][]string, 2)
 				for s := range 2 {
 					if parts[s] != "" {
 						moves[s] = strings.Split(parts[s], ",")
@@ -259,7 +259,7 @@ func TestGhostRaces(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := sight.Check(o.raw, &games); err != nil {
+				if err := sight.Check(o.raw, games); err != nil {
 					t.Fatalf("spectator: %v", err)
 				}
 			}

@@ -52,7 +52,7 @@ func (e *lobbyEnv) saveHistory(player string, races []savedRace) []string {
 		var after []lobby.Standing
 		switch {
 		case sr.res != nil:
-			g.Outcome, g.Winner, g.Reason, g.Scores = sr.res.Outcome, sr.res.Winner, sr.res.Reason, sr.res.Scores
+			g.Outcome, g.Winner, g.Reason, g.Scores = sr.res.Outcome, sr.res.Winner, sr.res.Reason, [2]int(sr.res.Scores)
 		case i%3 == 2:
 			g.Players[1-me] = lobby.PlayerRef{Name: "computer", Computer: true}
 		default:

@@ -194,11 +194,11 @@ func TestRedisOnlookersOnAnotherInstanceSeeNoCardAhead(t *testing.T) {
 			}
 			boards, hidden := 0, 0
 			for _, o := range obs {
-				games, err := sight.Replay([2][]string{racers[0].sent[:o.sent[0]], racers[1].sent[:o.sent[1]]})
+				games, err := sight.Replay([][]string{racers[0].sent[:o.sent[0]], racers[1].sent[:o.sent[1]]})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := sight.Check(o.raw, &games); err != nil {
+				if err := sight.Check(o.raw, games); err != nil {
 					t.Fatalf("%s on B got %v", o.who, err)
 				}
 				if strings.Contains(string(o.raw), `"type":"board"`) {

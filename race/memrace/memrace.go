@@ -25,7 +25,7 @@ type raceLog struct {
 	id    string
 	mu    sync.Mutex
 	moves []race.MoveRecord
-	last  [2]int
+	last  [race.MaxSeats]int
 }
 
 var _ race.Store = (*Store)(nil)

@@ -154,7 +154,7 @@ func ArchiveSuite(t *testing.T, newArchive func(t *testing.T) race.Archive) {
 		awkward.Info.Players[0].Name = "nul\x00 'quote\" back\\slash </script> é 漢字 🂡"
 		awkward.Info.Players[1].Name = strings.Repeat("x", 40)
 		awkward.Tag = "daily:2026-03-01:classic;DROP TABLE races;--"
-		awkward.Ghosts = [2]string{"g\x00host", ""}
+		awkward.Ghosts = []string{"g\x00host", ""}
 		awkward.Info.Moves[0].ID = "id with\nnewline\tand tab"
 		for _, want := range []race.Archived{long, awkward} {
 			if err := a.Put(ctx, want); err != nil {
@@ -188,20 +188,20 @@ func Archived(id string, ended time.Time) race.Archived {
 	return race.Archived{
 		Info: race.Info{
 			Race: id, State: race.Finished, Variant: "classic", Public: true,
-			Players: [2]race.PlayerInfo{
+			Players: []race.PlayerInfo{
 				{Name: "ann", Player: "p-ann", Rating: 1523.5, Taken: true, Connected: true},
 				{Name: "bob", Player: "p-bob", Rating: 1490, Taken: true},
 			},
-			Counts: [2]race.Counts{
+			Counts: []race.Counts{
 				{Score: 3, Stock: 30, Status: engine.Stuck, Moves: 2},
 				{Score: 5, Stock: 28, Status: engine.Playing, Moves: 2, Connected: true},
 			},
 			Commitment: "c0ffee", CreatedAt: start.Add(-time.Minute), StartAt: &start, TimeLimit: 600000,
 			Result: &race.Result{
 				Outcome: race.OutcomeWin, Winner: &winner, Reason: race.ReasonPassed,
-				Scores: [2]int{3, 5}, Statuses: [2]engine.Status{engine.Stuck, engine.Playing}, Rated: true,
+				Scores: []int{3, 5}, Statuses: []engine.Status{engine.Stuck, engine.Playing}, Rated: true,
 				Deal: "18446744073709551615", Salt: "5a17", Commitment: "c0ffee",
-				Games: [2]string{"classic 7: AS>F1 2S>F1", "classic 7: AS>F1 2S>F1 3S>F1"},
+				Games: []string{"classic 7: AS>F1 2S>F1", "classic 7: AS>F1 2S>F1 3S>F1"},
 				Match: &race.Match{Round: 2, BestOf: 3, Wins: [2]int{0, 2}, Over: true, Winner: &matchWinner, Prev: "before-" + id},
 			},
 			Moves: []race.MoveRecord{
@@ -211,7 +211,7 @@ func Archived(id string, ended time.Time) race.Archived {
 				{Seat: 0, Seq: 2, Move: "resign", AtMs: 3000, ID: "m2"},
 			},
 		},
-		Ghosts: [2]string{"", "ghost-1"}, Tag: "daily:2026-03-01:classic",
+		Ghosts: []string{"", "ghost-1"}, Tag: "daily:2026-03-01:classic",
 		SealedUntil: ended.Add(12 * time.Hour), EndedAt: ended,
 	}
 }
@@ -228,6 +228,6 @@ func LongArchived(id string, ended time.Time) race.Archived {
 		a.Info.Moves = append(a.Info.Moves, m)
 		text[s].WriteString(" " + m.Move)
 	}
-	a.Info.Result.Games = [2]string{"classic 7:" + text[0].String(), "classic 7:" + text[1].String()}
+	a.Info.Result.Games = []string{"classic 7:" + text[0].String(), "classic 7:" + text[1].String()}
 	return a
 }

@@ -42,10 +42,10 @@ func NewSight(variant string, deal uint64) (*Sight, error) {
 }
 
 // Replay plays each seat's moves (notation, "resign" included) from the
-// deal and returns the games.
-func (s *Sight) Replay(moves [2][]string) ([2]engine.Game, error) {
-	var games [2]engine.Game
-	for seat := range 2 {
+// deal and returns the games, by seat.
+func (s *Sight) Replay(moves [][]string) ([]engine.Game, error) {
+	games := make([]engine.Game, len(moves))
+	for seat := range moves {
 		games[seat] = engine.New(s.rules, s.deal)
 		for _, text := range moves[seat] {
 			if text == "resign" {
@@ -76,7 +76,7 @@ func (s *Sight) turned(g *engine.Game) int {
 
 // Visible reports whether card c may be shown to a spectator while the
 // racers' games are games: every racer still playing has turned it.
-func (s *Sight) Visible(c engine.Card, games *[2]engine.Game) bool {
+func (s *Sight) Visible(c engine.Card, games []engine.Game) bool {
 	p := s.pos[c]
 	if p < 0 {
 		return true
@@ -91,7 +91,7 @@ func (s *Sight) Visible(c engine.Card, games *[2]engine.Game) bool {
 
 // Mask is v (a View of one of the games) as a spectator may see it while
 // the racers' games are games: every card not Visible is engine.Hidden.
-func (s *Sight) Mask(v engine.View, games *[2]engine.Game) engine.View {
+func (s *Sight) Mask(v engine.View, games []engine.Game) engine.View {
 	hide := func(c engine.Card) engine.Card {
 		if c != engine.NoCard && !s.Visible(c, games) {
 			return engine.Hidden
@@ -117,15 +117,19 @@ func (s *Sight) Mask(v engine.View, games *[2]engine.Game) engine.View {
 // Check returns an error naming the first card in the JSON message raw
 // that may not be shown while the games are games. Any string that is a
 // card ("AS") or a move ("AS>F1") names one; "??" is a hidden card.
-func (s *Sight) Check(raw []byte, games *[2]engine.Game) error {
+func (s *Sight) Check(raw []byte, games []engine.Game) error {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return fmt.Errorf("not JSON: %w: %s", err, raw)
 	}
 	for _, c := range CardsIn(v) {
 		if !s.Visible(c, games) {
-			return fmt.Errorf("card %s (stock index %d) shown before every racer still playing turned it (turned %d and %d, %s and %s): %s",
-				c, s.pos[c], s.turned(&games[0]), s.turned(&games[1]), games[0].Status(), games[1].Status(), raw)
+			var racers []string
+			for i := range games {
+				racers = append(racers, fmt.Sprintf("%d turned, %s", s.turned(&games[i]), games[i].Status()))
+			}
+			return fmt.Errorf("card %s (stock index %d) shown before every racer still playing turned it (%s): %s",
+				c, s.pos[c], strings.Join(racers, "; "), raw)
 		}
 	}
 	return nil

@@ -37,7 +37,7 @@ func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 		early[i].waitFor(t, "state", func(ev race.Event) bool { _, ok := ev.(*race.StateEvent); return ok })
 	}
 	rules, _ := engine.Variant("")
-	games := [2]engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
+	games := []engine.Game{engine.New(rules, testDeal), engine.New(rules, testDeal)}
 	play(t, r, &games[0], 0, 5)
 	play(t, r, &games[1], 1, 1)
 	clock.Advance(delay + race.FeedSlack) // those reach the spectators
@@ -55,7 +55,7 @@ func TestSpectatorFeedSurvivesTakeover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := sight.Check(raw, &games); err != nil {
+			if err := sight.Check(raw, games); err != nil {
 				t.Fatalf("%s: %v", who, err)
 			}
 			var v struct{ Ver uint64 }

@@ -56,7 +56,7 @@ func TestBadRecordsAreRefusedAndChangeNothing(t *testing.T) {
 			name string
 			m    race.MoveRecord
 		}{
-			{"seat 2", race.MoveRecord{Seat: 2, Seq: 1, Move: "AS>F1"}},
+			{"seat 10", race.MoveRecord{Seat: race.MaxSeats, Seq: 1, Move: "AS>F1"}},
 			{"seat -1", race.MoveRecord{Seat: -1, Seq: 1, Move: "AS>F1"}},
 			{"seq 0", race.MoveRecord{Seat: 0, Seq: 0, Move: "AS>F1"}},
 			{"invalid UTF-8 in the request id", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1", ID: "a\xffb"}},
@@ -224,7 +224,7 @@ func TestRecordsSaveLoad(t *testing.T) {
 		}
 		at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 		rec := &race.Record{ID: "s", Deal: 1<<63 + 5, State: race.Running, CreatedAt: at, StartAt: at.Add(3 * time.Second),
-			Seats: [2]race.SeatState{{Taken: true, Name: "Ann", Token: "t0", Connected: true}, {Taken: true, Computer: true, Level: "easy", Seed: 9}}}
+			Seats: []race.SeatState{{Taken: true, Name: "Ann", Token: "t0", Connected: true}, {Taken: true, Computer: true, Level: "easy", Seed: 9}}}
 		if err := recs.Save(ctx, rec); err != nil {
 			t.Fatal(err)
 		}

@@ -49,7 +49,7 @@ type raceLog struct {
 	// time (the race's own lock is held around it anyway).
 	mu    sync.Mutex
 	moves []race.MoveRecord
-	last  [2]int // each seat's last seq; 0: none
+	last  [race.MaxSeats]int // each seat's last seq; 0: none
 	// pending is an append whose caller stopped waiting before its
 	// commit: the next append of the race learns its outcome first.
 	pending *op
@@ -241,7 +241,7 @@ func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) er
 // checkRecord refuses what the journal cannot hold as given.
 func checkRecord(m race.MoveRecord) error {
 	switch {
-	case m.Seat < 0 || m.Seat > 1:
+	case m.Seat < 0 || m.Seat >= race.MaxSeats:
 		return fmt.Errorf("%w: no seat %d", ErrBadRecord, m.Seat)
 	case m.Seq < 1:
 		return fmt.Errorf("%w: seq %d", ErrBadRecord, m.Seq)
