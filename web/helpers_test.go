@@ -130,17 +130,17 @@ type msg struct {
 	Code race.Code `json:"code"`
 	// Reason is the engine's reason in errors; the result's reason is in
 	// Result.
-	Reason  string             `json:"reason"`
-	Seat    *int               `json:"seat"`
-	Seq     int                `json:"seq"`
-	Token   string             `json:"token"`
-	State   race.State         `json:"state"`
-	Result  *race.Result       `json:"result"`
-	View    *engine.View       `json:"view"`
-	You     *engine.View       `json:"you"`
-	Counts  json.RawMessage    `json:"counts"`
-	Boards  *[2]engine.View    `json:"boards"`
-	Players [2]race.PlayerInfo `json:"players"`
+	Reason  string            `json:"reason"`
+	Seat    *int              `json:"seat"`
+	Seq     int               `json:"seq"`
+	Token   string            `json:"token"`
+	State   race.State        `json:"state"`
+	Result  *race.Result      `json:"result"`
+	View    *engine.View      `json:"view"`
+	You     *engine.View      `json:"you"`
+	Counts  json.RawMessage   `json:"counts"`
+	Boards  []engine.View     `json:"boards"`
+	Players []race.PlayerInfo `json:"players"`
 }
 
 type client struct {
