@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"sirtommy/engine"
 	"sirtommy/race"
+	"sirtommy/race/memrace"
 	"sirtommy/race/racetest"
 )
 
@@ -410,4 +413,79 @@ func fmtPlaces(ps []race.Place) string {
 		fmt.Fprintf(&b, "\n  %d. seat %d, %d cards, %s at %s", p.Place, p.Seat, p.Cards, p.Status, fin)
 	}
 	return b.String()
+}
+
+// TestManySeatsRestored rebuilds a race of four from its record and log,
+// as another instance taking it over does: every seat, token and game is
+// back, the race runs on to its ranking; a record whose seats do not match
+// its seat count is refused.
+func TestManySeatsRestored(t *testing.T) {
+	const seats = 4
+	deal := wonAndLostDeal(t)
+	m := newManySeats(t, seats, deal)
+	for range seats {
+		m.join(t, "person")
+	}
+	m.clock.Advance(race.DefaultCountdown)
+	games := make([]engine.Game, seats)
+	for s := range games {
+		games[s] = newGame(deal)
+		m.play(t, s, &games[s], racetest.Greedy, movesOf(2+s))
+	}
+	rec := race.RecordForTest(m.race)
+	log, err := m.store.Moves(t.Context(), m.race.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.race.Stop()
+	if len(rec.Seats) != seats || len(rec.Rematch) != seats {
+		t.Fatalf("record of %d seats, %d rematch flags; want %d", len(rec.Seats), len(rec.Rematch), seats)
+	}
+	deps := race.Deps{Clock: m.clock, Log: zerolog.Nop(), Store: m.store, Bus: memrace.NewBus()}
+	bad := *rec
+	bad.Seats = bad.Seats[:3]
+	if _, err := race.Restore(&bad, log, deps); err == nil {
+		t.Error("a record of 3 seats for a race of 4 restored")
+	}
+	r, err := race.Restore(rec, log, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	race.RearmForTest(r, rec)
+	in, err := r.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range seats {
+		if c := in.Counts[s]; c.Score != games[s].Score() || c.Moves != games[s].Plies() {
+			t.Errorf("restored seat %d: %d cards, %d moves; the game has %d, %d", s, c.Score, c.Moves, games[s].Score(), games[s].Plies())
+		}
+	}
+	subs := make([]*recorder, seats)
+	for s := range seats {
+		subs[s] = &recorder{}
+		if tk, err := r.Resume(rec.Seats[s].Token, "", "", subs[s]); err != nil || tk.Seat != s {
+			t.Fatalf("resume seat %d: %+v, %v", s, tk, err)
+		}
+	}
+	for s := range seats {
+		for games[s].Status() == engine.Playing && r.State() == race.Running {
+			mv := racetest.Dumb(&games[s])
+			if err := r.Move(s, mv.String(), ""); err != nil {
+				t.Fatalf("seat %d move %s: %v", s, mv, err)
+			}
+			_ = games[s].Apply(mv)
+		}
+	}
+	res := r.Result()
+	if res == nil || len(res.Ranking) != seats {
+		t.Fatalf("result %+v: want a ranking of %d", res, seats)
+	}
+	all, err := m.store.Moves(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wantRanking(t, res, all); !samePlaces(res.Ranking, want) {
+		t.Errorf("ranking\n%+v\nwant\n%+v", res.Ranking, want)
+	}
 }
