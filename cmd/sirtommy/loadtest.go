@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sirtommy/engine"
+	"sirtommy/race"
 	"sirtommy/web/loadtest"
 	"sirtommy/web/metrics"
 )
@@ -120,13 +121,15 @@ func idleRun(ctx context.Context, e env, cfg loadtest.IdleConfig, gcURL string, 
 // the same time and load) and reports.
 func loadtestCommand(ctx context.Context, e env) error {
 	fs := newFlagSet(e, "loadtest", "loadtest --url ws://HOST:PORT/ws [--echo ws://HOST:PORT/] [flags]\n\n"+
-		"Plays races of two bot players through the lobby (hello, quick play, join) plus spectators,\n"+
+		"Plays races of two bot players through the lobby (hello, quick play, join) plus spectators\n"+
+		"(races of --seats over the API with --seats above 2),\n"+
 		"and reports latency percentiles, errors and dropped connections. With --echo it drives an\n"+
 		"echo server (sirtommy echo) with the same connections and message rate in the same run.")
 	var urls urlList
 	fs.Var(&urls, "url", "the race server's websocket URL; give it again (or comma-separated) for instances of a cluster, which players dial in turn")
 	echoURL := fs.String("echo", "", "an echo server's websocket URL to drive alongside, as a baseline")
-	races := fs.Int("races", 10, "races kept running at once (two players each)")
+	races := fs.Int("races", 10, "races kept running at once (--seats players each)")
+	seats := fs.Int("seats", 2, "racers in each race, 2 to 10; above 2 the races are made over the HTTP API (as --direct), and move→opponent counts every other racer's update")
 	spectators := fs.Int("spectators", 0, "spectator connections")
 	duration := fs.Duration("duration", 30*time.Second, "how long to run")
 	warmup := fs.Duration("warmup", 0, "leave the moves (and echoes) sent in the first --warmup of the run out of the latency percentiles: every race starts at once, which a running service never sees; the run still lasts --duration in all")
@@ -149,6 +152,9 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if *races < 1 || *spectators < 0 || *duration <= 0 || *rate <= 0 || *flooders < 0 || *floodRate <= 0 {
 		return usagef("loadtest: --races, --duration and --rate must be positive, --spectators not negative")
+	}
+	if *seats < race.MinSeats || *seats > race.MaxSeats {
+		return usagef("loadtest: --seats must be from %d to %d", race.MinSeats, race.MaxSeats)
 	}
 	if *warmup < 0 || *warmup >= *duration {
 		return usagef("loadtest: --warmup must be at least 0 and shorter than --duration")
@@ -199,7 +205,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
 				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct, LocalShare: *localShare,
-				URLs: urls, Races: *races, Spectators: *spectators, Duration: *duration, Warmup: *warmup,
+				URLs: urls, Races: *races, Seats: *seats, Spectators: *spectators, Duration: *duration, Warmup: *warmup,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
 			}, progress)
 			if err != nil {
@@ -212,7 +218,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	if *echoURL != "" {
 		g.Go(func() error {
 			r, err := loadtest.RunEcho(gctx, loadtest.EchoConfig{
-				URL: *echoURL, Conns: 2**races + *spectators, Senders: 2 * *races,
+				URL: *echoURL, Conns: *seats**races + *spectators, Senders: *seats * *races,
 				Rate: *rate, Duration: *duration, Warmup: *warmup,
 			})
 			if err != nil {
@@ -276,7 +282,7 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 		}
 	}
 	if r := rep.Race; r != nil {
-		fmt.Fprintf(w, "race server %s: %d races + %d spectators for %.1fs\n", strings.Join(r.URLs, " "), r.Races, r.Spectators, r.Seconds)
+		fmt.Fprintf(w, "race server %s: %d races of %d + %d spectators for %.1fs\n", strings.Join(r.URLs, " "), r.Races, r.Seats, r.Spectators, r.Seconds)
 		fmt.Fprintf(w, "  connections %d, races started %d, finished %d, aborted %d\n", r.Connections, r.RacesStarted, r.RacesFinished, r.RacesAborted)
 		fmt.Fprintf(w, "  moves %d (%.1f/s), board updates to spectators %d\n", r.Moves, r.MovesPerSec, r.BoardUpdates)
 		q("move→own reply", r.OwnReply)

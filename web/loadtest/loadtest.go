@@ -55,7 +55,7 @@ type Config struct {
 	// and spectators dial them in turn, so with two instances of a
 	// cluster half the races have their players on different instances.
 	URLs       []string
-	Races      int           // races kept running at once (two players each)
+	Races      int           // races kept running at once (Seats players each)
 	Spectators int           // spectator connections, spread over the races
 	Duration   time.Duration // how long to run, Warmup included
 	// Warmup is the start of the run whose moves are played but left out
@@ -84,16 +84,28 @@ type Config struct {
 	// measures the move→opponent latency on one instance and across
 	// instances side by side, under the same load.
 	LocalShare float64
+	// Seats is the racers of each race, 2 (0 means 2) to 10. Races of
+	// more are made over the API, as Direct makes them: quick play pairs
+	// two.
+	Seats int
 }
 
-// playerURL is the index in URLs that player i (seat i%2 of race i/2)
-// dials.
+// playerURL is the index in URLs that player i (the i%Seats-th of race
+// i/Seats) dials.
 func (cfg Config) playerURL(i int) int {
 	n := len(cfg.URLs)
-	if k := i / 2; cfg.local(k) {
+	if k := i / cfg.seats(); cfg.local(k) {
 		return k % n // the URL the race was made on
 	}
 	return i % n
+}
+
+// seats is Seats, 0 read as 2.
+func (cfg Config) seats() int {
+	if cfg.Seats == 0 {
+		return 2
+	}
+	return cfg.Seats
 }
 
 // local reports whether race k's players both dial its URL: LocalShare of
@@ -111,6 +123,7 @@ func (cfg Config) local(k int) bool {
 type Report struct {
 	URLs       []string `json:"urls"`
 	Races      int      `json:"races"`
+	Seats      int      `json:"seats"`
 	Spectators int      `json:"spectators"`
 	Seconds    float64  `json:"seconds"`
 	// WarmupSeconds is Config.Warmup: moves sent before it are not in the
@@ -174,15 +187,22 @@ type run struct {
 	perRace int
 }
 
-// raceTrack pairs the two players of one race, so that the move→opponent
-// latency can be measured: the mover notes when it sent its n-th move, the
-// opponent looks it up when the counts say n moves.
+// raceTrack ties the players of one race together, so that the
+// move→opponent latency can be measured: the mover notes when it sent its
+// n-th move, each other racer looks it up when the counts say n moves.
 type raceTrack struct {
 	mu   sync.Mutex
-	sent [2]map[int]time.Time
+	sent []map[int]sentMove // by seat
 	refs int
 	// url is the URL index each seat's player dialled (-1: not yet).
-	url [2]int
+	url []int
+}
+
+// sentMove is when a move was sent, and how many racers have still to
+// see it.
+type sentMove struct {
+	at     time.Time
+	unseen int
 }
 
 func (r *run) track(id string) *raceTrack {
@@ -190,7 +210,10 @@ func (r *run) track(id string) *raceTrack {
 	defer r.racesMu.Unlock()
 	t := r.races[id]
 	if t == nil {
-		t = &raceTrack{sent: [2]map[int]time.Time{{}, {}}, url: [2]int{-1, -1}}
+		t = &raceTrack{sent: make([]map[int]sentMove, r.cfg.Seats), url: make([]int, r.cfg.Seats)}
+		for s := range t.sent {
+			t.sent[s], t.url[s] = map[int]sentMove{}, -1
+		}
 		r.races[id] = t
 	}
 	t.refs++
@@ -214,7 +237,7 @@ const pendingWindow = 8
 
 func (t *raceTrack) sentMove(seat, n int, at time.Time) {
 	t.mu.Lock()
-	t.sent[seat][n] = at
+	t.sent[seat][n] = sentMove{at: at, unseen: len(t.sent) - 1}
 	delete(t.sent[seat], n-pendingWindow)
 	t.mu.Unlock()
 }
@@ -226,7 +249,7 @@ func (t *raceTrack) joined(seat, url int) {
 	t.mu.Unlock()
 }
 
-// placement is where a race's two players are.
+// placement is where a mover and a racer who sees the move are.
 type placement int
 
 const (
@@ -235,24 +258,31 @@ const (
 	placementAcross                   // on different URLs
 )
 
-// seen looks up when seat sent its n-th move, and where the race's
-// players are.
-func (t *raceTrack) seen(seat, n int) (at time.Time, where placement, ok bool) {
+// seen looks up, for the racer in seat by, when seat sent its n-th move,
+// and where the two are.
+func (t *raceTrack) seen(seat, by, n int) (at time.Time, where placement, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	at, ok = t.sent[seat][n]
+	if seat < 0 || seat >= len(t.sent) || by < 0 || by >= len(t.url) {
+		return at, placementUnknown, false
+	}
+	m, ok := t.sent[seat][n]
 	if ok {
-		delete(t.sent[seat], n)
+		if m.unseen--; m.unseen <= 0 {
+			delete(t.sent[seat], n)
+		} else {
+			t.sent[seat][n] = m
+		}
 	}
 	switch {
-	case t.url[0] < 0 || t.url[1] < 0:
+	case t.url[seat] < 0 || t.url[by] < 0:
 		where = placementUnknown
-	case t.url[0] == t.url[1]:
+	case t.url[seat] == t.url[by]:
 		where = placementOne
 	default:
 		where = placementAcross
 	}
-	return at, where, ok
+	return m.at, where, ok
 }
 
 // Progress is a snapshot for a progress line.
@@ -284,6 +314,13 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	if cfg.Variant == "" {
 		cfg.Variant = "classic"
 	}
+	cfg.Seats = cfg.seats()
+	if cfg.Seats < 2 || cfg.Seats > 10 {
+		return Report{}, errors.New("loadtest: races have 2 to 10 seats")
+	}
+	if cfg.Seats > 2 {
+		cfg.Direct = true // quick play pairs two
+	}
 	r := &run{
 		cfg: cfg, start: time.Now(), from: time.Now().Add(cfg.Warmup), own: newLatency(), opp: newLatency(),
 		oppCross: newLatency(), oppLocal: newLatency(),
@@ -297,12 +334,12 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	pairs := make([]*pairing, cfg.Races)
 	if cfg.Direct {
 		for k := range pairs {
-			pairs[k] = &pairing{next: [2]chan string{make(chan string, 1), make(chan string, 1)}, done: make(chan struct{}, 2)}
+			pairs[k] = newPairing(cfg.Seats)
 			wg.Go(func() { r.pairer(ctx, pairs[k], r.cfg.URLs[k%len(r.cfg.URLs)]) })
 		}
 	}
-	for i := range 2 * cfg.Races {
-		wg.Go(func() { r.player(ctx, sem, cfg.playerURL(i), cfg.Seed+uint64(i), pairs[i/2], i%2) })
+	for i := range cfg.Seats * cfg.Races {
+		wg.Go(func() { r.player(ctx, sem, cfg.playerURL(i), cfg.Seed+uint64(i), pairs[i/cfg.Seats], i%cfg.Seats) })
 	}
 	for range cfg.Spectators {
 		wg.Go(func() { r.spectator(ctx, sem) })
@@ -327,7 +364,7 @@ loop:
 	}
 	elapsed := time.Since(r.start)
 	rep := Report{
-		URLs: cfg.URLs, Races: cfg.Races, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(), WarmupSeconds: cfg.Warmup.Seconds(),
+		URLs: cfg.URLs, Races: cfg.Races, Seats: cfg.Seats, Spectators: cfg.Spectators, Seconds: elapsed.Seconds(), WarmupSeconds: cfg.Warmup.Seconds(),
 		Connections: r.conns.Load(), RacesStarted: r.started.Load(), RacesFinished: r.finished.Load(),
 		RacesAborted: r.aborted.Load(), Moves: r.moves.Load(),
 		OwnReply: r.own.quantiles(), OpponentSeen: r.opp.quantiles(),
@@ -547,11 +584,20 @@ func (r *run) flood(ctx context.Context, c *wsConn, tick <-chan time.Time, per i
 	}
 }
 
-// pairing hands two players of a Direct run their races: each gets the id
-// on its next channel, and says done when its race is over.
+// pairing hands the players of a Direct run's race their races: each gets
+// the id on its next channel, and says done when its race is over.
 type pairing struct {
-	next [2]chan string
+	next []chan string
 	done chan struct{}
+}
+
+// newPairing is the pairing of a race of seats players.
+func newPairing(seats int) *pairing {
+	p := &pairing{next: make([]chan string, seats), done: make(chan struct{}, seats)}
+	for i := range p.next {
+		p.next[i] = make(chan string, 1)
+	}
+	return p
 }
 
 // createTimeout bounds one POST /api/races.
@@ -565,7 +611,7 @@ func (r *run) pairer(ctx context.Context, pair *pairing, url string) {
 	base = strings.TrimSuffix(base, "/ws")
 	client := &http.Client{Timeout: createTimeout}
 	for ctx.Err() == nil {
-		id, err := createRace(ctx, client, base, r.cfg.Variant)
+		id, err := createRace(ctx, client, base, r.cfg.Variant, r.cfg.Seats)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.errs.add("create-failed")
@@ -583,10 +629,10 @@ func (r *run) pairer(ctx context.Context, pair *pairing, url string) {
 			default:
 			}
 		}
-		for i := range 2 {
+		for i := range pair.next {
 			pair.next[i] <- id // buffered, and emptied before done comes
 		}
-		for range 2 {
+		for range pair.next {
 			select {
 			case <-pair.done:
 			case <-ctx.Done():
@@ -597,8 +643,8 @@ func (r *run) pairer(ctx context.Context, pair *pairing, url string) {
 }
 
 // createRace makes a private race over the HTTP API and returns its id.
-func createRace(ctx context.Context, client *http.Client, base, variant string) (string, error) {
-	body := fmt.Sprintf(`{"variant":%q}`, variant)
+func createRace(ctx context.Context, client *http.Client, base, variant string, seats int) (string, error) {
+	body := fmt.Sprintf(`{"variant":%q,"seats":%d}`, variant, seats)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/races", strings.NewReader(body))
 	if err != nil {
 		return "", err

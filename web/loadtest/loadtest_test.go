@@ -120,6 +120,30 @@ func TestRunPlaysRaces(t *testing.T) {
 	}
 }
 
+// TestRunRacesOfFour: races of four seats are made over the API and
+// every racer sees every other's moves: each move is seen three times.
+func TestRunRacesOfFour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real countdowns take seconds")
+	}
+	url := newServer(t)
+	rep, err := Run(context.Background(), Config{
+		URLs: []string{url}, Races: 2, Seats: 4, Spectators: 2, Duration: 6 * time.Second, Level: engine.Easy, Rate: 10,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Seats != 4 || rep.RacesStarted < 2 || rep.Connections != 10 {
+		t.Errorf("seats %d, races started %d, connections %d; want 4, 2 or more, 10", rep.Seats, rep.RacesStarted, rep.Connections)
+	}
+	if rep.Moves == 0 || rep.OpponentSeen.Count < 2*rep.Moves {
+		t.Errorf("moves %d, updates seen by the others %d: want about three for each", rep.Moves, rep.OpponentSeen.Count)
+	}
+	if len(rep.Errors) != 0 || rep.Dropped != 0 || rep.BoardUpdates == 0 {
+		t.Errorf("errors %v, dropped %d, boards %d", rep.Errors, rep.Dropped, rep.BoardUpdates)
+	}
+}
+
 // TestRunWithAFlooder: a flooding client is closed for its rate (1008)
 // and comes back, again and again, while the players play on without
 // errors; its figures are apart from theirs. A Direct run with a second

@@ -84,12 +84,13 @@ func decode(b []byte) (inMsg, error) {
 		return inMsg{Type: typ}, nil
 	case "opponent":
 		var o struct {
+			Seat   int    `json:"seat"` // the mover's
 			Counts counts `json:"counts"`
 		}
 		if err := json.Unmarshal(b, &o); err != nil {
 			return inMsg{}, &decodeError{truncate(b), err}
 		}
-		return inMsg{Type: typ, Counts: &o.Counts}, nil
+		return inMsg{Type: typ, Seat: o.Seat, Counts: &o.Counts}, nil
 	}
 	var m inMsg
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -123,7 +124,8 @@ type player struct {
 	rng *rand.Rand
 	url int // the index of the URL this player dialled, in Config.URLs
 	// pair, in Config.Direct runs, hands this player its races; pairIdx
-	// is its place in the pair (not its seat, which join decides).
+	// is its place among the race's players (not its seat, which join
+	// decides).
 	pair    *pairing
 	pairIdx int
 
@@ -171,7 +173,7 @@ func (p *player) pairNext() <-chan string {
 // the pair's next race.
 func (p *player) again() error {
 	if p.pair != nil {
-		p.pair.done <- struct{}{} // room for both players: never blocks
+		p.pair.done <- struct{}{} // room for every player: never blocks
 		return nil
 	}
 	return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant})
@@ -278,7 +280,7 @@ func (p *player) handle(m inMsg) error {
 		}
 	case "opponent":
 		if p.track != nil && m.Counts != nil {
-			if at, where, ok := p.track.seen(1-p.seat, m.Counts.Moves); ok {
+			if at, where, ok := p.track.seen(m.Seat, p.seat, m.Counts.Moves); ok {
 				r.opp.recordSince(at, r.from)
 				switch where {
 				case placementAcross:
