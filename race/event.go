@@ -103,6 +103,11 @@ type StateEvent struct {
 	// opponent's counts.
 	You      *engine.View `json:"you,omitempty"`
 	Opponent *Counts      `json:"opponent,omitempty"`
+	// Opponents is set for players of a race of more than two: every
+	// seat's counts, by seat (the receiver's own included, so that the
+	// index is the seat); Opponent is then the other racer with the most
+	// cards.
+	Opponents []Counts `json:"opponents,omitempty"`
 	// Boards and Counts are set for spectators: every seat's view and
 	// counts, by seat.
 	Boards []engine.View `json:"boards,omitempty"`

@@ -141,6 +141,11 @@ func (e *StateEvent) AppendJSON(dst []byte) ([]byte, error) {
 	if e.Opponent != nil {
 		dst = e.Opponent.appendJSON(append(dst, `,"opponent":`...))
 	}
+	if len(e.Opponents) > 0 {
+		dst, _ = appendListJSON(append(dst, `,"opponents":`...), e.Opponents, func(c *Counts, dst []byte) ([]byte, error) {
+			return c.appendJSON(dst), nil
+		})
+	}
 	if len(e.Boards) > 0 {
 		if dst, err = appendListJSON(append(dst, `,"boards":`...), e.Boards, (*engine.View).AppendJSON); err != nil {
 			return dst, fmt.Errorf("state: %w", err)

@@ -311,8 +311,8 @@ func TestTenSeatRaceRanksEveryRacer(t *testing.T) {
 			case *race.BoardEvent:
 				t.Fatalf("seat %d was sent seat %d's board", s, e.Seat)
 			case *race.StateEvent:
-				if len(e.Boards) != 0 || len(e.Players) != seats {
-					t.Fatalf("seat %d's state holds %d boards and %d players", s, len(e.Boards), len(e.Players))
+				if len(e.Boards) != 0 || len(e.Players) != seats || len(e.Opponents) != seats {
+					t.Fatalf("seat %d's state holds %d boards, %d players and %d racers' counts", s, len(e.Boards), len(e.Players), len(e.Opponents))
 				}
 			}
 		}

@@ -673,6 +673,12 @@ func (r *Race) snapshotLocked(s int) *StateEvent {
 		v := r.boardLocked(s)
 		c := r.countsLocked(r.opponentOfLocked(s))
 		ev.Seat, ev.You, ev.Opponent = &seat, &v, &c
+		if len(r.seats) > MinSeats {
+			ev.Opponents = make([]Counts, len(r.seats))
+			for i := range r.seats {
+				ev.Opponents[i] = r.countsLocked(i)
+			}
+		}
 		return ev
 	}
 	ev.SpectatorDelayMs = r.opts.SpectatorDelay.Milliseconds()

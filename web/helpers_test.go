@@ -141,6 +141,8 @@ type msg struct {
 	Counts  json.RawMessage   `json:"counts"`
 	Boards  []engine.View     `json:"boards"`
 	Players []race.PlayerInfo `json:"players"`
+	// Opponents is every racer's counts (races of more than two).
+	Opponents []race.Counts `json:"opponents"`
 }
 
 type client struct {

@@ -40,8 +40,8 @@ func TestRaceOfSixOverWebsockets(t *testing.T) {
 	late := e.dial()
 	late.expectError(map[string]any{"type": "join", "race": id, "name": "seventh"}, race.CodeRaceFull)
 	for _, c := range cs {
-		if st := c.untilState(race.Countdown); len(st.Players) != seats {
-			t.Fatalf("state for %d players, want %d", len(st.Players), seats)
+		if st := c.untilState(race.Countdown); len(st.Players) != seats || len(st.Opponents) != seats {
+			t.Fatalf("state for %d players with %d racers' counts, want %d", len(st.Players), len(st.Opponents), seats)
 		}
 	}
 	e.clock.Advance(race.DefaultCountdown)
