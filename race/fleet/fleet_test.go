@@ -614,3 +614,61 @@ func TestOnlyTheOwnersEventsPass(t *testing.T) {
 		}
 	}
 }
+
+// TestRaceOfFourAcrossInstances: a race of four made on a, its racers
+// joined from b and a in turn (seats 0 and 2 on b), and a spectator on b:
+// every racer hears every other racer's moves wherever they are, and the
+// spectator gets every seat's board. (A connection on another instance
+// than the race's follows every seat's topic until it knows its seat; it
+// followed seats 0 and 1 only, and seat 2 on b heard nothing.)
+func TestRaceOfFourAcrossInstances(t *testing.T) {
+	const seats = 4
+	w := newWorld()
+	a, b := w.instance(t, "a", false), w.instance(t, "b", false)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true, Seats: seats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spectator := watch(t, b, r.ID())
+	rules, _ := engine.Variant("")
+	hs := make([]race.Handle, seats)
+	ps := make([]*recorder, seats)
+	games := make([]engine.Game, seats)
+	for i := range seats {
+		in := []*instance{b, a}[i%2]
+		if hs[i], err = in.svc.Open(context.Background(), r.ID()); err != nil {
+			t.Fatal(err)
+		}
+		ps[i] = &recorder{}
+		tk, err := hs[i].Join(fmt.Sprint("p", i), "", ps[i])
+		if err != nil || tk.Seat != i {
+			t.Fatalf("racer %d: seat %d, %v", i, tk.Seat, err)
+		}
+		games[i] = engine.New(rules, testDeal)
+	}
+	w.clock.Advance(race.DefaultCountdown)
+	for i := range seats {
+		m := games[i].AppendMoves(nil)[0]
+		if err := hs[i].Move(i, m.String(), "m1"); err != nil {
+			t.Fatalf("racer %d: %v", i, err)
+		}
+		_ = games[i].Apply(m)
+	}
+	for i, p := range ps {
+		for o := range seats {
+			if o == i {
+				continue
+			}
+			p.waitFor(t, 0, fmt.Sprintf("racer %d hearing racer %d's move", i, o), func(ev race.Event) bool {
+				e, ok := ev.(*race.OpponentEvent)
+				return ok && e.Seat == o && e.Counts.Moves == 1
+			})
+		}
+	}
+	for o := range seats {
+		spectator.waitFor(t, 0, fmt.Sprintf("seat %d's board", o), func(ev race.Event) bool {
+			e, ok := ev.(*race.BoardEvent)
+			return ok && e.Seat == o && e.Seq == 1
+		})
+	}
+}

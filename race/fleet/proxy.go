@@ -36,8 +36,11 @@ type proxy struct {
 	onTopic bool // the connection's own topic is subscribed
 	onSeats bool // the seats' topics are
 	// seatUnsubs end the subscriptions to each seat's topic (nil: none);
-	// once the connection's seat is known the other seat's is ended.
-	seatUnsubs [2]func()
+	// once the connection's seat is known the others are ended. Before,
+	// every seat a race may have is followed: the connection does not
+	// know its race's seat count, and a topic nobody publishes on costs
+	// a subscription only.
+	seatUnsubs [race.MaxSeats]func()
 	onWatch    bool // the spectators' topic is
 	gate       feedGate
 	attached   *race.Race // the local race the connection is attached to
@@ -162,7 +165,7 @@ func (p *proxy) listen(seats, watch bool) {
 		p.onTopic, added = true, true
 	}
 	if seats && !p.onSeats {
-		for s := range 2 {
+		for s := range p.seatUnsubs {
 			p.seatUnsubs[s] = bus.Subscribe(race.SeatTopic(p.id, s), gateTap{g: &p.gate, seat: int32(s), sub: p.sub})
 		}
 		p.onSeats, added = true, true
@@ -194,19 +197,22 @@ func (p *proxy) unlisten() {
 	p.unsubs, p.onTopic, p.onSeats, p.onWatch = nil, false, false, false
 }
 
-// seated ends the subscription to the topic of the seat other than s,
+// seated ends the subscriptions to the topics of the seats other than s,
 // once the owner has given the connection seat s: before the seat was
-// known both were followed, but the other seat's events (that player's
-// cards) never pass the gate, and each cost this instance a decode.
+// known every seat's was followed, but the other seats' events (those
+// players' cards) never pass the gate, and each cost this instance a
+// decode.
 func (p *proxy) seated(s int) {
-	if f := p.seatUnsubs[1-s]; f != nil {
-		f()
-		p.seatUnsubs[1-s] = nil
+	for o, f := range p.seatUnsubs {
+		if o != s && f != nil {
+			f()
+			p.seatUnsubs[o] = nil
+		}
 	}
 }
 
-// watchGate is feedGate's number for the spectators' topic.
-const watchGate = 2
+// watchGate is feedGate's number for the spectators' topic: no seat's.
+const watchGate = -2
 
 // feedGate decides which of the race's topics reach a connection whose
 // race runs elsewhere: a seat's topic once the owner has sent the
@@ -317,7 +323,7 @@ func (t connTap) Deliver(ev race.Event) {
 // what its gate lets through.
 type gateTap struct {
 	g    *feedGate
-	seat int32 // 0 or 1, or watchGate
+	seat int32 // a seat, or watchGate
 	sub  race.Subscriber
 }
 
