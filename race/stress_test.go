@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/race/racetest"
@@ -27,11 +28,13 @@ import (
 const hangAfter = 60 * time.Second
 
 // seatSink is a seat's connection in the stress test: it keeps only the
-// latest token it was given and the latest next race announced.
+// latest token it was given, the latest next race announced and the
+// latest view of its own game.
 type seatSink struct {
 	mu    sync.Mutex
 	token string
 	next  string
+	view  *engine.View
 }
 
 func (s *seatSink) Deliver(ev race.Event) {
@@ -42,7 +45,22 @@ func (s *seatSink) Deliver(ev race.Event) {
 		s.token = e.Token
 	case *race.NextEvent:
 		s.next = e.Next
+	case *race.StateEvent:
+		if e.You != nil {
+			s.view = e.You
+		}
 	}
+}
+
+// move is a move from the seat's latest view, if it has one.
+func (s *seatSink) move() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.view == nil {
+		return "", false
+	}
+	m, ok := racetest.FromView(s.view)
+	return m.String(), ok
 }
 
 func (s *seatSink) get() (token, next string) {
@@ -53,25 +71,32 @@ func (s *seatSink) get() (token, next string) {
 
 // TestServiceLockOrderUnderStress runs everything that takes a service's
 // lock and a race's lock at once: Create, Get, Rematch, the next round of
-// a match, Evict, Abort, Drain, and an OnEnd hook that reads the service
-// (as the lobby's does). Before the lock order was followed, Rematch held
+// a match, Evict, Abort, Drain, races of ten that racers join, leave and
+// come back to at once, and an OnEnd hook that reads the service (as the
+// lobby's does). Before the lock order was followed, Rematch held
 // its race's lock while Create took the service's, and Evict held the
 // service's while taking each race's: this deadlocked within a second.
 func TestServiceLockOrderUnderStress(t *testing.T) {
 	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
-	var ends atomic.Int64
-	svc.OnEnd(func(race.Ended) {
+	var ends, tenRanked atomic.Int64
+	svc.OnEnd(func(e race.Ended) {
 		ends.Add(1)
+		if len(e.Players) == race.MaxSeats && len(e.Result.Ranking) == race.MaxSeats {
+			tenRanked.Add(1) // a race of ten decided, every racer ranked
+		}
 		_ = svc.Live() // a hook may read the service and the race: it runs outside the race's lock
 	})
 
 	const (
 		workers    = 2   // per kind of work
 		iterations = 400 // per worker
+		// tenIterations are the races of ten each of their workers runs:
+		// ten goroutines each.
+		tenIterations = iterations / 4
 	)
 	var done atomic.Int64 // iterations done, by every worker
-	total := int64(3 * workers * iterations)
+	total := int64(3*workers*iterations + workers*tenIterations)
 	drainAt := total * 3 / 4
 
 	// ignorable are the refusals racing workers cause each other: a race
@@ -167,6 +192,58 @@ func TestServiceLockOrderUnderStress(t *testing.T) {
 				}
 			}
 		})
+		// Races of ten: ten racers join at once, a third of them leave
+		// and come back before the start; once it runs, each resigns or
+		// leaves for good (forfeiting only their own place) at once; the
+		// countdown and the grace periods run out under them.
+		wg.Go(func() {
+			for range tenIterations {
+				done.Add(1)
+				r, err := svc.Create(race.Options{Seats: race.MaxSeats})
+				if err != nil {
+					fail("create ten", err)
+					continue
+				}
+				sinks, seats := make([]*seatSink, race.MaxSeats), make([]int, race.MaxSeats)
+				var racers sync.WaitGroup
+				for i := range sinks {
+					sinks[i] = &seatSink{}
+					racers.Go(func() {
+						tk, err := r.Join("p", "", sinks[i])
+						if err != nil {
+							fail("join ten", err)
+							return
+						}
+						seats[i] = tk.Seat
+						if rand.IntN(3) == 0 {
+							r.Leave(tk.Seat, sinks[i])
+							tok, _ := sinks[i].get()
+							_, err := r.Resume(tok, "", "", sinks[i])
+							fail("resume ten", err)
+						}
+					})
+				}
+				racers.Wait()
+				clock.Advance(race.DefaultCountdown)
+				for i := range sinks {
+					racers.Go(func() {
+						if rand.IntN(2) == 0 {
+							fail("resign ten", r.Resign(seats[i], ""))
+							return
+						}
+						// A first move, so that the first-move rule
+						// does not abort the race before the grace
+						// period runs out; then gone for good.
+						if m, ok := sinks[i].move(); ok {
+							fail("move ten", r.Move(seats[i], m, ""))
+						}
+						r.Leave(seats[i], sinks[i])
+					})
+				}
+				racers.Wait()
+				clock.Advance(race.DefaultGrace)
+			}
+		})
 		// Evictions, lookups and aborts of whatever the service holds.
 		wg.Go(func() {
 			for range iterations {
@@ -232,6 +309,9 @@ func TestServiceLockOrderUnderStress(t *testing.T) {
 	if ends.Load() == 0 {
 		t.Error("no race ended")
 	}
+	if tenRanked.Load() == 0 {
+		t.Error("no race of ten was decided: its racers' resignations and forfeits never ended one")
+	}
 	// Everything left is over after the drain; one more eviction empties
 	// the service. (The workers' Advances, made at once, may have set the
 	// fake clock back a little: an hour on, every race ended long ago.)
@@ -243,5 +323,5 @@ func TestServiceLockOrderUnderStress(t *testing.T) {
 			t.Errorf("left after the drain and an eviction: race %s %s %+v", r.ID(), in.State, in.Result)
 		}
 	}
-	t.Logf("%d iterations, %d races ended", done.Load(), ends.Load())
+	t.Logf("%d iterations, %d races ended, %d of them races of ten ranked", done.Load(), ends.Load(), tenRanked.Load())
 }
