@@ -489,3 +489,74 @@ func TestManySeatsRestored(t *testing.T) {
 		t.Errorf("ranking\n%+v\nwant\n%+v", res.Ranking, want)
 	}
 }
+
+// TestManySeatsRaceAgain: once a race of three is over and every racer
+// asks, the next race is made for the same three on a new deal, each
+// racer told of it and taking their seat back with their token.
+func TestManySeatsRaceAgain(t *testing.T) {
+	const seats = 3
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
+	r, err := svc.Create(race.Options{Seats: seats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := make([]*recorder, seats)
+	for s := range subs {
+		subs[s] = &recorder{}
+		if _, err := r.Join("person", "", subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	for s := range seats {
+		if err := r.Resign(s, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !r.State().Over() {
+		t.Fatalf("every racer resigned: the race is %s", r.State())
+	}
+	var next string
+	for s := range seats {
+		id, err := r.Rematch(s)
+		if err != nil {
+			t.Fatalf("seat %d asks again: %v", s, err)
+		}
+		if (id != "") != (s == seats-1) {
+			t.Fatalf("seat %d asked: next race %q; want one once all three asked", s, id)
+		}
+		next = id
+	}
+	nr, err := svc.Get(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, sub := range subs {
+		var ev *race.NextEvent
+		var token string
+		for _, e := range sub.Events() {
+			switch e := e.(type) {
+			case *race.NextEvent:
+				ev = e
+			case *race.JoinedEvent:
+				token = e.Token
+			}
+		}
+		if ev == nil || ev.Next != next {
+			t.Fatalf("seat %d was told %+v, want the next race %s", s, ev, next)
+		}
+		if tk, err := nr.Resume(token, "", "", &recorder{}); err != nil || tk.Seat != s {
+			t.Fatalf("seat %d takes its seat in the next race: %+v, %v", s, tk, err)
+		}
+	}
+	if got := nr.State(); got != race.Countdown {
+		t.Errorf("the next race is %s once its three racers are back, want countdown", got)
+	}
+	in, err := nr.Info(t.Context())
+	if err != nil || len(in.Players) != seats {
+		t.Fatalf("next race of %d players, %v", len(in.Players), err)
+	}
+	clock.Advance(time.Hour)
+	svc.Evict(0)
+}

@@ -18,7 +18,7 @@ type analysisResponse struct {
 	// State is "done" (with Games) or "in-progress" (202, with Percent).
 	State   string `json:"state"`
 	Percent int    `json:"percent"`
-	// Games are both racers' analyses, seat 0 first.
+	// Games are every racer's analysis, by seat.
 	Games []*coach.Game `json:"games,omitempty"`
 }
 
