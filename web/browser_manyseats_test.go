@@ -103,6 +103,8 @@ func TestBrowserRaceOfFour(t *testing.T) {
 	expectNoSidewaysScroll(dan, "mid-race")
 	ann.screenshot("racer")
 	dan.screenshot("racer-phone")
+	ann.expectAccessible("a racer of four")
+	dan.expectAccessible("a racer of four on a phone")
 
 	// The spectator sees four boards; dan is behind ann, so the cards ann
 	// turned ahead of him are face down, and the legend says so.
@@ -114,6 +116,7 @@ func TestBrowserRaceOfFour(t *testing.T) {
 		watcher.waitJS(`!!document.querySelector('.field .seat0 [data-card="??"]') && !document.querySelector("[data-testid=hidden-legend]").hidden`)
 	}
 	watcher.screenshot("spectator")
+	watcher.expectAccessible("the spectator of four")
 
 	// dan, cleo and bob resign; ann too if the race still runs (with a card
 	// up and the others out, it does not: she has passed them all).
@@ -158,6 +161,7 @@ func TestBrowserRaceOfFour(t *testing.T) {
 	ann.screenshot("result")
 	dan.screenshot("result-phone")
 	watcher.screenshot("result-spectator")
+	ann.expectAccessible("the ranking")
 	for _, p := range pages {
 		p.expectCleanConsole()
 	}
