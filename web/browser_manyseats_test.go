@@ -119,10 +119,11 @@ func TestBrowserRaceOfFour(t *testing.T) {
 	watcher.expectAccessible("the spectator of four")
 
 	// dan, cleo and bob resign; ann too if the race still runs (with a card
-	// up and the others out, it does not: she has passed them all).
+	// up and the others out, it does not: she has passed them all) and her
+	// game is not over already (stuck).
 	for _, i := range []int{3, 2, 1, 0} {
 		p := racers[i]
-		if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running"`) {
+		if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running" || document.querySelector(".me .board").dataset.status !== "playing"`) {
 			continue
 		}
 		p.resign()
