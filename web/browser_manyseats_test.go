@@ -13,12 +13,13 @@ import (
 
 // TestBrowserRaceOfFour: a race made over the API with "seats": 4 on a
 // secret deal. Four people join with the invite link and their names (dan
-// on a phone), the first three seeing how many have joined; carol watches
-// too, as a spectator of every board. Each racer sees the other three in a
-// standings list that follows their moves; the spectator sees four small
-// boards, the cards a racer behind has not turned face down. They play a
-// few real moves, then resign one by one with the button and its confirm
-// until the race ends; every page shows the ranking of the race's record.
+// on a phone), the first three seeing how many have joined; a fifth
+// watches, as a spectator of every board. Each racer sees the other three
+// in a standings list that follows their moves and who is away; the
+// spectator sees four small boards, the cards a racer behind has not
+// turned face down. They play a few real moves, then resign one by one
+// with the button and its confirm until the race ends; every page shows
+// the ranking of the race's record.
 func TestBrowserRaceOfFour(t *testing.T) {
 	srv := startLiveServer(t)
 	id := srv.createRace(t, `{"seats":4}`)
@@ -100,6 +101,20 @@ func TestBrowserRaceOfFour(t *testing.T) {
 			t.Errorf("%s's standings are not by cards up: %v", p.name, ups)
 		}
 	}
+	// cleo leaves the page mid-game: the others see her away, then
+	// playing again when she is back (her seat resumed).
+	cleo := racers[2]
+	cleo.do(chromedp.Navigate("about:blank"))
+	for _, p := range []*page{ann, dan} {
+		p.waitJS(`(document.querySelector("[data-testid=standings] tr[data-seat='2']")||{dataset:{}}).dataset.status === "away"`)
+	}
+	dan.screenshot("racer-phone-away")
+	cleo.do(chromedp.Navigate(srv.url + "/?race=" + id))
+	cleo.waitRaceState("running")
+	for _, p := range []*page{ann, dan} {
+		p.waitJS(`document.querySelector("[data-testid=standings] tr[data-seat='2']").dataset.status === "playing"`)
+	}
+
 	expectNoSidewaysScroll(dan, "mid-race")
 	ann.screenshot("racer")
 	dan.screenshot("racer-phone")
