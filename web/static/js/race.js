@@ -532,6 +532,11 @@ class RacePage {
       .filter((r) => r.seat !== this.seat)
       .sort((a, b) => (b.c ? b.c.score : 0) - (a.c ? a.c.score : 0) || a.seat - b.seat);
     fill(this.els.standingsBody, rows.map((r) => standingRow(r, names[r.seat])));
+    // Many racers on a phone scroll within the panel: the keyboard may
+    // then reach it to scroll it too.
+    const panel = this.els.standingsBody.closest(".standings");
+    if (panel.scrollHeight > panel.clientHeight) panel.setAttribute("tabindex", "0");
+    else panel.removeAttribute("tabindex");
   }
 
   /** speakRacer tells a screen reader how one racer of many goes. */
