@@ -768,7 +768,7 @@ function standingRow(r, name) {
   const status = !p.taken ? "free" : away ? "away" : game;
   return h("tr", { "data-seat": seat, "data-status": status },
     h("th", { scope: "row" }, h("span", { class: `dot seat${seat}`, "aria-hidden": "true" }), p.taken ? name || `Player ${seat + 1}` : "free seat"),
-    h("td", { "data-score": seat }, c ? String(c.score) : "0"),
-    h("td", {}, c ? String(c.stock) : "–"),
+    h("td", { "data-score": seat }, !p.taken ? "–" : c ? String(c.score) : "0"),
+    h("td", {}, p.taken && c ? String(c.stock) : "–"),
     h("td", { class: "status" }, STANDING_STATUS[status] || status));
 }
