@@ -38,6 +38,7 @@ export class Announcer {
     this.timer = null;
     this.due = ""; // the calm update waiting for its turn, and the count it says
     this.dueProgress = -1;
+    this.racers = new Map(); // seat → what was last said of them, in a race of more than two
   }
 
   /** els are the live regions, to place in the page. */
@@ -74,8 +75,30 @@ export class Announcer {
       this.spoken.progress = c.score;
     }
     if (c.score === this.spoken.progress) return;
-    this.due = `${name}: ${c.score} of ${target} cards up.`;
-    this.dueProgress = c.score;
+    this.calm(`${name}: ${c.score} of ${target} cards up.`, c.score);
+  }
+
+  /**
+   * racer says where one racer of many (a race of more than two, seat)
+   * stands: each racer's change of status at once; progress calmly, at
+   * most every CALM_MS for all of them together (the latest waiting
+   * replaces the one before, so a busy race is not read out move by move).
+   */
+  racer(seat, name, c, target) {
+    const status = c.connected === false ? "away" : c.status;
+    const was = this.racers.get(seat) || { status: "playing", progress: 0 }; // a game just begun says nothing
+    this.racers.set(seat, { status, progress: c.score });
+    if (status !== was.status) {
+      this.say(`${(OPPONENT[status] || OPPONENT.playing)(name)}, ${c.score} of ${target} cards up.`);
+      return;
+    }
+    if (c.score !== was.progress) this.calm(`${name}: ${c.score} of ${target} cards up.`, c.score);
+  }
+
+  /** calm says text (about progress) when CALM_MS have passed since the last update. */
+  calm(text, progress) {
+    this.due = text;
+    this.dueProgress = progress;
     const wait = this.lastCalm + CALM_MS - Date.now();
     if (wait <= 0) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), wait);

@@ -175,8 +175,8 @@ export class Game {
  * timeline replays a finished race's moves: for each seat, the score after
  * each move with its time, starting from the score at 0 ms.
  */
-export function timeline(variant, dealNumber, moves) {
-  const games = [new Game(variant, dealNumber), new Game(variant, dealNumber)];
+export function timeline(variant, dealNumber, moves, seats = 2) {
+  const games = Array.from({ length: seats }, () => new Game(variant, dealNumber));
   const series = games.map((g) => [{ atMs: 0, score: g.score }]);
   for (const m of moves) {
     games[m.seat].apply(m.move);

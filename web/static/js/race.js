@@ -9,7 +9,7 @@ import { Socket, seats, playerName, identity, inviteLink, getRace } from "./prot
 import { renderBoard, statusText } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";
 import { renderResult } from "./result.js";
-import { progressEl, setProgress, Notices, showWatchers, raceTitle, commitmentEl } from "./widgets.js";
+import { progressEl, setProgress, Notices, showWatchers, raceTitle, commitmentEl, isMany, joinedText } from "./widgets.js";
 import { applyLocal } from "./optimistic.js";
 import { rectOf, slideFrom } from "./motion.js";
 import { noteStart, noteShown } from "./fairplay.js";
@@ -35,6 +35,7 @@ class RacePage {
     this.confirmed = null; // own View as the server last sent it
     this.pending = []; // own moves sent and shown, not yet confirmed
     this.opp = null; // opponent Counts
+    this.others = new Map(); // seat → Counts of every other racer, in a race of more than two
     this.seat = null;
     this.seated = false; // this connection holds the seat (so it may ask for a rematch)
     this.offset = 0; // server clock minus ours, ms
@@ -45,6 +46,9 @@ class RacePage {
     this.announcer = new Announcer();
     this.build();
   }
+
+  /** many reports whether this is a race of more than two: standings instead of one opponent. */
+  get many() { return !!this.state && isMany(this.state.players); }
 
   /** view is the own board as shown: the server's, with the moves on their way. */
   get view() {
@@ -78,6 +82,7 @@ class RacePage {
       oppProgress: progressEl("Opponent's cards on the foundations"),
       oppState: h("span", { class: "opp-state", "data-testid": "opp-state" }),
       oppStats: h("dl", { class: "stats" }),
+      standingsBody: h("tbody", {}),
       countdown: h("div", { class: "countdown", hidden: true, "aria-live": "assertive" }),
       resign: h("button", { class: "danger", "data-action": "resign", disabled: true, onclick: () => this.resignClick() }, "Resign"),
       helpBtn: h("button", { "data-action": "help", "aria-expanded": "false", onclick: () => this.toggleHelp() }, "Keys (?)"),
@@ -109,7 +114,8 @@ class RacePage {
             e.leaveNote,
             h("div", { class: "controls" }, e.resign, e.helpBtn, e.leave)),
           h("aside", { class: "opponent", "aria-label": "Opponent" },
-            h("div", { class: "who" }, e.oppName, e.oppProgress, e.oppState), e.oppStats))),
+            h("div", { class: "who" }, e.oppName, e.oppProgress, e.oppState), e.oppStats),
+          standingsEl(e.standingsBody))),
         e.countdown, e.help, this.announcer.els),
       e.notices);
     document.body.classList.add("playing");
@@ -211,7 +217,7 @@ class RacePage {
       if (info.players.every((p) => p.taken)) {
         this.els.join.hidden = false;
         fill(this.els.join, h("h2", {}, `${title}: under way`),
-          h("p", {}, "Both seats are taken. "),
+          h("p", {}, isMany(info.players) ? "Every seat is taken. " : "Both seats are taken. "),
           h("p", {}, h("a", { class: "button primary", href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch it"), " ",
             h("a", { class: "button", href: "/" }, "Go to the lobby")));
         return;
@@ -237,7 +243,7 @@ class RacePage {
     const host = info && info.players.find((p) => p.taken);
     const what = info ? `${info.variant}, ${Math.round(info.timeLimitMs / 60000)} min` : "";
     fill(this.els.join, h("h2", {}, host ? `${host.name || "A player"} invites you to a race` : "Take a seat in this race"),
-      what ? h("p", { class: "muted" }, `Sir Tommy, ${what}. The same deck for both of you; the first to finish the deal wins.`) : null,
+      what ? h("p", { class: "muted" }, `Sir Tommy, ${what}. The same deck for ${isMany(info.players) ? `all ${info.players.length}` : "both"} of you; the first to finish the deal wins.`) : null,
       form, err,
       h("p", {}, h("a", { href: `/?watch=${encodeURIComponent(this.id)}` }, "Watch instead")));
     this.els.join.hidden = false;
@@ -303,7 +309,7 @@ class RacePage {
     sock.on("joined", (m) => this.onJoined(m));
     sock.on("state", (m) => this.onState(m));
     sock.on("moved", (m) => this.onMoved(m));
-    sock.on("opponent", (m) => { this.opp = m.counts; this.renderOpponent(); this.speakOpponent(); });
+    sock.on("opponent", (m) => this.onOpponent(m));
     sock.on("presence", (m) => this.onPresence(m));
     sock.on("spectators", (m) => { if (m.race === this.id) showWatchers(this.els.watchers, m.count); });
     sock.on("rematch", (m) => this.onRematch(m));
@@ -353,11 +359,12 @@ class RacePage {
     this.speakOpponent(); // from the start: progress is said as it changes
     showWatchers(this.els.watchers, m.spectators);
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
-    const opp = m.players[1 - this.seat];
-    this.els.oppName.textContent = opp.taken ? names[1 - this.seat] + (opp.computer && opp.level ? ` (${opp.level})` : "") + (opp.ghost ? " (recording)" : "") : "Waiting for an opponent";
-    if (opp.solo) this.els.oppName.textContent = "nobody: a solo race";
-    if (opp.ghost) this.els.oppName.dataset.ghost = "";
-    const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : `${names[this.seat] || "You"} waits for an opponent`;
+    this.root.querySelector(".opponent").hidden = this.many;
+    this.root.querySelector(".standings").hidden = !this.many;
+    if (this.many) this.fillCounts();
+    else this.nameOpponent(m.players[1 - this.seat], names[1 - this.seat]);
+    const waits = this.many ? `Race of ${m.players.length}: ${joinedText(m.players)}` : `${names[this.seat] || "You"} waits for an opponent`;
+    const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : waits;
     this.els.title.textContent = title;
     document.title = `${title} · Sir Tommy`;
     // The seal as it was at the start is what the end is checked against.
@@ -371,11 +378,23 @@ class RacePage {
     if ((m.state === "finished" || m.state === "aborted") && m.result) this.showFinished(m);
   }
 
+  /** nameOpponent heads the opponent's panel (a race of two) with who they are. */
+  nameOpponent(opp, name) {
+    this.els.oppName.textContent = opp.taken ? name + (opp.computer && opp.level ? ` (${opp.level})` : "") + (opp.ghost ? " (recording)" : "") : "Waiting for an opponent";
+    if (opp.solo) this.els.oppName.textContent = "nobody: a solo race";
+    if (opp.ghost) this.els.oppName.dataset.ghost = "";
+  }
+
   renderInvite() {
     // A rematch or the next round waits too, with both seats kept: no invite then.
     const waiting = this.state.state === "waiting" && !this.state.players.every((p) => p.taken);
     this.els.invite.hidden = !waiting;
-    if (!waiting || this.els.invite.childElementCount) return;
+    if (!waiting) return;
+    const head = this.many ? `Waiting for racers: ${joinedText(this.state.players)}` : "Waiting for your opponent";
+    if (this.els.invite.childElementCount) {
+      this.els.invite.querySelector("h2").textContent = head; // a larger race counts its arrivals
+      return;
+    }
     if ((identity.get() || {}).lobbyRace === this.id) {
       // The lobby paired us: the other seat is kept for the opponent, who
       // is on the way (no link to send).
@@ -387,8 +406,8 @@ class RacePage {
     const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": "Invite link" });
     const status = h("span", { role: "status" });
     fill(this.els.invite,
-      h("h2", {}, "Waiting for your opponent"),
-      h("p", {}, "Send them this link. The race starts three seconds after they join."),
+      h("h2", { "data-testid": "invite-head" }, head),
+      h("p", {}, this.many ? "Send this link to each racer. The race starts three seconds after every seat is taken." : "Send them this link. The race starts three seconds after they join."),
       h("div", { class: "row-form" }, input,
         h("button", { "data-action": "copy-invite", onclick: async () => { status.textContent = (await copyText(link, input)) ? "Copied." : "Select and copy the link."; } }, "Copy link")),
       h("p", {}, "Race code: ", h("code", { "data-testid": "race-code" }, this.id), " ", status));
@@ -428,11 +447,11 @@ class RacePage {
     this.els.leave.hidden = !(out || st.state === "finished" || st.state === "aborted");
     this.els.leaveNote.hidden = !out;
     if (out) {
-      const other = (this.names && this.names[1 - this.seat]) || "your opponent";
-      this.els.leaveNote.textContent = `Your game is over with ${v.score} card${v.score === 1 ? "" : "s"} up. ${other} plays on; you may wait for the result or go back to the lobby: leaving now forfeits nothing.`;
+      const other = this.many ? "The others play" : `${(this.names && this.names[1 - this.seat]) || "your opponent"} plays`;
+      this.els.leaveNote.textContent = `Your game is over with ${v.score} card${v.score === 1 ? "" : "s"} up. ${other} on; you may wait for the result or go back to the lobby: leaving now forfeits nothing.`;
     }
     const phase = {
-      waiting: "Waiting for the second player.",
+      waiting: this.many ? `Waiting for racers: ${joinedText(st.players)}.` : "Waiting for the second player.",
       countdown: "Get ready…",
       running: out ? `You are ${statusText(v.status)}: waiting for the race to end.` : "Race on!",
       finished: "The race is over.",
@@ -444,6 +463,7 @@ class RacePage {
   }
 
   renderOpponent() {
+    if (this.many) { this.renderStandings(); return; }
     const c = this.opp;
     const taken = this.state && this.seat !== null && this.state.players[1 - this.seat].taken;
     this.els.oppStats.hidden = !taken;
@@ -462,9 +482,73 @@ class RacePage {
       h("dt", {}, "Status"), h("dd", { "data-testid": "opp-status" }, c.status + (c.connected ? "" : " (disconnected)")));
   }
 
+  onOpponent(m) {
+    if (this.many) {
+      this.noteCounts(m.seat, m.counts);
+      this.renderStandings();
+      this.speakRacer(m.seat);
+      return;
+    }
+    this.opp = m.counts;
+    this.renderOpponent();
+    this.speakOpponent();
+  }
+
+  /**
+   * noteCounts keeps a racer's counts unless newer ones are kept already:
+   * the race's record (fillCounts) may answer after an "opponent" message
+   * that is ahead of it, and moves only grow.
+   */
+  noteCounts(seat, c) {
+    const had = this.others.get(seat);
+    if (!had || c.moves >= had.moves) this.others.set(seat, c);
+  }
+
+  /**
+   * fillCounts reads every racer's counts from the race's record: a
+   * racer's state names only the racer with the most cards, and the
+   * others' counts come by message as they move (or after a reload, not
+   * at all until they do).
+   */
+  async fillCounts() {
+    const id = this.id;
+    try {
+      const info = await getRace(id);
+      if (id !== this.id || !info.counts) return;
+      info.counts.forEach((c, seat) => { if (seat !== this.seat && c) this.noteCounts(seat, c); });
+      this.renderStandings();
+    } catch { /* the messages will fill them as the racers move */ }
+  }
+
+  /**
+   * renderStandings lists every other racer of a race of more than two,
+   * most cards up first: name, cards up, cards left in the stock, status.
+   */
+  renderStandings() {
+    const st = this.state;
+    if (!st || this.seat === null) return;
+    const names = this.names || [];
+    const rows = st.players.map((p, seat) => ({ seat, p, c: this.others.get(seat) }))
+      .filter((r) => r.seat !== this.seat)
+      .sort((a, b) => (b.c ? b.c.score : 0) - (a.c ? a.c.score : 0) || a.seat - b.seat);
+    fill(this.els.standingsBody, rows.map((r) => standingRow(r, names[r.seat])));
+    // Many racers on a phone scroll within the panel: the keyboard may
+    // then reach it to scroll it too.
+    const panel = this.els.standingsBody.closest(".standings");
+    if (panel.scrollHeight > panel.clientHeight) panel.setAttribute("tabindex", "0");
+    else panel.removeAttribute("tabindex");
+  }
+
+  /** speakRacer tells a screen reader how one racer of many goes. */
+  speakRacer(seat) {
+    const c = this.others.get(seat);
+    if (!c || !this.state || this.state.state !== "running") return;
+    this.announcer.racer(seat, (this.names && this.names[seat]) || `Player ${seat + 1}`, c, this.view ? this.view.target : 52);
+  }
+
   /** speakOpponent tells a screen reader how the opponent's race goes. */
   speakOpponent() {
-    if (!this.opp || !this.state || this.state.state !== "running" || this.seat === null) return;
+    if (this.many || !this.opp || !this.state || this.state.state !== "running" || this.seat === null) return;
     const name = (this.names && this.names[1 - this.seat]) || "Your opponent";
     this.announcer.opponent(name, this.opp, this.view ? this.view.target : 52);
   }
@@ -530,7 +614,8 @@ class RacePage {
     // with no grace time), which says nothing about this one.
     if (m.race !== this.id || m.seat === this.seat) return;
     const name = (this.names && this.names[m.seat]) || "Your opponent";
-    if (this.opp) this.opp.connected = m.connected;
+    if (this.many) this.noteConnected(m.seat, m.connected);
+    else if (this.opp) this.opp.connected = m.connected;
     this.renderOpponent();
     this.speakOpponent();
     if (m.connected) {
@@ -544,6 +629,17 @@ class RacePage {
     if (Number.isNaN(until)) return; // a player whose game is over left: nothing to forfeit
     this.presence = { name, until };
     this.tick();
+  }
+
+  /** noteConnected marks a racer of many connected or away, in the standings and to a screen reader. */
+  noteConnected(seat, connected) {
+    const p = this.state && this.state.players[seat];
+    if (p) p.connected = connected;
+    const c = this.others.get(seat);
+    if (c) {
+      c.connected = connected;
+      this.speakRacer(seat);
+    }
   }
 
   /**
@@ -593,8 +689,10 @@ class RacePage {
       const info = await getRace(this.id);
       if (info.result && info.result.outcome !== "aborted") identity.finished(this.id);
       const ghostRace = info.players.some((p) => p.ghost);
-      const canRematch = info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated && !ghostRace;
-      const canGhost = info.result && info.result.outcome !== "aborted" && this.seated && identity.get();
+      // A rematch and a ghost challenge are races of two.
+      const duel = !isMany(info.players);
+      const canRematch = duel && info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated && !ghostRace;
+      const canGhost = duel && info.result && info.result.outcome !== "aborted" && this.seated && identity.get();
       renderResult(el, info, {
         seat: this.seat,
         onRematch: canRematch ? () => this.sock.send("rematch") : null,
@@ -641,4 +739,36 @@ class RacePage {
     this.els.helpBtn.setAttribute("aria-expanded", String(open));
     if (open) this.els.help.querySelector("[data-action=close-help]").focus({ preventScroll: true });
   }
+}
+
+/**
+ * standingsEl is the panel that stands for the opponent's in a race of
+ * more than two: a table of the other racers (body, filled by
+ * renderStandings). Short column heads are drawn, full ones read.
+ */
+function standingsEl(body) {
+  const head = (shown, said) => h("th", { scope: "col" }, h("span", { "aria-hidden": "true" }, shown), h("span", { class: "visually-hidden" }, said));
+  return h("aside", { class: "standings", "aria-labelledby": "standings-h", hidden: true },
+    h("h2", { id: "standings-h" }, "The other racers"),
+    h("table", { class: "standings-table", "data-testid": "standings" },
+      h("thead", {}, h("tr", {}, head("Racer", "Racer"), head("Up", "Cards up"), head("Left", "Cards left in stock"), head("Status", "Status"))),
+      body));
+}
+
+// STANDING_STATUS words a racer's status in a narrow column.
+const STANDING_STATUS = { free: "not joined", away: "away", playing: "playing", won: "won", stuck: "stuck", resigned: "resigned" };
+
+/** standingRow is one racer's row in the standings: r is {seat, p (PlayerInfo), c (Counts, if known)}. */
+function standingRow(r, name) {
+  const { seat, p, c } = r;
+  const game = c ? c.status : "playing";
+  // Away matters while a racer plays (they forfeit if they do not come
+  // back); a racer whose game is over may leave freely.
+  const away = p.taken && game === "playing" && (c ? c.connected === false : p.connected === false);
+  const status = !p.taken ? "free" : away ? "away" : game;
+  return h("tr", { "data-seat": seat, "data-status": status },
+    h("th", { scope: "row" }, h("span", { class: `dot seat${seat}`, "aria-hidden": "true" }), p.taken ? name || `Player ${seat + 1}` : "free seat"),
+    h("td", { "data-score": seat }, !p.taken ? "–" : c ? String(c.score) : "0"),
+    h("td", {}, p.taken && c ? String(c.stock) : "–"),
+    h("td", { class: "status" }, STANDING_STATUS[status] || status));
 }

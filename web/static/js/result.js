@@ -5,20 +5,21 @@ import { h, s, fill, fmtClock } from "./ui.js";
 import { reasonText, getRace, getSolution, getPlayer, identity } from "./proto.js";
 import { timeline } from "./game.js";
 import { verify } from "./fairplay.js";
-import { playerLabel, raceTitle } from "./widgets.js";
+import { playerLabel, raceTitle, isMany } from "./widgets.js";
 import { cardName } from "./cards.js";
 import { waitAnalysis, marks, coachList, unknownNote } from "./coach.js";
 import { chanceChart } from "./chancechart.js";
 import { keepForm, me, passkeysSupported } from "./account.js";
 
-const SEAT_COLOURS = ["#2f6fde", "#d9534f"];
+// The seats' colours, as style.css's --seat0 to --seat9.
+const SEAT_COLOURS = ["#2f6fde", "#d9534f", "#43a047", "#f9a825", "#8e24aa", "#00897b", "#ef6c00", "#6d4c41", "#c2185b", "#78909c"];
 
 /** headline says who won, from the point of view of seat (or a spectator). */
 export function headline(result, names, seat) {
   if (result.outcome === "aborted") return "Race aborted";
-  if (result.outcome === "draw") return "Draw";
+  if (result.outcome === "draw") return result.scores && result.scores.length > 2 ? "First place shared" : "Draw";
   if (result.outcome === "solo") return `${cards((result.scores || [0, 0])[1])} on the foundations`;
-  if (seat === 0 || seat === 1) return result.winner === seat ? "You won" : `${names[result.winner]} won`;
+  if (Number.isInteger(seat) && seat >= 0 && seat < names.length) return result.winner === seat ? "You won" : `${names[result.winner]} won`;
   return `${names[result.winner]} won`;
 }
 
@@ -30,6 +31,10 @@ const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
  */
 export function why(result, names, seat) {
   const r = result;
+  if (r.scores && r.scores.length > 2) {
+    const many = whyMany(r, names, seat);
+    if (many) return many;
+  }
   const me = seat === 0 || seat === 1;
   const w = r.winner, l = w === undefined ? undefined : 1 - w;
   const sc = r.scores || [0, 0];
@@ -51,6 +56,24 @@ export function why(result, names, seat) {
     case "shutdown": return "the server shut down";
   }
   return reasonText(r.reason);
+}
+
+/**
+ * whyMany says why a race of more than two ended as it did (PROTOCOL.md
+ * section 4), or "" where the words for two fit (aborts).
+ */
+function whyMany(r, names, seat) {
+  const w = r.winner;
+  const who = (i) => (i === seat ? "you" : names[i]);
+  const top = r.ranking && r.ranking.length ? r.ranking[0].cards : Math.max(...r.scores);
+  switch (r.reason) {
+    case "won-deal": return `${who(w)} finished the deal first`;
+    case "passed": return `every other racer was out, and ${who(w)} went past them all with ${cards(r.scores[w])}`;
+    case "more-cards": return `all out, ${who(w)} with the most cards: ${r.scores[w]}`;
+    case "equal-cards": return `the most cards, ${top}, are shared`;
+    case "time": return w === undefined ? `time ran out with first place shared at ${cards(top)}` : `time ran out with ${who(w)} ahead, at ${cards(r.scores[w])}`;
+  }
+  return "";
 }
 
 /** bothOut says how both games ended: "both stuck", "both resigned", "both out". */
@@ -100,6 +123,7 @@ export function renderResult(el, info, opts = {}) {
     }, "Challenge others to beat your game")
     : null;
   const deltas = [0, 1].map((i) => h("span", { class: "delta", "data-delta": i }));
+  const many = isMany(info.players);
   // Only lobby races change ratings (races made over the API rate nobody).
   const rated = r.rated && info.players.some((p) => p.player);
   fill(el,
@@ -107,9 +131,9 @@ export function renderResult(el, info, opts = {}) {
       h("span", { class: "why", "data-testid": "result-why" }, `: ${why(r, names, opts.seat)}`)),
     h("p", { class: "reason", "data-reason": r.reason }, rated ? "A rated race." : r.outcome === "aborted" ? "An aborted race is not rated." : "Not rated."),
     r.match && r.match.bestOf > 1 ? h("p", { class: "match" }, matchText(r.match, names)) : null,
-    h("table", { class: "scores" },
+    many && r.ranking ? rankingTable(r, labels, opts.seat) : h("table", { class: "scores" },
       h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards up"), h("th", {}, "Game"), rated ? h("th", {}, "Rating") : null)),
-      h("tbody", {}, [0, 1].map((i) => h("tr", { class: r.winner === i ? "winner" : "" },
+      h("tbody", {}, r.scores.map((_, i) => h("tr", { class: r.winner === i ? "winner" : "" },
         h("th", { scope: "row" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), labels[i], opts.seat === i ? " (you)" : ""),
         h("td", { "data-score": i }, String(r.scores[i])),
         h("td", { "data-status": i }, gameText(r.statuses[i], i, r)),
@@ -126,10 +150,35 @@ export function renderResult(el, info, opts = {}) {
     // The chart's coach grows when its analysis comes, and "Keep this
     // player" shows once the server says whether this is a guest: they
     // go last, so that nothing under them moves.
-    chartSection(info, names, true),
+    // The analysis ("where you lost it") reads two games.
+    chartSection(info, names, !many),
     rated && typeof opts.seat === "number" ? keepSection() : null,
   );
   if (rated) showRatingChange(info, deltas);
+}
+
+/**
+ * rankingTable is the result of a race of more than two: every racer's
+ * place, first place first, with their cards, how their game ended and
+ * when (m:ss after the start); the player's own row marked.
+ */
+function rankingTable(r, labels, seat) {
+  return h("table", { class: "scores ranking", "data-testid": "ranking" },
+    h("caption", { class: "visually-hidden" }, "The ranking, first place first"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Cards"),
+      h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Finished"))),
+    h("tbody", {}, r.ranking.map((p) => h("tr", { class: [p.place === 1 ? "winner" : "", p.seat === seat ? "me" : ""].join(" ").trim(), "data-seat": p.seat },
+      h("td", { class: "place", "data-place": p.seat }, String(p.place)),
+      h("th", { scope: "row" }, h("span", { class: `dot seat${p.seat}`, "aria-hidden": "true" }), labels[p.seat], p.seat === seat ? " (you)" : ""),
+      h("td", { "data-cards": p.seat }, String(p.cards)),
+      h("td", { "data-status": p.seat }, p.status === "playing" ? "still playing" : gameText(p.status, p.seat, r)),
+      h("td", { "data-finished": p.seat }, p.finishedMs === undefined ? "–" : elapsed(p.finishedMs))))));
+}
+
+/** elapsed is a time since the start as m:ss, the seconds begun not counted (241830 ms: 4:01). */
+function elapsed(ms) {
+  const t = Math.floor(ms / 1000);
+  return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
 }
 
 /**
@@ -243,12 +292,12 @@ export function chartSection(info, names, coach) {
   const sec = h("section", { class: "chart", "aria-labelledby": "chart-h" }, h("h3", { id: "chart-h" }, "Cards on the foundations over time"));
   let series;
   try {
-    series = timeline(info.variant, r.deal, info.moves || []);
+    series = timeline(info.variant, r.deal, info.moves || [], info.players.length);
   } catch (err) {
     sec.append(h("p", { class: "muted" }, `No chart: ${err.message}`));
     return sec;
   }
-  const top = Math.max(r.scores[0], r.scores[1], 13);
+  const top = Math.max(...r.scores, 13);
   let fig = chart(series, names, top);
   sec.append(fig);
   if (!coach || !r.deal) return sec;
@@ -299,11 +348,12 @@ export function chart(series, names, top, marks = []) {
     "data-mark": m.kind, "data-seat": m.seat,
   }, s("title", {}, m.label)));
   const last = series.map((p) => p[p.length - 1].score);
-  const label = `Chart: ${names[0]} reached ${last[0]} cards, ${names[1]} reached ${last[1]}, over ${Math.round(secs)} seconds`;
+  const reached = last.map((n, i) => `${names[i]} reached ${n}${i ? "" : " cards"}`).join(", ");
+  const label = `Chart: ${reached}, over ${Math.round(secs)} seconds`;
   return h("figure", {},
     s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, class: "chart-svg" },
       s("title", {}, label), ...grid, ...lines, ...dots),
-    h("figcaption", {}, [0, 1].map((i) => h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), `${names[i]} (${last[i]})`)),
+    h("figcaption", {}, series.map((_, i) => h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), `${names[i]} (${last[i]})`)),
       marks.length ? h("span", { class: "legend muted" }, "○ last winnable position, ● the move after which the game was lost") : null));
 }
 

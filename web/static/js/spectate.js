@@ -7,7 +7,7 @@ import { h, fill, fmtClock } from "./ui.js";
 import { Socket, getRace } from "./proto.js";
 import { renderBoard, countsLine, hasHidden } from "./board.js";
 import { renderResult } from "./result.js";
-import { progressEl, setProgress, Notices, showWatchers, raceTitle, playerLabel, commitmentEl } from "./widgets.js";
+import { progressEl, setProgress, Notices, showWatchers, raceTitle, playerLabel, commitmentEl, isMany, joinedText } from "./widgets.js";
 import { noteStart, noteShown } from "./fairplay.js";
 
 const RECONNECT_MS = 2000; // wait before watching again after a drop
@@ -33,12 +33,7 @@ class SpectatePage {
     // still to come (until then older messages are dropped).
     this.ver = 0;
     this.syncing = true;
-    this.seats = [0, 1].map((i) => ({
-      name: h("h2", {}, `Player ${i + 1}`),
-      progress: progressEl(`Player ${i + 1}'s cards on the foundations`),
-      line: h("p", { class: "counts", "data-testid": `counts-${i}` }),
-      board: h("div", { class: "board", role: "region", "aria-label": `Player ${i + 1}'s board` }),
-    }));
+    this.seats = [0, 1].map(seatEls);
     this.els = {
       title: h("h1", { class: "title", "data-testid": "race-title" }, "Watching a race"),
       clock: h("div", { class: "clock", role: "timer", "aria-label": "Time left", "data-testid": "clock" }, "–:––"),
@@ -46,19 +41,21 @@ class SpectatePage {
       delay: h("span", { class: "delay", "data-testid": "delay", hidden: true }),
       commitment: commitmentEl(),
       watchers: h("span", { class: "muted watchers", "data-testid": "watchers", "aria-live": "polite" }, ""),
-      legend: h("p", { class: "legend-hidden muted", "data-testid": "hidden-legend", hidden: true },
-        h("span", { class: "mini-back", "aria-hidden": "true" }), "Cards not yet reached by both players stay face down."),
+      legendText: h("span", {}, "Cards not yet reached by both players stay face down."),
+      duel: h("div", { class: "duel" }),
       notices: h("div", { class: "notices" }),
       result: h("section", { class: "panel result", hidden: true }),
     };
+    this.els.legend = h("p", { class: "legend-hidden muted", "data-testid": "hidden-legend", hidden: true },
+      h("span", { class: "mini-back", "aria-hidden": "true" }), this.els.legendText);
+    this.placeSeats();
     this.notices = new Notices(this.els.notices);
     fill(root, h("div", { class: "spectate-page" },
       h("header", { class: "race-head" },
         h("div", { class: "line1" }, this.els.title, this.els.watchers, this.els.clock),
         h("div", { class: "line2" }, this.els.phase, this.els.delay, this.els.commitment)),
       this.els.result,
-      h("div", { class: "duel" }, this.seats.map((s, i) =>
-        h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board))),
+      this.els.duel,
       this.els.legend),
       this.els.notices);
     this.timer = setInterval(() => this.tick(), 250);
@@ -106,11 +103,10 @@ class SpectatePage {
       this.over = false;
       this.state = null;
       this.els.result.hidden = true;
-      this.boards = [null, null];
-      this.counts = [null, null];
-      this.away = [false, false];
-      this.notices.clear("p0");
-      this.notices.clear("p1");
+      this.boards = this.seats.map(() => null);
+      this.counts = this.seats.map(() => null);
+      this.away = this.seats.map(() => false);
+      this.seats.forEach((_, i) => this.notices.clear("p" + i));
       this.notices.show("next", "A new race between the same players: watching it.", "info", 5000);
       sock.watch(m.next).catch((e) => this.notices.show("err", e.message, "bad"));
     });
@@ -178,15 +174,39 @@ class SpectatePage {
     this.notices.show("p" + m.seat, `${name} disconnected; they forfeit at ${new Date(until).toLocaleTimeString()} unless they return.`, "warn");
   }
 
+  /**
+   * placeSeats draws a section for each seat: two side by side (a duel),
+   * more in a grid of small boards (a race of more than two).
+   */
+  placeSeats() {
+    const many = this.seats.length > 2;
+    this.els.duel.className = many ? "field" : "duel";
+    this.els.legendText.textContent = many ? "Cards not yet reached by every racer still playing stay face down." : "Cards not yet reached by both players stay face down.";
+    fill(this.els.duel, this.seats.map((s, i) =>
+      h("section", { class: `seat seat${i}`, "aria-label": `Seat ${i + 1}` }, h("div", { class: "who" }, s.name, s.progress), s.line, s.board)));
+  }
+
+  /** fitSeats makes a section for each of n seats, when the race has another number than drawn. */
+  fitSeats(n) {
+    if (n === this.seats.length) return;
+    this.seats = Array.from({ length: n }, (_, i) => seatEls(i));
+    this.boards = this.seats.map((_, i) => this.boards[i] || null);
+    this.counts = this.seats.map((_, i) => this.counts[i] || null);
+    this.away = this.seats.map((_, i) => this.away[i] || false);
+    this.placeSeats();
+  }
+
   onState(m) {
     if (m.race !== this.id) return;
+    this.fitSeats(m.players.length);
     this.state = m;
     this.offset = Date.parse(m.now) - Date.now();
     if (m.boards) this.boards = m.boards;
     if (m.counts) this.counts = m.counts;
     this.names = m.players.map((p, i) => p.name || (p.taken ? `Player ${i + 1}` : "(free seat)"));
     showWatchers(this.els.watchers, m.spectators);
-    const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : "Waiting for players";
+    const waiting = isMany(m.players) ? `Waiting for players: ${joinedText(m.players)}` : "Waiting for players";
+    const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : waiting;
     this.els.title.textContent = title;
     document.title = `Watching ${title} · Sir Tommy`;
     const kept = noteStart(this.id, { commitment: m.commitment, deal: m.deal, variant: m.variant });
@@ -224,6 +244,8 @@ class SpectatePage {
   }
 
   boardHeight(board) {
+    // Small boards in a grid: each sized by its width, rows under rows.
+    if (this.seats.length > 2) return Math.max(260, window.innerHeight / 2 - 80);
     const top = board.getBoundingClientRect().top + window.scrollY;
     const two = window.innerWidth >= 900; // side by side: both fit one screen
     return Math.max(320, window.innerHeight - (two ? top : 120) - 40);
@@ -253,8 +275,7 @@ class SpectatePage {
   async finish() {
     if (this.over) return;
     this.over = true;
-    this.notices.clear("p0");
-    this.notices.clear("p1");
+    this.seats.forEach((_, i) => this.notices.clear("p" + i));
     this.els.delay.hidden = true;
     this.els.result.hidden = false;
     try {
@@ -274,4 +295,14 @@ class SpectatePage {
     const left = Date.parse(st.endsAt) - now;
     this.els.clock.textContent = fmtClock(Math.min(left, st.timeLimitMs));
   }
+}
+
+/** seatEls are the parts of seat i's section: name, progress, counts, board. */
+function seatEls(i) {
+  return {
+    name: h("h2", {}, `Player ${i + 1}`),
+    progress: progressEl(`Player ${i + 1}'s cards on the foundations`),
+    line: h("p", { class: "counts", "data-testid": `counts-${i}` }),
+    board: h("div", { class: "board", role: "region", "aria-label": `Player ${i + 1}'s board` }),
+  };
 }

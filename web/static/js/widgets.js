@@ -63,9 +63,23 @@ export function playerLabel(p, i) {
   return p.rating ? `${name} (${Math.round(p.rating)})` : name;
 }
 
-/** raceTitle is "ann (1512) vs bob (1498)" for a state's players. */
+/**
+ * raceTitle is "ann (1512) vs bob (1498)" for a state's players; a race of
+ * more than two is no duel: "Race of 4: ann, bob, carol, dan".
+ */
 export function raceTitle(players) {
+  if (isMany(players)) return `Race of ${players.length}: ${players.map((p, i) => playerLabel(p, i)).join(", ")}`;
   return `${playerLabel(players[0], 0)} vs ${playerLabel(players[1], 1)}`;
+}
+
+/** isMany reports whether a race has more than two seats (PROTOCOL.md section 4). */
+export function isMany(players) {
+  return !!players && players.length > 2;
+}
+
+/** joinedText says how many seats of a race are taken: "3 of 4 joined". */
+export function joinedText(players) {
+  return `${players.filter((p) => p.taken).length} of ${players.length} joined`;
 }
 
 /**
