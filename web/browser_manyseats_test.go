@@ -178,6 +178,17 @@ func TestBrowserRaceOfFour(t *testing.T) {
 	dan.screenshot("result-phone")
 	watcher.screenshot("result-spectator")
 	ann.expectAccessible("the ranking")
+
+	// The replay shows the four games, small, and steps to the end.
+	ann.click(`a[href^="/?replay="]`)
+	ann.waitJS(`document.querySelectorAll(".replay-page .field .seat .board").length === 4`)
+	ann.click(`[aria-label="To the end"]`)
+	ann.waitJS(`(() => { const m = document.querySelector("[data-testid=replay-pos]").textContent.match(/Move (\d+) of (\d+)/); return m && m[1] === m[2] && m[1] !== "0"; })()`)
+	ann.waitJS(`document.querySelector("[data-testid=coach]").dataset.state === "done"`)
+	if n := eval[int](ann, `document.querySelectorAll("[data-testid^=coach-]:not([data-testid^=coach-chance])").length`); n != 4 {
+		t.Errorf("the replay's coach tells of %d games, want 4", n)
+	}
+	ann.screenshot("replay")
 	for _, p := range pages {
 		p.expectCleanConsole()
 	}

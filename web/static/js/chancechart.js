@@ -5,7 +5,7 @@
 
 import { h, s } from "./ui.js";
 
-const SEAT_COLOURS = ["#2f6fde", "#d9534f"]; // as the foundation chart's
+const SEAT_COLOURS = ["#2f6fde", "#d9534f", "#43a047", "#f9a825", "#8e24aa", "#00897b", "#ef6c00", "#6d4c41", "#c2185b", "#78909c"]; // as the foundation chart's
 
 /** where names a position of a game in words. */
 function where(k) { return k === 0 ? "the start" : `move ${k}`; }
@@ -75,7 +75,7 @@ export function chanceChart(analysis, names) {
   return h("figure", { class: "chance-chart", "data-testid": "chance-chart" },
     s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, class: "chart-svg" }, s("title", {}, label), ...grid, ...lines),
     h("figcaption", {},
-      [0, 1].map((i) => (games[i] && games[i].curve ? h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), names[i]) : null)),
+      games.map((g, i) => (g && g.curve ? h("span", { class: "legend" }, h("span", { class: `dot seat${i}`, "aria-hidden": "true" }), names[i]) : null)),
       h("span", { class: "legend muted" }, `With what each player could see, how often an expert (the computer that does not peek) wins from there${every > 1 ? `; a point every ${every} moves in a long game` : ""}.`),
       h("p", { class: "chance-falls", "data-testid": "chance-falls" }, falls.join(" "))));
 }

@@ -361,7 +361,7 @@ class RacePage {
     this.els.myName.textContent = `${names[this.seat] || "You"} (you)`;
     this.root.querySelector(".opponent").hidden = this.many;
     this.root.querySelector(".standings").hidden = !this.many;
-    if (this.many) this.fillCounts();
+    if (this.many && m.opponents) this.fillCounts(m.opponents);
     else this.nameOpponent(m.players[1 - this.seat], names[1 - this.seat]);
     const waits = this.many ? `Race of ${m.players.length}: ${joinedText(m.players)}` : `${names[this.seat] || "You"} waits for an opponent`;
     const title = m.players.every((p) => p.taken) ? raceTitle(m.players) : waits;
@@ -496,8 +496,7 @@ class RacePage {
 
   /**
    * noteCounts keeps a racer's counts unless newer ones are kept already:
-   * the race's record (fillCounts) may answer after an "opponent" message
-   * that is ahead of it, and moves only grow.
+   * moves only grow, and a state may tell less than a message before it.
    */
   noteCounts(seat, c) {
     const had = this.others.get(seat);
@@ -505,19 +504,13 @@ class RacePage {
   }
 
   /**
-   * fillCounts reads every racer's counts from the race's record: a
-   * racer's state names only the racer with the most cards, and the
-   * others' counts come by message as they move (or after a reload, not
-   * at all until they do).
+   * fillCounts keeps every racer's counts from a state's "opponents" (one
+   * per seat, races of more than two): after a join, a resume or a
+   * reload, the standings are whole before anyone moves again.
    */
-  async fillCounts() {
-    const id = this.id;
-    try {
-      const info = await getRace(id);
-      if (id !== this.id || !info.counts) return;
-      info.counts.forEach((c, seat) => { if (seat !== this.seat && c) this.noteCounts(seat, c); });
-      this.renderStandings();
-    } catch { /* the messages will fill them as the racers move */ }
+  fillCounts(opponents) {
+    opponents.forEach((c, seat) => { if (seat !== this.seat && c) this.noteCounts(seat, c); });
+    this.renderStandings();
   }
 
   /**

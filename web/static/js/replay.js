@@ -44,9 +44,9 @@ class Replay {
     this.playing = false;
     this.line = null; // the solver's winning line being stepped: {seat, base, moves, i}
     // Each seat's moves in its game text's order (positions count them).
-    this.seatMoves = [0, 1].map((i) => this.moves.filter((m) => m.seat === i && m.move.toUpperCase() !== "RESIGN"));
+    this.seatMoves = info.players.map((_, i) => this.moves.filter((m) => m.seat === i && m.move.toUpperCase() !== "RESIGN"));
     const r = info.result;
-    this.seats = [0, 1].map((i) => ({
+    this.seats = info.players.map((_, i) => ({
       name: h("h2", {}, this.names[i]),
       progress: progressEl(`${this.names[i]}'s cards on the foundations`),
       board: h("div", { class: "board", role: "region", "aria-label": `${this.names[i]}'s board` }),
@@ -73,7 +73,7 @@ class Replay {
         this.els.speed, this.els.slider, this.els.pos, this.els.chance),
       this.els.last,
       this.els.lineBar,
-      h("div", { class: "duel" }, this.seats.map((s, i) =>
+      h("div", { class: this.seats.length > 2 ? "field" : "duel" }, this.seats.map((s, i) =>
         h("section", { class: `seat seat${i}` }, h("div", { class: "who" }, s.name, s.progress), s.board))),
       h("section", { class: "chart", "aria-labelledby": "coach-h" }, h("h3", { id: "coach-h" }, "Where you lost it"), this.els.coach),
       h("p", {}, h("a", { href: `/?result=${encodeURIComponent(info.race)}` }, "The result"), " · ", h("a", { href: "/" }, "Back to the lobby"))));
@@ -115,14 +115,14 @@ class Replay {
     let fig = null;
     try {
       const series = timeline(this.info.variant, r.deal, this.info.moves || []);
-      fig = chart(series, this.names, Math.max(r.scores[0], r.scores[1], 13), marks(a, series));
+      fig = chart(series, this.names, Math.max(...r.scores, 13), marks(a, series));
     } catch { /* no chart: the words say it all */ }
     out.replaceChildren(fig || "", chanceChart(a, this.names) || "", coachList(a, this.names, r, (seat, g) =>
       h("button", { "data-action": "line", "data-seat": seat, onclick: () => this.openLine(seat) }, `Play the winning line from there (${g.line.length} moves)`)), unknownNote());
     out.dataset.state = "done";
     this.showChance();
     const want = new URLSearchParams(location.search).get("line");
-    if (want === "0" || want === "1") this.openLine(Number(want));
+    if (want !== null && /^\d$/.test(want) && Number(want) < this.seats.length) this.openLine(Number(want));
   }
 
   /** openLine shows seat's game at its last winnable position, to step the solver's line from it. */
@@ -189,7 +189,7 @@ class Replay {
   /** seek shows the boards after the first k moves. */
   seek(k) {
     this.k = Math.max(0, Math.min(this.moves.length, k));
-    const games = [0, 1].map(() => new Game(this.info.variant, this.info.result.deal));
+    const games = this.seats.map(() => new Game(this.info.variant, this.info.result.deal));
     for (const m of this.moves.slice(0, this.k)) games[m.seat].apply(m.move);
     const statuses = this.info.result.statuses;
     games.forEach((g, i) => {
