@@ -151,9 +151,9 @@ func (s *Session) AcceptChallenge(id string) error {
 		opts:    opts,
 		via:     ViaChallenge,
 		code:    c.ID,
-		players: [2]PlayerRef{{ID: c.Player, Name: c.Name}, {ID: who.ID, Name: who.Name}},
-		dests:   [2]dest{{to: ToChallenger, ref: c.ID}, {s: s}},
-		ratings: [2]float64{c.Rating, l.rating(c.Variant, who.ID)},
+		players: []PlayerRef{{ID: c.Player, Name: c.Name}, {ID: who.ID, Name: who.Name}},
+		dests:   []dest{{to: ToChallenger, ref: c.ID}, {s: s}},
+		ratings: []float64{c.Rating, l.rating(c.Variant, who.ID)},
 		claimed: true,
 	})
 }

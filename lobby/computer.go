@@ -75,8 +75,8 @@ func (s *Session) PlayComputer() error {
 	return l.start(pairing{
 		opts:    race.Options{Variant: q.variant, Grade: q.grade, Unrated: true},
 		via:     ViaComputer,
-		players: [2]PlayerRef{{ID: who.ID, Name: who.Name}, {Name: "computer", Computer: true}},
-		dests:   [2]dest{{s: s}, {}},
+		players: []PlayerRef{{ID: who.ID, Name: who.Name}, {Name: "computer", Computer: true}},
+		dests:   []dest{{s: s}, {}},
 		bot:     race.Computer{Player: bot, Level: l.cfg.ComputerLevel, Seed: seed, Pace: l.cfg.ComputerPace},
 	})
 }

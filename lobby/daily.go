@@ -302,8 +302,8 @@ func (s *Session) PlayDaily(variant string) error {
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Salt: salt, Solo: true, Unrated: true,
 			SealedUntil: next, Tag: dailyTag + day + ":" + variant},
 		via:     ViaDaily,
-		players: [2]PlayerRef{{Name: "", Solo: true}, {ID: who.ID, Name: who.Name}},
-		dests:   [2]dest{{}, {s: s}},
+		players: []PlayerRef{{Name: "", Solo: true}, {ID: who.ID, Name: who.Name}},
+		dests:   []dest{{}, {s: s}},
 	})
 	if err != nil && !race.IsRefusal(err) {
 		if uerr := l.deps.Stores.Dailies.Undo(ctx, day, variant, who.ID); uerr != nil {
@@ -353,8 +353,8 @@ func (s *Session) RaceDailyLeader(variant string) error {
 		opts: race.Options{Variant: variant, Deal: deal, DealFixed: true, Unrated: true,
 			SealedUntil: closes, Tag: "daily-ghost:" + day + ":" + variant},
 		via:     ViaDailyGhost,
-		players: [2]PlayerRef{{Name: lead.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
-		dests:   [2]dest{{}, {s: s}},
+		players: []PlayerRef{{Name: lead.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
+		dests:   []dest{{}, {s: s}},
 		ghost:   &rec,
 	})
 }

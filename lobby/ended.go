@@ -291,17 +291,8 @@ func (l *Lobby) afterEnd(w endWork) {
 		l.followed(e.Race) // made over the API: nobody to free or rate
 		return
 	}
-	if len(e.Players) != race.MinSeats {
-		// The lobby pairs two; its records (ratings, history, ghosts)
-		// hold races of two.
-		l.log.Warn().Str("race", e.Race).Int("seats", len(e.Players)).Msg("a lobby race of more than two seats is not recorded")
-		l.followed(e.Race)
-		return
-	}
-	var players [2]PlayerRef
 	var ids []string
-	for s, p := range e.Players {
-		players[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost, Solo: p.Solo}
+	for _, p := range e.Players {
 		if p.Player != "" && !p.Computer {
 			ids = append(ids, p.Player)
 		}
@@ -320,9 +311,21 @@ func (l *Lobby) afterEnd(w endWork) {
 		free()
 		return
 	}
+	refs := make([]PlayerRef, len(e.Players))
+	for s, p := range e.Players {
+		refs[s] = PlayerRef{ID: p.Player, Name: p.Name, Computer: p.Computer, Ghost: p.Ghost, Solo: p.Solo}
+	}
 	l.retry(e.Race, "deal not marked seen, or best game not kept", func() error {
-		return l.seeDeal(e.Race, e.Variant, e.Result, players)
+		return l.seeDeal(e.Race, e.Variant, e.Result, refs)
 	})
+	if len(refs) != race.MinSeats {
+		// A room's race: unrated, and the lobby's records (ratings and
+		// history, the day's deal, ghosts) hold races of two.
+		free()
+		l.followed(e.Race)
+		return
+	}
+	players := [2]PlayerRef(refs)
 	l.retry(e.Race, "race not recorded", func() error {
 		return l.record(e.Race, e.Variant, players, e.Result, w.at)
 	})

@@ -15,17 +15,21 @@ import (
 // into; both players get it at the same moment. They take the seat with a
 // "join" of that race; the countdown starts when both are in.
 type MatchedEvent struct {
-	Race      string    `json:"race"`
-	Seat      int       `json:"seat"`
-	Variant   string    `json:"variant"`
-	Via       string    `json:"via"` // a Via: how the race was made
-	Rated     bool      `json:"rated"`
-	Opponent  PlayerRef `json:"opponent"`
-	Rating    *float64  `json:"opponentRating,omitempty"`
-	Invite    string    `json:"invite,omitempty"`    // the invite code, for invites
-	Challenge string    `json:"challenge,omitempty"` // the challenge id, for challenges
-	Ghost     string    `json:"ghost,omitempty"`     // the ghost challenge's id, for ghost races
-	At        time.Time `json:"at"`
+	Race    string `json:"race"`
+	Seat    int    `json:"seat"`
+	Variant string `json:"variant"`
+	Via     string `json:"via"` // a Via: how the race was made
+	Rated   bool   `json:"rated"`
+	// Opponent is the other seat's player in a race of two; Players are
+	// every seat's in a race of more (a room's), Opponent then empty.
+	Opponent  PlayerRef   `json:"opponent"`
+	Players   []PlayerRef `json:"players,omitempty"`
+	Rating    *float64    `json:"opponentRating,omitempty"`
+	Room      string      `json:"room,omitempty"`      // the room's code, for a room's race
+	Invite    string      `json:"invite,omitempty"`    // the invite code, for invites
+	Challenge string      `json:"challenge,omitempty"` // the challenge id, for challenges
+	Ghost     string      `json:"ghost,omitempty"`     // the ghost challenge's id, for ghost races
+	At        time.Time   `json:"at"`
 }
 
 // EventType is "matched".

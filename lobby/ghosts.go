@@ -321,8 +321,8 @@ func (s *Session) RaceGhost(id string) error {
 			Deal: g.Deal, DealFixed: true, Unrated: true},
 		via:     ViaGhost,
 		code:    g.ID,
-		players: [2]PlayerRef{{Name: g.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
-		dests:   [2]dest{{}, {s: s}},
+		players: []PlayerRef{{Name: g.Name, Ghost: true}, {ID: who.ID, Name: who.Name}},
+		dests:   []dest{{}, {s: s}},
 		ghost:   &rec,
 		claimed: true,
 	})
@@ -404,7 +404,7 @@ func errGhostStore(what string, err error) error {
 // may not race a ghost of it) and keeps each one's best game on it. It
 // stops at the first step the store fails, for the caller to try again:
 // each step done twice changes nothing.
-func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players [2]PlayerRef) error {
+func (l *Lobby) seeDeal(raceID, variant string, res race.Result, players []PlayerRef) error {
 	d, err := strconv.ParseUint(res.Deal, 10, 64)
 	if err != nil {
 		return nil // no deal revealed: nothing to mark

@@ -106,9 +106,9 @@ func (s *Session) AcceptInvite(code string) error {
 		opts:    opts,
 		via:     ViaInvite,
 		code:    code,
-		players: [2]PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: who.ID, Name: who.Name}},
-		dests:   [2]dest{{to: ToAll}, {s: s}},
-		ratings: [2]float64{l.rating(opts.Variant, inv.Player), l.rating(opts.Variant, who.ID)},
+		players: []PlayerRef{{ID: inv.Player, Name: inv.Name}, {ID: who.ID, Name: who.Name}},
+		dests:   []dest{{to: ToAll}, {s: s}},
+		ratings: []float64{l.rating(opts.Variant, inv.Player), l.rating(opts.Variant, who.ID)},
 		claimed: true,
 	})
 	if err != nil { // no race: the invite works again

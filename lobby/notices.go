@@ -29,12 +29,16 @@ func (l *Lobby) tell(n Notice) {
 // (alone: no courier) and the one that queued is not (it queued again in
 // the moment its pairing was made), all their sessions get it.
 func (l *Lobby) receive(n Notice, alone bool) bool {
-	if n.Ghost != nil {
+	if n.Ghost != nil || n.Room != nil {
+		var ev race.Event = n.Ghost
+		if n.Room != nil {
+			ev = n.Room
+		}
 		l.mu.Lock()
 		subs := l.subsOfLocked(n.Player)
 		l.mu.Unlock()
 		for _, sub := range subs {
-			sub.Deliver(n.Ghost)
+			sub.Deliver(ev)
 		}
 		return len(subs) > 0
 	}

@@ -37,19 +37,36 @@ const (
 	ViaDaily Via = "daily"
 	// ViaDailyGhost races the recorded game of the day's leader.
 	ViaDailyGhost Via = "daily-ghost"
+	// ViaRoom is a room's race, started by its host for its members.
+	ViaRoom Via = "room"
 )
 
+// pairing is a race the lobby makes: its players by seat (two, but for a
+// room's), where each is told, and their ratings (none: 0).
 type pairing struct {
 	opts    race.Options
 	via     Via
 	code    string
-	players [2]PlayerRef
-	dests   [2]dest
-	ratings [2]float64
+	players []PlayerRef
+	dests   []dest
+	ratings []float64
 	bot     race.Computer
 	ghost   *race.Ghost // the recording a Ghost player plays
 	claimed bool        // the players are claimed in Seats already
+	// made, if set, is told the race's id once its players are.
+	made func(raceID string)
 }
+
+// rating is seat s's rating as the race is made (0: none).
+func (p *pairing) rating(s int) float64 {
+	if s < len(p.ratings) {
+		return p.ratings[s]
+	}
+	return 0
+}
+
+// many reports whether the pairing is a race of more than two.
+func (p *pairing) many() bool { return len(p.players) > race.MinSeats }
 
 // humans are the ids of the pairing's players who are not the computer.
 func (p *pairing) humans() []string {
@@ -103,12 +120,13 @@ func (l *Lobby) start(p pairing) (err error) {
 
 func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 	p.opts.SpectatorDelay, p.opts.Grace = l.cfg.SpectatorDelay, l.cfg.Grace
+	p.opts.Seats = len(p.players)
 	variant := p.opts.Variant
 	rc, err := l.deps.Races.Create(p.opts)
 	if err != nil {
 		return fmt.Errorf("lobby: create race: %w", err)
 	}
-	for s := range 2 {
+	for s := range p.players {
 		if p.players[s].Computer {
 			if _, err := rc.SeatComputer(p.players[s].Name, p.bot); err != nil {
 				rc.Abort(race.ReasonLeft)
@@ -129,7 +147,7 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			}
 			continue
 		}
-		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.ratings[s]}); err != nil {
+		if _, err := rc.Reserve(race.Reservation{Name: p.players[s].Name, Player: p.players[s].ID, Rating: p.rating(s)}); err != nil {
 			rc.Abort(race.ReasonLeft)
 			return fmt.Errorf("lobby: reserve seat: %w", err)
 		}
@@ -140,13 +158,12 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 		return unavailable(err)
 	}
 	now := l.deps.Clock.Now()
-	rated := !p.opts.Unrated && !p.players[0].Computer && !p.players[1].Computer
-	for s := range 2 {
+	rated := !p.opts.Unrated && !p.many() && !p.players[0].Computer && !p.players[1].Computer
+	for s := range p.players {
 		if p.players[s].Computer || p.players[s].Ghost || p.players[s].Solo {
 			continue
 		}
-		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: string(p.via), Rated: rated,
-			Opponent: p.players[1-s], At: now}
+		ev := &MatchedEvent{Race: rc.ID(), Seat: s, Variant: variant, Via: string(p.via), Rated: rated, At: now}
 		switch p.via {
 		case ViaInvite:
 			ev.Invite = p.code
@@ -154,10 +171,18 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			ev.Challenge = p.code
 		case ViaGhost:
 			ev.Ghost = p.code
+		case ViaRoom:
+			ev.Room = p.code
 		}
-		if !p.players[1-s].Computer && !p.players[1-s].Ghost && p.ratings[1-s] != 0 {
-			r := p.ratings[1-s]
-			ev.Rating = &r
+		if p.many() {
+			ev.Players = p.players
+		} else {
+			o := 1 - s
+			ev.Opponent = p.players[o]
+			if !p.players[o].Computer && !p.players[o].Ghost && p.rating(o) != 0 {
+				r := p.rating(o)
+				ev.Rating = &r
+			}
 		}
 		d := p.dests[s]
 		if d.s != nil {
@@ -166,6 +191,9 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 		}
 		l.tell(Notice{Player: p.players[s].ID, To: d.to, Ref: d.ref, Matched: ev})
 	}
-	l.log.Info().Str("race", rc.ID()).Str("via", string(p.via)).Str("p0", p.players[0].ID).Str("p1", p.players[1].ID).Msg("paired")
+	l.log.Info().Str("race", rc.ID()).Str("via", string(p.via)).Strs("players", p.humans()).Msg("paired")
+	if p.made != nil {
+		p.made(rc.ID())
+	}
 	return nil
 }

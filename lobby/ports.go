@@ -52,6 +52,8 @@ type Stores struct {
 	Ghosts Ghosts
 	// Dailies keeps the days' boards; required.
 	Dailies Dailies
+	// Rooms keeps the rooms of "race a group"; required.
+	Rooms Rooms
 	// Courier carries notices to the other instances; nil in memory mode,
 	// where every connection is here.
 	Courier Courier

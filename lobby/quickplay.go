@@ -122,9 +122,9 @@ func (l *Lobby) matchNow() {
 		err := l.start(pairing{
 			opts:    race.Options{Variant: variant, Grade: grade, Public: true},
 			via:     ViaQuick,
-			players: [2]PlayerRef{{ID: p.A.Player, Name: p.A.Name}, {ID: p.B.Player, Name: p.B.Name}},
-			dests:   [2]dest{{to: ToQueued}, {to: ToQueued}},
-			ratings: [2]float64{p.A.Rating, p.B.Rating},
+			players: []PlayerRef{{ID: p.A.Player, Name: p.A.Name}, {ID: p.B.Player, Name: p.B.Name}},
+			dests:   []dest{{to: ToQueued}, {to: ToQueued}},
+			ratings: []float64{p.A.Rating, p.B.Rating},
 		})
 		if err == nil {
 			continue

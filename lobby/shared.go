@@ -91,9 +91,11 @@ type Notice struct {
 	// queued), ToChallenger (the one that opened challenge Ref) or ToAll.
 	To  Recipient `json:"to"`
 	Ref string    `json:"ref,omitempty"`
-	// Matched is the event; or Ghost, a ghost race's run for its author.
+	// Matched is the event; or Ghost, a ghost race's run for its author;
+	// or Room, a room of theirs as it is now.
 	Matched *MatchedEvent    `json:"matched,omitempty"`
 	Ghost   *GhostRacedEvent `json:"ghost,omitempty"`
+	Room    *RoomEvent       `json:"room,omitempty"`
 }
 
 // Recipient is which of a player's sessions a Notice is for. Its values

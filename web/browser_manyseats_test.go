@@ -179,6 +179,12 @@ func TestBrowserRaceOfFour(t *testing.T) {
 	watcher.screenshot("result-spectator")
 	ann.expectAccessible("the ranking")
 
+	// The result says where each of the four games was lost.
+	ann.waitJS(`document.querySelector(".result [data-testid=coach]").dataset.state === "done"`)
+	if n := eval[int](ann, `document.querySelectorAll(".result [data-testid^=coach-]:not([data-testid^=coach-chance])").length`); n != 4 {
+		t.Errorf("the result's coach tells of %d games, want 4", n)
+	}
+
 	// The replay shows the four games, small, and steps to the end.
 	ann.click(`a[href^="/?replay="]`)
 	ann.waitJS(`document.querySelectorAll(".replay-page .field .seat .board").length === 4`)

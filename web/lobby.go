@@ -42,6 +42,20 @@ type invitedMsg struct {
 	Options   lobby.RaceOptions `json:"options"`
 }
 
+// roomMsg answers room, join-room and leave-room: the room as it is now,
+// with the link to give the others. Its members get the same, without id
+// or link, at every change (lobby.RoomEvent).
+type roomMsg struct {
+	V    int        `json:"v"`
+	Type string     `json:"type"` // "room"
+	ID   string     `json:"id,omitempty"`
+	Room lobby.Room `json:"room"`
+	Link string     `json:"link"`
+	// Left is set in the answer to leave-room: the room is no longer
+	// the player's.
+	Left bool `json:"left,omitempty"`
+}
+
 // challengedMsg answers challenge and cancel-challenge.
 type challengedMsg struct {
 	V         int                  `json:"v"`
@@ -65,7 +79,8 @@ func (c *conn) handleLobby(m clientMsg) bool {
 	switch m.Type {
 	case "hello", "rename", "lobby", "queue", "unqueue", "play-computer",
 		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge",
-		"ghost", "race-ghost", "play-daily", "race-daily-leader":
+		"ghost", "race-ghost", "play-daily", "race-daily-leader",
+		"room", "join-room", "leave-room", "start-room":
 	default:
 		return false
 	}
@@ -145,6 +160,22 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		err = s.PlayDaily(m.Variant)
 	case "race-daily-leader":
 		err = s.RaceDailyLeader(m.Variant)
+	case "room", "join-room", "leave-room":
+		var r lobby.Room
+		switch m.Type {
+		case "room":
+			r, err = s.MakeRoom(opts)
+		case "join-room":
+			r, err = s.JoinRoom(m.Code)
+		default:
+			r, err = s.LeaveRoom(m.Code)
+		}
+		if err == nil {
+			link := fmt.Sprintf("%s/?room=%s", c.site, r.Code)
+			c.enqueue(&roomMsg{V: ProtocolVersion, Type: "room", ID: m.ID, Room: r, Link: link, Left: m.Type == "leave-room"})
+		}
+	case "start-room":
+		err = s.StartRoom(m.Code)
 	}
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))

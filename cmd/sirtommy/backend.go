@@ -139,6 +139,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 			Queue:      redislobby.NewQueue(rdb, lobbyKeys, lobby.MatchConfig{}, clock).DropDead().For(instance),
 			Challenges: redislobby.NewChallenges(rdb, lobbyKeys, clock),
 			Invites:    redislobby.NewInvites(rdb, lobbyKeys),
+			Rooms:      redislobby.NewRooms(rdb, lobbyKeys),
 			Seats:      redislobby.NewSeats(rdb, lobbyKeys),
 			Courier:    courier,
 			Races:      presence,

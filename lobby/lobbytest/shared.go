@@ -17,8 +17,8 @@ import (
 type Instances func(t *testing.T, clock race.Clock, n int) []lobby.Stores
 
 // SharedSuite runs the conformance tests of the Queue, Challenges,
-// Invites and Seats that newInstances makes (fresh and empty on each
-// call).
+// Invites, Seats and Rooms that newInstances makes (fresh and empty on
+// each call).
 func SharedSuite(t *testing.T, newInstances Instances) {
 	t.Run("QueueJoinLeave", func(t *testing.T) { queueJoinLeave(t, newInstances) })
 	t.Run("QueuePairsByRatingAcrossInstances", func(t *testing.T) { queuePairs(t, newInstances) })
@@ -28,6 +28,65 @@ func SharedSuite(t *testing.T, newInstances Instances) {
 	t.Run("SeatsClaimAssignFree", func(t *testing.T) { seatsClaim(t, newInstances) })
 	t.Run("SeatsConcurrentClaims", func(t *testing.T) { seatsConcurrent(t, newInstances) })
 	t.Run("ClaimUnqueuesAndRacingCannotQueue", func(t *testing.T) { claimUnqueues(t, newInstances) })
+	t.Run("RoomsChangedByManyAtOnce", func(t *testing.T) { roomsChanged(t, newInstances) })
+}
+
+// roomsChanged: a room made on one instance is found on the others; ten
+// joining at once from three instances are all in it (no change lost to
+// another); a refused change changes nothing; the last to leave deletes
+// it.
+func roomsChanged(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 3)
+	r := lobby.Room{Code: "ROOMCODE12", Host: "host", Members: []lobby.PlayerRef{{ID: "host", Name: "Host"}}, Made: time.Unix(1_000_000, 0).UTC()}
+	if err := sh[0].Rooms.Put(ctx, r, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := sh[1].Rooms.Get(ctx, r.Code); err != nil || !ok || got.Host != "host" || len(got.Members) != 1 {
+		t.Fatalf("get on another instance: %+v %v %v", got, ok, err)
+	}
+	if _, ok, _ := sh[1].Rooms.Get(ctx, "NOSUCHROOM"); ok {
+		t.Fatal("found a room never made")
+	}
+	if _, ok, err := sh[2].Rooms.Change(ctx, "NOSUCHROOM", time.Hour, func(*lobby.Room) error { return nil }); ok || err != nil {
+		t.Fatalf("changed a room never made: %v %v", ok, err)
+	}
+	var wg sync.WaitGroup
+	for i := range 9 {
+		wg.Go(func() {
+			id := fmt.Sprint("p", i)
+			if _, ok, err := sh[i%3].Rooms.Change(ctx, r.Code, time.Hour, func(r *lobby.Room) error {
+				r.Members = append(r.Members, lobby.PlayerRef{ID: id, Name: id})
+				return nil
+			}); err != nil || !ok {
+				t.Errorf("%s joins: %v %v", id, ok, err)
+			}
+		})
+	}
+	wg.Wait()
+	got, _, _ := sh[0].Rooms.Get(ctx, r.Code)
+	if len(got.Members) != 10 {
+		t.Fatalf("%d members after nine joined at once, want 10: %+v", len(got.Members), got.Members)
+	}
+	refusal := race.Errorf(race.CodeRaceFull, "full")
+	if _, ok, err := sh[1].Rooms.Change(ctx, r.Code, time.Hour, func(r *lobby.Room) error {
+		r.Members = append(r.Members, lobby.PlayerRef{ID: "eleventh"})
+		return refusal
+	}); !ok || err != refusal {
+		t.Fatalf("a refused change: %v %v", ok, err)
+	}
+	if again, _, _ := sh[2].Rooms.Get(ctx, r.Code); len(again.Members) != 10 {
+		t.Fatalf("a refused change left %d members", len(again.Members))
+	}
+	if _, ok, err := sh[2].Rooms.Change(ctx, r.Code, time.Hour, func(r *lobby.Room) error {
+		r.Members = nil
+		return nil
+	}); !ok || err != nil {
+		t.Fatalf("all leave: %v %v", ok, err)
+	}
+	if _, ok, _ := sh[0].Rooms.Get(ctx, r.Code); ok {
+		t.Fatal("an empty room is still found")
+	}
 }
 
 func start() *racetest.Clock { return racetest.NewClock(time.Unix(1_000_000, 0)) }

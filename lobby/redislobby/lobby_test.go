@@ -272,6 +272,7 @@ func storesOn(rdb redis.UniversalClient, keys redislobby.Keys, id string, clock 
 		Courier:    c,
 		Ghosts:     memlobby.NewGhosts(),
 		Dailies:    memlobby.NewDailies(),
+		Rooms:      redislobby.NewRooms(rdb, keys),
 	}
 }
 

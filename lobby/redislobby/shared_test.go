@@ -35,6 +35,7 @@ func sharedStores(tag string, client func(t *testing.T) redis.UniversalClient) f
 				Challenges: redislobby.NewChallenges(rdb, keys, clock),
 				Invites:    redislobby.NewInvites(rdb, keys),
 				Seats:      redislobby.NewSeats(rdb, keys),
+				Rooms:      redislobby.NewRooms(rdb, keys),
 			}
 		}
 		return out

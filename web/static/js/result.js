@@ -150,8 +150,7 @@ export function renderResult(el, info, opts = {}) {
     // The chart's coach grows when its analysis comes, and "Keep this
     // player" shows once the server says whether this is a guest: they
     // go last, so that nothing under them moves.
-    // The analysis ("where you lost it") reads two games.
-    chartSection(info, names, !many),
+    chartSection(info, names, true),
     rated && typeof opts.seat === "number" ? keepSection() : null,
   );
   if (rated) showRatingChange(info, deltas);
@@ -284,7 +283,7 @@ const capital = (t) => t.charAt(0).toUpperCase() + t.slice(1);
 
 /**
  * chartSection is the foundation chart; with coach, it asks for the
- * analysis of both games ("Where you lost it") and, once it is there,
+ * analysis of every game ("Where you lost it") and, once it is there,
  * marks it on the chart and says it under it.
  */
 export function chartSection(info, names, coach) {
