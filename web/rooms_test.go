@@ -94,7 +94,9 @@ func TestRoomRaceOfFourAndAgain(t *testing.T) {
 	// Everyone resigns: the race ends, ranked.
 	for i, c := range cs {
 		c.send(map[string]any{"type": "resign", "id": "x" + strconv.Itoa(i)})
-		c.until(func(m msg) bool { return m.Type == "moved" && m.ID == "x"+strconv.Itoa(i) || m.Type == "state" && m.Result != nil })
+		c.until(func(m msg) bool {
+			return m.Type == "moved" && m.ID == "x"+strconv.Itoa(i) || m.Type == "state" && m.Result != nil
+		})
 	}
 	res := cs[0].result()
 	if res.Rated || len(res.Ranking) != 4 {
