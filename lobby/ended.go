@@ -318,17 +318,16 @@ func (l *Lobby) afterEnd(w endWork) {
 	l.retry(e.Race, "deal not marked seen, or best game not kept", func() error {
 		return l.seeDeal(e.Race, e.Variant, e.Result, refs)
 	})
+	l.retry(e.Race, "race not recorded", func() error {
+		return l.record(e.Race, e.Variant, refs, e.Result, w.at)
+	})
 	if len(refs) != race.MinSeats {
-		// A room's race: unrated, and the lobby's records (ratings and
-		// history, the day's deal, ghosts) hold races of two.
+		// A room's race: kept in its racers' histories (above), and no
+		// more (the day's deal and ghosts are races of two).
 		free()
 		l.followed(e.Race)
 		return
 	}
-	players := [2]PlayerRef(refs)
-	l.retry(e.Race, "race not recorded", func() error {
-		return l.record(e.Race, e.Variant, players, e.Result, w.at)
-	})
 	if strings.HasPrefix(e.Tag, dailyTag) {
 		l.retry(e.Race, "day's game not recorded", func() error {
 			ctx, cancel := opCtx()

@@ -25,8 +25,8 @@ func saveRaces(t *testing.T, r lobby.Ratings, n int) []string {
 	for i := range n {
 		ids[i] = fmt.Sprintf("race%03d", i)
 		g := lobby.GameRecord{Race: ids[i], Variant: "classic", At: start.Add(time.Duration(i) * time.Minute),
-			Players: [2]lobby.PlayerRef{{ID: "ann", Name: "Ann"}, {ID: "bob", Name: "Bob"}},
-			Outcome: race.OutcomeWin, Winner: new(0), Reason: race.ReasonMoreCards, Scores: [2]int{20 + i%10, 10}}
+			Players: []lobby.PlayerRef{{ID: "ann", Name: "Ann"}, {ID: "bob", Name: "Bob"}},
+			Outcome: race.OutcomeWin, Winner: new(0), Reason: race.ReasonMoreCards, Scores: []int{20 + i%10, 10}}
 		if i%3 == 2 {
 			g.Players[1] = lobby.PlayerRef{Name: "computer (easy)", Computer: true}
 			if err := r.Save(ctx, g, nil); err != nil {
@@ -38,6 +38,7 @@ func saveRaces(t *testing.T, r lobby.Ratings, n int) []string {
 			g.Variant = "aces-out"
 		}
 		g.Rated = true
+		g.Before, g.After = make([]glicko2.Rating, 2), make([]glicko2.Rating, 2)
 		var after []lobby.Standing
 		for s, p := range g.Players {
 			key := g.Variant + "/" + p.ID

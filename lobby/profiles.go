@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"sirtommy/engine"
@@ -25,9 +26,10 @@ func (l *Lobby) rating(variant, player string) float64 {
 // each try loses only to a save that succeeded, so a few are plenty.
 const maxRecordTries = 5
 
-// record updates both players' ratings and records after a finished race,
-// reading the standings anew when another instance saved one in between.
-func (l *Lobby) record(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
+// record keeps a finished race in its players' histories and, in a race
+// of two, updates both players' ratings and records, reading the
+// standings anew when another instance saved one in between.
+func (l *Lobby) record(raceID, variant string, players []PlayerRef, res race.Result, at time.Time) error {
 	l.rateMu.Lock()
 	defer l.rateMu.Unlock()
 	var err error
@@ -40,12 +42,20 @@ func (l *Lobby) record(raceID, variant string, players [2]PlayerRef, res race.Re
 }
 
 // recordOnce reads, rates and saves once.
-func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res race.Result, at time.Time) error {
+func (l *Lobby) recordOnce(raceID, variant string, players []PlayerRef, res race.Result, at time.Time) error {
 	ctx, cancel := opCtx()
 	defer cancel()
-	g := GameRecord{Race: raceID, Variant: variant, At: at, Players: players, Outcome: res.Outcome,
-		Winner: res.Winner, Reason: res.Reason}
-	copy(g.Scores[:], res.Scores)
+	g := GameRecord{Race: raceID, Variant: variant, At: at, Players: slices.Clone(players), Outcome: res.Outcome,
+		Winner: res.Winner, Reason: res.Reason, Scores: slices.Clone(res.Scores)}
+	if len(players) != race.MinSeats {
+		// A room's race: in every racer's history with their place,
+		// rating nobody.
+		g.Ranking = slices.Clone(res.Ranking)
+		if err := l.deps.Stores.Ratings.Save(ctx, g, nil); err != nil {
+			return fmt.Errorf("lobby: save race %s: %w", raceID, err)
+		}
+		return nil
+	}
 	var st [2]Standing
 	for s := range 2 {
 		if players[s].Computer || players[s].Ghost || players[s].Solo {
@@ -61,6 +71,7 @@ func (l *Lobby) recordOnce(raceID, variant string, players [2]PlayerRef, res rac
 	}
 	g.Rated = res.Rated && !players[0].Computer && !players[1].Computer && !players[0].Ghost && !players[1].Ghost && !players[0].Solo
 	var after []Standing
+	g.Before, g.After = make([]glicko2.Rating, 2), make([]glicko2.Rating, 2)
 	for s := range 2 {
 		g.Before[s], g.After[s] = st[s].Rating, st[s].Rating
 	}

@@ -44,20 +44,34 @@ func NewStanding(player, name, variant string) Standing {
 	return Standing{Player: player, Name: name, Variant: variant, Rating: glicko2.New()}
 }
 
-// GameRecord is one finished race made by the lobby, for a player's history.
+// GameRecord is one finished race made by the lobby, for a player's
+// history: a race of two, or a room's race of more (unrated, with its
+// ranking: each racer's place, and the field's size is len(Players)).
 type GameRecord struct {
 	Race    string       `json:"race"`
 	Variant string       `json:"variant"`
 	At      time.Time    `json:"at"`
-	Players [2]PlayerRef `json:"players"`
+	Players []PlayerRef  `json:"players"` // by seat
 	Outcome race.Outcome `json:"outcome"` // "win" or "draw"
 	Winner  *int         `json:"winner,omitempty"`
 	Reason  race.Reason  `json:"reason"`
-	Scores  [2]int       `json:"scores"`
+	Scores  []int        `json:"scores"` // by seat
 	Rated   bool         `json:"rated"`
-	// Before and After are both ratings around a rated race.
-	Before [2]glicko2.Rating `json:"before"`
-	After  [2]glicko2.Rating `json:"after"`
+	// Before and After are every seat's rating around a race of two;
+	// absent from a race of more (never rated).
+	Before []glicko2.Rating `json:"before,omitempty"`
+	After  []glicko2.Rating `json:"after,omitempty"`
+	// Ranking is every racer's place in a race of more than two.
+	Ranking []race.Place `json:"ranking,omitempty"`
+}
+
+// RatingAt is seat s's rating in one of a GameRecord's Before and After:
+// the zero rating where it holds none (a race of more than two).
+func RatingAt(ratings []glicko2.Rating, s int) glicko2.Rating {
+	if s < len(ratings) {
+		return ratings[s]
+	}
+	return glicko2.Rating{}
 }
 
 // ErrStale is what Save wraps when a standing it was given is no newer

@@ -73,7 +73,7 @@ func TestRecordRetriesStaleStandings(t *testing.T) {
 	cfg.fill()
 	l := &Lobby{deps: Deps{Stores: Stores{Ratings: r}}, cfg: cfg, log: zerolog.Nop()}
 	w := 0
-	err := l.record("r1", "classic", [2]PlayerRef{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}},
+	err := l.record("r1", "classic", []PlayerRef{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}},
 		race.Result{Outcome: "win", Winner: &w, Rated: true}, time.Unix(0, 0))
 	if err != nil {
 		t.Fatal(err)

@@ -529,7 +529,8 @@ func TestLeaderboardMarksAccounts(t *testing.T) {
 	b.keep(kept.Token, "ann")
 	guest := e.device().guest()
 	for i, p := range []string{kept.Player, guest.Player} {
-		g := lobby.GameRecord{Race: "r" + p, Variant: "classic", At: time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC), Rated: true, Outcome: race.OutcomeDraw}
+		g := lobby.GameRecord{Race: "r" + p, Variant: "classic", At: time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC), Rated: true, Outcome: race.OutcomeDraw,
+			Players: make([]lobby.PlayerRef, 2)}
 		g.Players[0] = lobby.PlayerRef{ID: p, Name: "x"}
 		g.Players[1] = lobby.PlayerRef{ID: "pother" + p, Name: "y"}
 		s := lobby.NewStanding(p, "x", "classic")

@@ -45,15 +45,15 @@ func fillHistory(t *testing.T, r lobby.Ratings, player string) browserHistory {
 		h.ids = append(h.ids, id)
 		opp := []lobby.PlayerRef{{ID: "p-bob", Name: "bob"}, {ID: "p-carol", Name: "carol"}}[i%2]
 		g := lobby.GameRecord{Race: id, Variant: "classic", At: start.Add(time.Duration(i) * 7 * time.Hour),
-			Players: [2]lobby.PlayerRef{{ID: player, Name: "ann"}, opp}, Reason: race.ReasonMoreCards}
+			Players: []lobby.PlayerRef{{ID: player, Name: "ann"}, opp}, Reason: race.ReasonMoreCards}
 		score := map[rune]float64{'W': glicko2.Win, 'L': glicko2.Loss, 'D': glicko2.Draw}[c]
 		switch score {
 		case glicko2.Win:
-			g.Outcome, g.Winner, g.Scores = race.OutcomeWin, new(0), [2]int{30 + i%12, 22}
+			g.Outcome, g.Winner, g.Scores = race.OutcomeWin, new(0), []int{30 + i%12, 22}
 		case glicko2.Loss:
-			g.Outcome, g.Winner, g.Scores = race.OutcomeWin, new(1), [2]int{18, 27 + i%9}
+			g.Outcome, g.Winner, g.Scores = race.OutcomeWin, new(1), []int{18, 27 + i%9}
 		default:
-			g.Outcome, g.Reason, g.Scores = race.OutcomeDraw, race.ReasonEqualCards, [2]int{24, 24}
+			g.Outcome, g.Reason, g.Scores = race.OutcomeDraw, race.ReasonEqualCards, []int{24, 24}
 		}
 		var after []lobby.Standing
 		if i%5 == 4 {
@@ -70,8 +70,8 @@ func fillHistory(t *testing.T, r lobby.Ratings, player string) browserHistory {
 			if them.Games == 0 {
 				them = lobby.NewStanding(opp.ID, opp.Name, g.Variant)
 			}
-			g.Before = [2]glicko2.Rating{me.Rating, them.Rating}
-			g.After = [2]glicko2.Rating{
+			g.Before = []glicko2.Rating{me.Rating, them.Rating}
+			g.After = []glicko2.Rating{
 				glicko2.Update(me.Rating, []glicko2.Result{{Opponent: them.Rating, Score: score}}, 0.5),
 				glicko2.Update(them.Rating, []glicko2.Result{{Opponent: me.Rating, Score: 1 - score}}, 0.5),
 			}

@@ -172,15 +172,22 @@ func (f *gamesFile) head(first lobby.GamesPage) {
 // saying why the game cannot be had.
 func (f *gamesFile) game(ctx context.Context, g lobby.GameRecord) {
 	me := seatIn(g, f.player)
-	opp := 1 - me
 	tag := func(name, value string) { fmt.Fprintf(f.w, "[%s %s]\n", name, quoteTag(value)) }
 	tag("Race", g.Race)
 	tag("Date", g.At.UTC().Format(time.RFC3339))
 	tag("Player", g.Players[me].Name)
-	tag("Opponent", opponentName(g.Players[opp]))
-	tag("Outcome", outcomeOf(g, me))
-	tag("Reason", string(g.Reason))
-	tag("Cards", fmt.Sprintf("%d-%d", g.Scores[me], g.Scores[opp]))
+	if len(g.Players) == 2 {
+		opp := 1 - me
+		tag("Opponent", opponentName(g.Players[opp]))
+		tag("Outcome", outcomeOf(g, me))
+		tag("Reason", string(g.Reason))
+		tag("Cards", fmt.Sprintf("%d-%d", g.Scores[me], g.Scores[opp]))
+	} else {
+		// A room's race: the place among the field, and the cards.
+		tag("Place", placeOf(g, me))
+		tag("Reason", string(g.Reason))
+		tag("Cards", strconv.Itoa(g.Scores[me]))
+	}
 	if g.Rated {
 		tag("Rating", fmt.Sprintf("%.0f -> %.0f", g.Before[me].Rating, g.After[me].Rating))
 	} else {
@@ -222,13 +229,34 @@ func (f *gamesFile) gameText(ctx context.Context, id string, seat int) (text, wh
 	return info.Result.Games[seat], ""
 }
 
-// seatIn is player's seat in a race record (0 if they hold neither: a
-// record from a store that lists races by both players).
+// seatIn is player's seat in a race record (0 if they hold none: a
+// record from a store that lists races by every player).
 func seatIn(g lobby.GameRecord, player string) int {
-	if g.Players[1].ID == player && g.Players[0].ID != player {
-		return 1
+	for s, p := range g.Players {
+		if p.ID == player {
+			return s
+		}
 	}
 	return 0
+}
+
+// placeOf is seat's place in a race of more than two, as "2 of 5" (with
+// "shared" when another racer has it too).
+func placeOf(g lobby.GameRecord, seat int) string {
+	place, shared := 0, false
+	for _, p := range g.Ranking {
+		if p.Seat == seat {
+			place = p.Place
+		}
+	}
+	for _, p := range g.Ranking {
+		shared = shared || p.Seat != seat && p.Place == place
+	}
+	out := fmt.Sprintf("%d of %d", place, len(g.Players))
+	if shared {
+		out += ", shared"
+	}
+	return out
 }
 
 // opponentName is the other seat as games.txt names it.

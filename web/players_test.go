@@ -45,14 +45,15 @@ func (e *lobbyEnv) saveHistory(player string, races []savedRace) []string {
 		ids[i] = sr.id
 		me := sr.seat
 		g := lobby.GameRecord{Race: sr.id, Variant: "classic", At: historyStart.Add(time.Duration(i) * time.Minute),
-			Outcome: race.OutcomeWin, Winner: new(me), Reason: race.ReasonMoreCards}
+			Outcome: race.OutcomeWin, Winner: new(me), Reason: race.ReasonMoreCards,
+			Players: make([]lobby.PlayerRef, 2), Scores: make([]int, 2), Before: make([]glicko2.Rating, 2), After: make([]glicko2.Rating, 2)}
 		g.Players[me] = lobby.PlayerRef{ID: player, Name: "ann"}
 		g.Players[1-me] = lobby.PlayerRef{ID: "p-bob", Name: "bob"}
 		g.Scores[me], g.Scores[1-me] = 20+i%10, 10
 		var after []lobby.Standing
 		switch {
 		case sr.res != nil:
-			g.Outcome, g.Winner, g.Reason, g.Scores = sr.res.Outcome, sr.res.Winner, sr.res.Reason, [2]int(sr.res.Scores)
+			g.Outcome, g.Winner, g.Reason, g.Scores = sr.res.Outcome, sr.res.Winner, sr.res.Reason, sr.res.Scores
 		case i%3 == 2:
 			g.Players[1-me] = lobby.PlayerRef{Name: "computer", Computer: true}
 		default:

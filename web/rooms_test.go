@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,6 +104,22 @@ func TestRoomRaceOfFourAndAgain(t *testing.T) {
 	if res.Rated || len(res.Ranking) != 4 {
 		t.Fatalf("result %+v: want unrated, four ranked", res)
 	}
+	// Each racer's history keeps the race with their place in the field
+	// of four, and no rating moved.
+	for i, c := range cs {
+		var prof lobby.Profile
+		if st := e.get("/api/players/"+playerOf(t, c), &prof); st != 200 || len(prof.History) != 1 {
+			t.Fatalf("%s's profile: %d, %d races", names[i], st, len(prof.History))
+		}
+		g := prof.History[0]
+		if g.Race != raceID || len(g.Players) != 4 || len(g.Ranking) != 4 || g.Rated || len(prof.Standings) != 0 {
+			t.Fatalf("%s's history %+v, standings %+v", names[i], g, prof.Standings)
+		}
+	}
+	txt := e.getText("/api/players/" + playerOf(t, ann) + "/games.txt")
+	if !strings.Contains(txt, `[Place "`) || !strings.Contains(txt, ` of 4`) || strings.Contains(txt, "[Opponent") {
+		t.Errorf("ann's games.txt does not give her place among four:\n%s", txt)
+	}
 	// The players are free again: the host starts the next race, of five.
 	ann.send(map[string]any{"type": "start-room", "code": code, "id": "s2"})
 	var next string
@@ -135,4 +153,31 @@ func TestRoomRaceOfFourAndAgain(t *testing.T) {
 		t.Fatalf("after ann left: %+v", left)
 	}
 	ann.expectError(map[string]any{"type": "start-room", "code": code}, lobby.CodeNotInRoom)
+}
+
+// playerOf is the player id a client said hello as.
+func playerOf(t *testing.T, c *client) string {
+	t.Helper()
+	for _, m := range c.all {
+		if m.Type == "welcome" {
+			return decode[welcome](t, m).Player
+		}
+	}
+	t.Fatal("no welcome")
+	return ""
+}
+
+// getText is the body of GET path.
+func (e *lobbyEnv) getText(path string) string {
+	e.t.Helper()
+	res, err := http.Get(e.ts.URL + path)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func RatingsSuite(t *testing.T, newRatings func(t *testing.T) lobby.Ratings) {
 // again) changes nothing and is no error.
 func recordedOnce(t *testing.T, r lobby.Ratings) {
 	ctx := context.Background()
-	g := lobby.GameRecord{Race: "once", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}
+	g := lobby.GameRecord{Race: "once", Variant: "classic", Players: []lobby.PlayerRef{{ID: "p"}, {Computer: true}}}
 	if err := r.Save(ctx, g, []lobby.Standing{standing("p", 1600, 1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +76,12 @@ func leaderboardStandingsAndHistory(t *testing.T, r lobby.Ratings) {
 	for i, rating := range []float64{1500, 1700, 1600} {
 		p := fmt.Sprintf("p%d", i)
 		g := lobby.GameRecord{Race: fmt.Sprintf("r%d", i), Variant: "classic",
-			Players: [2]lobby.PlayerRef{{ID: p}, {Name: "computer", Computer: true}}}
+			Players: []lobby.PlayerRef{{ID: p}, {Name: "computer", Computer: true}}}
 		if err := r.Save(ctx, g, []lobby.Standing{standing(p, rating, 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := r.Save(ctx, lobby.GameRecord{Race: "r3", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p0"}, {ID: "p2"}}},
+	if err := r.Save(ctx, lobby.GameRecord{Race: "r3", Variant: "classic", Players: []lobby.PlayerRef{{ID: "p0"}, {ID: "p2"}}},
 		[]lobby.Standing{standing("p0", 1400, 2), standing("p2", 1650, 2)}); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func leaderboardStandingsAndHistory(t *testing.T, r lobby.Ratings) {
 func tiesAndVariants(t *testing.T, r lobby.Ratings) {
 	ctx := context.Background()
 	for _, p := range []string{"b", "c", "a"} {
-		if err := r.Save(ctx, lobby.GameRecord{Race: "r" + p, Variant: "classic", Players: [2]lobby.PlayerRef{{ID: p}, {Computer: true}}},
+		if err := r.Save(ctx, lobby.GameRecord{Race: "r" + p, Variant: "classic", Players: []lobby.PlayerRef{{ID: p}, {Computer: true}}},
 			[]lobby.Standing{standing(p, 1500, 1)}); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func tiesAndVariants(t *testing.T, r lobby.Ratings) {
 	}
 	s := standing("a", 1800, 1)
 	s.Variant = "strict"
-	if err := r.Save(ctx, lobby.GameRecord{Race: "ra2", Variant: "strict", Players: [2]lobby.PlayerRef{{ID: "a"}, {Computer: true}}},
+	if err := r.Save(ctx, lobby.GameRecord{Race: "ra2", Variant: "strict", Players: []lobby.PlayerRef{{ID: "a"}, {Computer: true}}},
 		[]lobby.Standing{s}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func historyIsCapped(t *testing.T, r lobby.Ratings) {
 	const n = 250
 	for i := range n {
 		if err := r.Save(ctx, lobby.GameRecord{Race: fmt.Sprint(i), Variant: "classic", At: epoch.Add(time.Duration(i) * time.Second),
-			Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}, nil); err != nil {
+			Players: []lobby.PlayerRef{{ID: "p"}, {Computer: true}}}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,8 +160,9 @@ func roundTrip(t *testing.T, r lobby.Ratings) {
 	w := 1
 	s := lobby.Standing{Player: "x", Name: "Ex", Variant: "classic", Rating: glicko2.Rating{Rating: 1612.5, Deviation: 80.25, Volatility: 0.06},
 		Games: 5, Wins: 3, Losses: 1, Draws: 1, Streak: -1, BestStreak: 2, WinPercent: 70}
-	g := lobby.GameRecord{Race: "rt", Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "y", Name: "Why"}, {ID: "x", Name: "Ex"}},
-		Outcome: "win", Winner: &w, Reason: "finished", Scores: [2]int{20, 52}, Rated: true}
+	g := lobby.GameRecord{Race: "rt", Variant: "classic", Players: []lobby.PlayerRef{{ID: "y", Name: "Why"}, {ID: "x", Name: "Ex"}},
+		Outcome: "win", Winner: &w, Reason: "finished", Scores: []int{20, 52}, Rated: true}
+	g.Before, g.After = make([]glicko2.Rating, 2), make([]glicko2.Rating, 2)
 	g.After[1] = s.Rating
 	if err := r.Save(ctx, g, []lobby.Standing{s}); err != nil {
 		t.Fatal(err)
@@ -169,7 +171,7 @@ func roundTrip(t *testing.T, r lobby.Ratings) {
 		t.Fatalf("standing %+v, want %+v", got, s)
 	}
 	h, _ := r.History(ctx, "y", 5)
-	if len(h) != 1 || h[0].Winner == nil || *h[0].Winner != 1 || h[0].Scores != g.Scores || h[0].After != g.After || h[0].Players != g.Players {
+	if len(h) != 1 || h[0].Winner == nil || *h[0].Winner != 1 || !slices.Equal(h[0].Scores, g.Scores) || !slices.Equal(h[0].After, g.After) || !slices.Equal(h[0].Players, g.Players) {
 		t.Fatalf("history %+v", h)
 	}
 }
@@ -195,7 +197,7 @@ func concurrentSaves(t *testing.T, r lobby.Ratings) {
 					}
 					s.Games++
 					s.Wins++
-					g := lobby.GameRecord{Race: fmt.Sprintf("w%d-%d", w, i), Variant: "classic", Players: [2]lobby.PlayerRef{{ID: "p"}, {Computer: true}}}
+					g := lobby.GameRecord{Race: fmt.Sprintf("w%d-%d", w, i), Variant: "classic", Players: []lobby.PlayerRef{{ID: "p"}, {Computer: true}}}
 					err = r.Save(ctx, g, []lobby.Standing{s})
 					if errors.Is(err, lobby.ErrStale) {
 						continue
@@ -227,8 +229,8 @@ func concurrentSaves(t *testing.T, r lobby.Ratings) {
 // anew with fresh standings.
 func staleSave(t *testing.T, r lobby.Ratings) {
 	ctx := context.Background()
-	vs := [2]lobby.PlayerRef{{ID: "p", Name: "n-p"}, {ID: "q", Name: "n-q"}}
-	if err := r.Save(ctx, lobby.GameRecord{Race: "r1", Variant: "classic", At: epoch, Players: [2]lobby.PlayerRef{vs[0], {Computer: true}}},
+	vs := []lobby.PlayerRef{{ID: "p", Name: "n-p"}, {ID: "q", Name: "n-q"}}
+	if err := r.Save(ctx, lobby.GameRecord{Race: "r1", Variant: "classic", At: epoch, Players: []lobby.PlayerRef{vs[0], {Computer: true}}},
 		[]lobby.Standing{standing("p", 1600, 1)}); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +270,7 @@ func gamesPages(t *testing.T, r lobby.Ratings) {
 	const races = 8
 	for i := range races {
 		g := lobby.GameRecord{Race: fmt.Sprintf("r%d", i), Variant: "classic", At: epoch.Add(time.Duration(i) * time.Minute),
-			Players: [2]lobby.PlayerRef{{ID: "p", Name: "Pat"}, {Name: "computer", Computer: true}}, Outcome: "win", Scores: [2]int{i, 52}}
+			Players: []lobby.PlayerRef{{ID: "p", Name: "Pat"}, {Name: "computer", Computer: true}}, Outcome: "win", Scores: []int{i, 52}}
 		if i >= 2 { // q races p in the last 6: two full pages of 3
 			g.Players[1] = lobby.PlayerRef{ID: "q", Name: "Quinn"}
 		}
@@ -313,7 +315,7 @@ func gamesPages(t *testing.T, r lobby.Ratings) {
 	}
 	first, err := r.Games(ctx, "p", "", 3)
 	if err != nil || len(first.Games) != 3 || first.Games[0].Race != "r7" || first.Games[0].Players[0].Name != "Pat" ||
-		first.Games[0].Scores != [2]int{7, 52} || !first.Games[0].At.Equal(epoch.Add(7*time.Minute)) {
+		!slices.Equal(first.Games[0].Scores, []int{7, 52}) || !first.Games[0].At.Equal(epoch.Add(7*time.Minute)) {
 		t.Fatalf("first page %+v, %v", first, err)
 	}
 	for _, forged := range []string{"not a cursor!", "%%%", first.Next + "!"} {
@@ -348,7 +350,7 @@ func changes(t *testing.T, r lobby.Ratings) {
 	rating := func(x float64) glicko2.Rating {
 		return glicko2.Rating{Rating: 1500 + x, Deviation: 200 - x, Volatility: 0.06 + x/1e4}
 	}
-	humans := [2]lobby.PlayerRef{{ID: "p", Name: "Pat"}, {ID: "q", Name: "Quinn"}}
+	humans := []lobby.PlayerRef{{ID: "p", Name: "Pat"}, {ID: "q", Name: "Quinn"}}
 	var saved []lobby.GameRecord
 	for i, c := range []struct {
 		variant string
@@ -360,7 +362,7 @@ func changes(t *testing.T, r lobby.Ratings) {
 			Players: humans, Rated: c.rated}
 		if c.rated {
 			x := float64(10 * i)
-			g.Before, g.After = [2]glicko2.Rating{rating(x), rating(x + 1)}, [2]glicko2.Rating{rating(x + 2), rating(x + 3)}
+			g.Before, g.After = []glicko2.Rating{rating(x), rating(x + 1)}, []glicko2.Rating{rating(x + 2), rating(x + 3)}
 		}
 		if err := r.Save(ctx, g, nil); err != nil {
 			t.Fatal(err)

@@ -162,7 +162,7 @@ func (r *Ratings) Changes(_ context.Context, player, variant string) ([]lobby.Ra
 		}
 		for s, p := range g.Players {
 			if p.ID == player {
-				out = append(out, lobby.RatingChange{Race: g.Race, Variant: g.Variant, At: g.At, Before: g.Before[s], After: g.After[s]})
+				out = append(out, lobby.RatingChange{Race: g.Race, Variant: g.Variant, At: g.At, Before: lobby.RatingAt(g.Before, s), After: lobby.RatingAt(g.After, s)})
 			}
 		}
 	}

@@ -85,12 +85,12 @@ func fillProfile(b *testing.B, db *sqlstore.DB) {
 	game := func(i int) lobby.GameRecord {
 		w := i % 2
 		g := lobby.GameRecord{Race: fmt.Sprintf("race%05d", i), Variant: "strict", At: start.Add(time.Duration(i) * time.Hour),
-			Players: [2]lobby.PlayerRef{{ID: "star", Name: "Star"}, {ID: opponent(i), Name: "Opponent"}},
-			Outcome: "win", Winner: &w, Reason: "finished", Scores: [2]int{52 - w, 40 + w}}
+			Players: []lobby.PlayerRef{{ID: "star", Name: "Star"}, {ID: opponent(i), Name: "Opponent"}},
+			Outcome: "win", Winner: &w, Reason: "finished", Scores: []int{52 - w, 40 + w}}
 		if i%2 == 0 {
 			g.Variant, g.Rated = "classic", true
 			r := glicko2.Rating{Rating: 1500 + float64(i%300), Deviation: 60, Volatility: 0.06}
-			g.Before, g.After = [2]glicko2.Rating{r, r}, [2]glicko2.Rating{r, r}
+			g.Before, g.After = []glicko2.Rating{r, r}, []glicko2.Rating{r, r}
 		}
 		return g
 	}
@@ -193,8 +193,8 @@ func BenchmarkSaveRace(b *testing.B) {
 			st[0].Games++
 			st[1].Games++
 			g := lobby.GameRecord{Race: fmt.Sprintf("race%06d", n), Variant: "classic", At: start.Add(time.Duration(n) * time.Minute),
-				Players: [2]lobby.PlayerRef{{ID: "ann", Name: "ann"}, {ID: "bob", Name: "bob"}}, Outcome: "win", Winner: &w,
-				Reason: "finished", Scores: [2]int{52, 30}, Rated: true}
+				Players: []lobby.PlayerRef{{ID: "ann", Name: "ann"}, {ID: "bob", Name: "bob"}}, Outcome: "win", Winner: &w,
+				Reason: "finished", Scores: []int{52, 30}, Rated: true}
 			if err := r.Save(ctx, g, st[:]); err != nil {
 				b.Fatal(err)
 			}

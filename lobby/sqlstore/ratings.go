@@ -175,7 +175,7 @@ func (r *Ratings) Save(ctx context.Context, g lobby.GameRecord, after []lobby.St
 			if !g.Rated {
 				continue
 			}
-			b, a := g.Before[seat], g.After[seat]
+			b, a := lobby.RatingAt(g.Before, seat), lobby.RatingAt(g.After, seat)
 			if _, err := r.db.txExec(ctx, tx, insertRatingChange, p.ID, g.Race, g.Variant, at,
 				b.Rating, b.Deviation, b.Volatility, a.Rating, a.Deviation, a.Volatility); err != nil {
 				return fmt.Errorf("rating change of %s: %w", p.ID, err)

@@ -124,7 +124,8 @@ func saveRated(ctx context.Context, r *sqlstore.Ratings, id string, players [2]s
 			}
 		}
 		g := lobby.GameRecord{Race: id, Variant: "classic", At: time.Unix(1_700_000_000, 0).Add(time.Duration(minute) * time.Minute).UTC(),
-			Players: [2]lobby.PlayerRef{{ID: players[0], Name: players[0]}, {ID: players[1], Name: players[1]}}, Rated: true}
+			Players: []lobby.PlayerRef{{ID: players[0], Name: players[0]}, {ID: players[1], Name: players[1]}}, Rated: true,
+			Before: make([]glicko2.Rating, 2), After: make([]glicko2.Rating, 2)}
 		after := make([]lobby.Standing, 2)
 		for s := range 2 {
 			g.Before[s] = st[s].Rating
@@ -170,7 +171,7 @@ func TestAwkwardTextIsKeptExactly(t *testing.T) {
 			r := sqlstore.NewRatings(db)
 			w := 0
 			g := lobby.GameRecord{Race: "awk", Variant: "classic", At: at, Outcome: race.OutcomeWin, Winner: &w, Reason: race.Reason(text),
-				Players: [2]lobby.PlayerRef{{ID: "ann", Name: name}, {Name: text, Ghost: true}}, Scores: [2]int{52, 3}}
+				Players: []lobby.PlayerRef{{ID: "ann", Name: name}, {Name: text, Ghost: true}}, Scores: []int{52, 3}}
 			s := lobby.NewStanding("ann", name, "classic")
 			s.Games, s.Wins, s.WinPercent = 1, 1, 100
 			if err := r.Save(ctx, g, []lobby.Standing{s}); err != nil {
@@ -234,11 +235,11 @@ func TestTextNoColumnHoldsIsRefusedAndFindsNothing(t *testing.T) {
 		r, gh, d := sqlstore.NewRatings(db), sqlstore.NewGhosts(db, racetest.NewClock(at)), sqlstore.NewDailies(db)
 		for _, bad := range []string{"a\x00b", "a\xffb"} {
 			t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
-				g := lobby.GameRecord{Race: "R" + bad, Variant: "classic", At: at, Players: [2]lobby.PlayerRef{{ID: "ann", Name: "Ann"}, {Computer: true}}}
+				g := lobby.GameRecord{Race: "R" + bad, Variant: "classic", At: at, Players: []lobby.PlayerRef{{ID: "ann", Name: "Ann"}, {Computer: true}}}
 				refusals := map[string]error{
 					"race id":       r.Save(ctx, g, nil),
 					"standing name": r.Save(ctx, lobby.GameRecord{Race: "R", Variant: "classic", At: at}, []lobby.Standing{lobby.NewStanding("ann", bad, "classic")}),
-					"player name":   r.Save(ctx, lobby.GameRecord{Race: "R", Variant: "classic", At: at, Players: [2]lobby.PlayerRef{{ID: "ann", Name: bad}}}, nil),
+					"player name":   r.Save(ctx, lobby.GameRecord{Race: "R", Variant: "classic", At: at, Players: []lobby.PlayerRef{{ID: "ann", Name: bad}}}, nil),
 					"ghost author":  gh.Put(ctx, lobby.GhostRecord{GhostInfo: lobby.GhostInfo{ID: "G", Author: bad}}, time.Hour),
 					"run player":    gh.AddRun(ctx, lobby.GhostRun{Race: "R", Ghost: "G", Author: "ann", Player: bad, Outcome: "won"}),
 					"seen by":       func() error { _, err := gh.See(ctx, "classic", 1, bad); return err }(),

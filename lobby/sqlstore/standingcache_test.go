@@ -36,7 +36,7 @@ func TestCachedStandingsAreTheDatabases(t *testing.T) {
 		// A Save of a race recorded already commits nothing, whatever it
 		// says the standings are.
 		g := lobby.GameRecord{Race: "r1", Variant: "classic", At: time.Unix(1_700_000_000, 0).UTC(),
-			Players: [2]lobby.PlayerRef{{ID: "ann", Name: "ann"}, {ID: "bob", Name: "bob"}}}
+			Players: []lobby.PlayerRef{{ID: "ann", Name: "ann"}, {ID: "bob", Name: "bob"}}}
 		bogus := want
 		bogus.Games, bogus.Wins = 7, 7
 		if err := r.Save(ctx, g, []lobby.Standing{bogus}); err != nil {

@@ -42,6 +42,7 @@ export function renderProfile(el, p, { full = false } = {}) {
 
 /** historyRow is one lobby race from player's side, linked to its result and replay. */
 function historyRow(player, r) {
+  if (r.players.length > 2) return fieldRow(player, r);
   const me = r.players[0].player === player ? 0 : 1;
   const opp = r.players[1 - me];
   const delta = r.rated && r.before && r.after ? Math.round(r.after[me].rating - r.before[me].rating) : null;
@@ -58,6 +59,28 @@ function historyRow(player, r) {
     h("span", { class: "links" },
       h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result"),
       r.outcome === "aborted" ? null : [" · ", h("a", { href: `/?replay=${encodeURIComponent(r.race)}` }, "replay")]));
+}
+
+/** ordinal is 1st, 2nd, 3rd, 4th… */
+function ordinal(n) {
+  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${tail}`;
+}
+
+/** fieldRow is a room's race (more than two racers) from player's side: their place in the field, and their cards. */
+function fieldRow(player, r) {
+  const me = Math.max(0, r.players.findIndex((p) => p.player === player));
+  const mine = (r.ranking || []).find((p) => p.seat === me);
+  const place = mine ? mine.place : 0;
+  const shared = (r.ranking || []).some((p) => p.seat !== me && p.place === place);
+  const at = new Date(r.at);
+  return h("li", { "data-race": r.race, "data-place": String(place), "data-field": String(r.players.length) },
+    h("span", {}, place ? `${ordinal(place)}${shared ? " (shared)" : ""} of ${r.players.length}` : `a race of ${r.players.length}`),
+    h("span", {}, ` · ${r.scores[me]} cards · ${r.variant} · not rated`),
+    h("time", { class: "muted", datetime: r.at, title: at.toLocaleString() }, at.toLocaleDateString(undefined, { month: "short", day: "numeric" })),
+    h("span", { class: "links" },
+      h("a", { href: `/?result=${encodeURIComponent(r.race)}` }, "result"),
+      " · ", h("a", { href: `/?replay=${encodeURIComponent(r.race)}` }, "replay")));
 }
 
 /**
