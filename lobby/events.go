@@ -99,6 +99,8 @@ type LobbyEvent struct {
 	Presence   Presence        `json:"presence"`
 	Challenges []ChallengeInfo `json:"challenges"`
 	Races      []RaceSummary   `json:"races"`
+	// Mass is every variant's open mass race with someone in it.
+	Mass []MassRace `json:"mass,omitempty"`
 	// Daily is today's deal in every variant: its commitment, public from
 	// 00:00 UTC (absent without a day's deal).
 	Daily []DailyBrief `json:"daily,omitempty"`

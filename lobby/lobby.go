@@ -76,6 +76,7 @@ type Lobby struct {
 	listed     []RaceSummary       // live public races, as of the last heartbeat
 	racing     int                 // players seated in live races here, as of the last heartbeat
 	others     Presence            // the other instances' counts, as of the last heartbeat (Stores.Presence)
+	masses     []MassRace          // the open mass races, as of the last heartbeat or change (replaced, never changed in place)
 
 	listenMu  sync.Mutex      // orders Courier.Listen and Unlisten per player
 	listening map[string]bool // players the courier listens for (under listenMu)
@@ -141,6 +142,7 @@ func (l *Lobby) heartbeat() {
 	l.offerComputer()
 	l.keepChallenges()
 	l.refreshRaces()
+	l.startMasses()
 	l.sharePresence()
 	l.Publish()
 	l.mu.Lock()

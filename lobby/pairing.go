@@ -39,6 +39,9 @@ const (
 	ViaDailyGhost Via = "daily-ghost"
 	// ViaRoom is a room's race, started by its host for its members.
 	ViaRoom Via = "room"
+	// ViaMass is a variant's public mass race, started for everyone who
+	// joined it from the lobby.
+	ViaMass Via = "mass"
 )
 
 // pairing is a race the lobby makes: its players by seat (two, but for a

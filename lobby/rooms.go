@@ -42,6 +42,9 @@ type Room struct {
 	// Races counts the races started.
 	Races int       `json:"races"`
 	Made  time.Time `json:"madeAt"`
+	// StartAt is when a mass race's countdown ends (mass.go); absent
+	// for a room, and for a mass race with too few joined.
+	StartAt *time.Time `json:"startAt,omitempty"`
 }
 
 // member reports whether player is in the room.
@@ -68,6 +71,9 @@ var _ race.Event = (*RoomEvent)(nil)
 type Rooms interface {
 	// Put stores a new room, to be found until keep has passed.
 	Put(ctx context.Context, r Room, keep time.Duration) error
+	// Make stores r as Put does unless a room has its code already:
+	// made is false then, and nothing changed.
+	Make(ctx context.Context, r Room, keep time.Duration) (made bool, err error)
 	// Get finds room code (normalized).
 	Get(ctx context.Context, code string) (r Room, ok bool, err error)
 	// Change applies change to room code and stores the result for keep,

@@ -12,6 +12,9 @@ type Session struct {
 	l   *Lobby
 	sub race.Subscriber
 	who Identity // guarded by l.mu
+	// mass is the variant of the mass race the player joined here, ""
+	// for none (guarded by l.mu).
+	mass string
 }
 
 // Welcome is the reply to Enter and Rename: the player's identity and a
@@ -143,7 +146,13 @@ func (s *Session) Leave() {
 	if l.online[s.who.ID]--; l.online[s.who.ID] <= 0 {
 		delete(l.online, s.who.ID)
 	}
+	mass := s.mass
 	l.mu.Unlock()
+	if mass != "" {
+		if err := l.leaveMass(mass, s.who.ID); err != nil {
+			l.log.Warn().Err(err).Str("player", s.who.ID).Msg("not taken out of the mass race: it starts without them if they are not back")
+		}
+	}
 	l.syncListen(s.who.ID)
 	if l.dropWaiting(s) {
 		l.challengesChanged()

@@ -56,6 +56,15 @@ type roomMsg struct {
 	Left bool `json:"left,omitempty"`
 }
 
+// massMsg answers join-mass (the mass race joined, as the lobby lists
+// it) and leave-mass (left, without it).
+type massMsg struct {
+	V    int             `json:"v"`
+	Type string          `json:"type"` // "mass-joined" or "mass-left"
+	ID   string          `json:"id,omitempty"`
+	Mass *lobby.MassRace `json:"mass,omitempty"`
+}
+
 // challengedMsg answers challenge and cancel-challenge.
 type challengedMsg struct {
 	V         int                  `json:"v"`
@@ -80,7 +89,7 @@ func (c *conn) handleLobby(m clientMsg) bool {
 	case "hello", "rename", "lobby", "queue", "unqueue", "play-computer",
 		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge",
 		"ghost", "race-ghost", "play-daily", "race-daily-leader",
-		"room", "join-room", "leave-room", "start-room":
+		"room", "join-room", "leave-room", "start-room", "join-mass", "leave-mass":
 	default:
 		return false
 	}
@@ -176,6 +185,15 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		}
 	case "start-room":
 		err = s.StartRoom(m.Code)
+	case "join-mass":
+		var mr lobby.MassRace
+		if mr, err = s.JoinMass(m.Variant); err == nil {
+			c.enqueue(&massMsg{V: ProtocolVersion, Type: "mass-joined", ID: m.ID, Mass: &mr})
+		}
+	case "leave-mass":
+		if err = s.LeaveMass(); err == nil {
+			c.enqueue(&massMsg{V: ProtocolVersion, Type: "mass-left", ID: m.ID})
+		}
 	}
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))

@@ -44,6 +44,18 @@ func (m *Rooms) Put(_ context.Context, r lobby.Room, keep time.Duration) error {
 	return nil
 }
 
+// Make stores r unless its code is taken by a room still kept.
+func (m *Rooms) Make(_ context.Context, r lobby.Room, keep time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.clock.Now()
+	if mr, ok := m.byCode[r.Code]; ok && now.Before(mr.until) {
+		return false, nil
+	}
+	m.byCode[r.Code] = memRoom{r: clone(r), until: now.Add(keep)}
+	return true, nil
+}
+
 // Get finds room code.
 func (m *Rooms) Get(_ context.Context, code string) (lobby.Room, bool, error) {
 	m.mu.Lock()

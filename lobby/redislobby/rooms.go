@@ -48,6 +48,19 @@ func (s *Rooms) Put(ctx context.Context, r lobby.Room, keep time.Duration) error
 	return nil
 }
 
+// Make stores r unless a room has its code (SET NX).
+func (s *Rooms) Make(ctx context.Context, r lobby.Room, keep time.Duration) (bool, error) {
+	js, err := json.Marshal(r)
+	if err != nil {
+		return false, fmt.Errorf("redislobby: room: %w", err)
+	}
+	made, err := s.rdb.SetNX(ctx, s.keys.Room(r.Code), js, keep).Result()
+	if err != nil {
+		return false, fmt.Errorf("redislobby: room: %w", err)
+	}
+	return made, nil
+}
+
 // Get finds room code.
 func (s *Rooms) Get(ctx context.Context, code string) (lobby.Room, bool, error) {
 	return s.get(ctx, s.rdb, code)

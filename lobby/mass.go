@@ -1,0 +1,246 @@
+package lobby
+
+// Mass races: in each variant one public race is open to whoever joins
+// from the lobby. Its countdown starts once MassMin have joined; when it
+// ends (at once when race.MaxSeats have joined) the race starts with
+// everyone in it, and the next one opens. Kept as a room without a host
+// (rooms.go) under the variant's code, so that every instance sees the
+// same one; the heartbeat of whichever instance finds it due starts it,
+// once (the store's change empties it for one of them only).
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"sirtommy/engine"
+	"sirtommy/race"
+)
+
+const (
+	// MassMin is how many must join a mass race for its countdown to
+	// start: a crowd, not a duel (quick play is for two).
+	MassMin = 3
+	// MassWait is the countdown: time for more to join.
+	MassWait = 15 * time.Second
+)
+
+// CodeNotInMass refuses leave-mass while not in a mass race.
+const CodeNotInMass race.Code = "not-in-mass"
+
+// MassRace is a variant's open mass race, as the lobby lists it.
+type MassRace struct {
+	Variant string `json:"variant"`
+	Joined  int    `json:"joined"`
+	Seats   int    `json:"seats"`
+	// StartAt is when it starts, once MassMin have joined.
+	StartAt *time.Time `json:"startAt,omitempty"`
+}
+
+// massCode is the store's code of variant's mass race: never a room's
+// (rooms' codes have no colon).
+func massCode(variant string) string { return "mass:" + variant }
+
+// massOf is r as the lobby lists it.
+func massOf(variant string, r Room) MassRace {
+	return MassRace{Variant: variant, Joined: len(r.Members), Seats: race.MaxSeats, StartAt: r.StartAt}
+}
+
+// JoinMass puts the session's player in variant's open mass race:
+// refused while they are queued, have a challenge open or are racing,
+// and with race.CodeRaceFull when it is full (it starts at the next
+// heartbeat; the next one opens then). Joining again changes nothing.
+func (s *Session) JoinMass(variant string) (MassRace, error) {
+	rules, err := engine.Variant(variant)
+	if err != nil {
+		return MassRace{}, &race.Error{Code: race.CodeBadOptions, Message: err.Error(), Err: err}
+	}
+	l := s.l
+	who := s.Player()
+	ctx, cancel := opCtx()
+	defer cancel()
+	if err := l.waiting(ctx, who.ID); err != nil {
+		return MassRace{}, err
+	}
+	code, now := massCode(rules.Name), l.deps.Clock.Now()
+	join := func(r *Room) error {
+		if r.member(who.ID) {
+			return nil
+		}
+		if len(r.Members) >= race.MaxSeats {
+			return race.Errorf(race.CodeRaceFull, "the %s mass race is full and about to start; the next opens then", rules.Name)
+		}
+		r.Members = append(r.Members, PlayerRef{ID: who.ID, Name: who.Name})
+		switch {
+		case len(r.Members) == race.MaxSeats:
+			r.StartAt = &now
+		case len(r.Members) >= MassMin && r.StartAt == nil:
+			at := now.Add(MassWait)
+			r.StartAt = &at
+		}
+		return nil
+	}
+	for range 3 {
+		r, ok, err := l.deps.Stores.Rooms.Change(ctx, code, RoomTTL, join)
+		switch {
+		case race.IsRefusal(err):
+			return MassRace{}, err
+		case err != nil:
+			return MassRace{}, unavailable(err)
+		case ok:
+			l.joinedMass(s, rules.Name, r)
+			return massOf(rules.Name, r), nil
+		}
+		// None open: open one with this player in it (or, if another
+		// opened one meanwhile, join that).
+		r = Room{Code: code, Members: []PlayerRef{{ID: who.ID, Name: who.Name}}, Options: RaceOptions{Choice: race.Choice{Variant: rules.Name}}, Made: now}
+		made, err := l.deps.Stores.Rooms.Make(ctx, r, RoomTTL)
+		if err != nil {
+			return MassRace{}, unavailable(err)
+		}
+		if made {
+			l.joinedMass(s, rules.Name, r)
+			return massOf(rules.Name, r), nil
+		}
+	}
+	return MassRace{}, race.Errorf(race.CodeUnavailable, "the mass race keeps changing; try again")
+}
+
+// joinedMass notes that s's player is in variant's mass race and shows
+// the lobby the change.
+func (l *Lobby) joinedMass(s *Session, variant string, r Room) {
+	l.mu.Lock()
+	s.mass = variant
+	l.noteMassLocked(variant, r)
+	l.mu.Unlock()
+	l.Publish()
+}
+
+// noteMassLocked keeps variant's mass race as the lobby lists it.
+func (l *Lobby) noteMassLocked(variant string, r Room) {
+	l.masses = slices.DeleteFunc(slices.Clone(l.masses), func(m MassRace) bool { return m.Variant == variant })
+	if len(r.Members) > 0 {
+		l.masses = append(l.masses, massOf(variant, r))
+		slices.SortFunc(l.masses, func(a, b MassRace) int { return strings.Compare(a.Variant, b.Variant) })
+	}
+}
+
+// LeaveMass takes the session's player out of the mass race they joined
+// (CodeNotInMass when none); below MassMin its countdown stops.
+func (s *Session) LeaveMass() error {
+	l := s.l
+	l.mu.Lock()
+	variant := s.mass
+	s.mass = ""
+	l.mu.Unlock()
+	if variant == "" {
+		return race.Errorf(CodeNotInMass, "you are in no mass race")
+	}
+	return l.leaveMass(variant, s.Player().ID)
+}
+
+// leaveMass takes player out of variant's mass race.
+func (l *Lobby) leaveMass(variant, player string) error {
+	ctx, cancel := opCtx()
+	defer cancel()
+	r, ok, err := l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
+		r.Members = slices.DeleteFunc(r.Members, func(p PlayerRef) bool { return p.ID == player })
+		if len(r.Members) < MassMin {
+			r.StartAt = nil
+		}
+		return nil
+	})
+	if err != nil {
+		return unavailable(err)
+	}
+	if ok {
+		l.mu.Lock()
+		l.noteMassLocked(variant, r)
+		l.mu.Unlock()
+		l.Publish()
+	}
+	return nil
+}
+
+// errNotDue leaves a mass race that is not due as it is.
+var errNotDue = errors.New("lobby: the mass race is not due")
+
+// startMasses, on the heartbeat, reads every variant's mass race for the
+// lobby's list and starts those that are due: the store's change takes
+// the members out (deleting it) for one instance only.
+func (l *Lobby) startMasses() {
+	now := l.deps.Clock.Now()
+	var listed []MassRace
+	for _, variant := range engine.VariantNames() {
+		ctx, cancel := opCtx()
+		r, ok, err := l.deps.Stores.Rooms.Get(ctx, massCode(variant))
+		cancel()
+		if err != nil || !ok {
+			continue
+		}
+		if r.StartAt == nil || now.Before(*r.StartAt) {
+			listed = append(listed, massOf(variant, r))
+			continue
+		}
+		var taken []PlayerRef
+		ctx, cancel = opCtx()
+		_, ok, err = l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
+			if r.StartAt == nil || now.Before(*r.StartAt) {
+				return errNotDue
+			}
+			taken, r.Members = r.Members, nil
+			return nil
+		})
+		cancel()
+		if err != nil || !ok || len(taken) == 0 {
+			continue // another instance took it, or it changed: the next beat sees
+		}
+		l.startMass(variant, taken)
+	}
+	l.mu.Lock()
+	l.masses = listed
+	for s := range l.sessions {
+		if s.mass != "" && !slices.ContainsFunc(listed, func(m MassRace) bool { return m.Variant == s.mass }) {
+			s.mass = "" // started (or gone): they are in it no more
+		}
+	}
+	l.mu.Unlock()
+}
+
+// startMass starts variant's mass race for members: those racing
+// elsewhere are left out; with fewer than two left, those go back to
+// wait for the next.
+func (l *Lobby) startMass(variant string, members []PlayerRef) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	free := members[:0:0]
+	for _, m := range members {
+		if err := l.checkRacing(ctx, m.ID); err == nil {
+			free = append(free, m)
+		}
+	}
+	if len(free) < race.MinSeats {
+		for _, m := range free {
+			r := Room{Code: massCode(variant), Members: []PlayerRef{m}, Options: RaceOptions{Choice: race.Choice{Variant: variant}}, Made: l.deps.Clock.Now()}
+			if made, err := l.deps.Stores.Rooms.Make(ctx, r, RoomTTL); err != nil || !made {
+				_, _, _ = l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
+					if !r.member(m.ID) && len(r.Members) < race.MaxSeats {
+						r.Members = append(r.Members, m)
+					}
+					return nil
+				})
+			}
+		}
+		return
+	}
+	dests := make([]dest, len(free))
+	for i := range dests {
+		dests[i] = dest{to: ToAll}
+	}
+	opts := race.Options{Variant: variant, Public: true, Unrated: true}
+	err := l.start(pairing{opts: opts, via: ViaMass, code: variant, players: free, dests: dests})
+	if err != nil {
+		l.log.Warn().Err(err).Str("variant", variant).Int("racers", len(free)).Msg("mass race not started")
+	}
+}

@@ -1,0 +1,112 @@
+package web_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"sirtommy/lobby"
+	"sirtommy/race"
+)
+
+type massReply struct {
+	ID   string
+	Mass *lobby.MassRace
+}
+
+// untilMass asks c's lobby and reads its lobby messages (the answer, or
+// an update before it) until one lists mass races that ok accepts.
+func untilMass(t *testing.T, c *client, ok func([]lobby.MassRace) bool) []lobby.MassRace {
+	t.Helper()
+	c.send(map[string]any{"type": "lobby", "id": "l"})
+	var ms []lobby.MassRace
+	c.until(func(m msg) bool {
+		if m.Type != "lobby" {
+			return false
+		}
+		ms = decode[lobby.LobbyEvent](t, m).Mass
+		return ok(ms)
+	})
+	return ms
+}
+
+// TestMassRaceStartsAtThreeAndWhenFull: players join the classic mass race
+// from the lobby; its countdown starts at the third (and stops when one
+// leaves), it starts when the countdown ends with everyone in it, public
+// and unrated, and the next one opens; ten joined start it at once, and
+// an eleventh is refused.
+func TestMassRaceStartsAtThreeAndWhenFull(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	cs := make([]*client, 3)
+	for i := range cs {
+		cs[i] = e.dial()
+		cs[i].hello("m" + strconv.Itoa(i))
+	}
+	join := func(c *client) massReply {
+		t.Helper()
+		c.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+		return decode[massReply](t, c.until(func(m msg) bool { return m.ID == "jm" && (m.Type == "mass-joined" || m.Type == "error") }))
+	}
+	for i, c := range cs[:2] {
+		if r := join(c); r.Mass == nil || r.Mass.Joined != i+1 || r.Mass.StartAt != nil {
+			t.Fatalf("join %d: %+v", i, r.Mass)
+		}
+	}
+	third := join(cs[2])
+	if third.Mass == nil || third.Mass.Joined != 3 || third.Mass.StartAt == nil || !third.Mass.StartAt.Equal(e.clock.Now().Add(lobby.MassWait)) {
+		t.Fatalf("the third: %+v, want the countdown started", third.Mass)
+	}
+	untilMass(t, cs[0], func(ms []lobby.MassRace) bool {
+		return len(ms) == 1 && ms[0].Joined == 3 && ms[0].Seats == 10 && ms[0].StartAt != nil
+	})
+	// One leaves: the countdown stops; back, it starts again.
+	cs[2].send(map[string]any{"type": "leave-mass", "id": "lm"})
+	cs[2].until(func(m msg) bool { return m.Type == "mass-left" && m.ID == "lm" })
+	untilMass(t, cs[0], func(ms []lobby.MassRace) bool { return len(ms) == 1 && ms[0].Joined == 2 && ms[0].StartAt == nil })
+	cs[2].expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
+	join(cs[2])
+	e.clock.Advance(lobby.MassWait + time.Second) // the countdown, then a heartbeat
+	var raceID string
+	for _, c := range cs {
+		mt := decode[struct {
+			matched
+			Players []lobby.PlayerRef
+		}](t, c.untilType("matched"))
+		if mt.Via != "mass" || mt.Rated || len(mt.Players) != 3 {
+			t.Fatalf("matched %+v", mt)
+		}
+		raceID = mt.Race
+		c.send(map[string]any{"type": "join", "race": mt.Race, "id": "j"})
+		c.untilType("joined")
+	}
+	for _, c := range cs {
+		c.untilState(race.Countdown)
+	}
+	if in := e.info(raceID); !in.Public || len(in.Players) != 3 {
+		t.Fatalf("the mass race: public %v, %d players", in.Public, len(in.Players))
+	}
+	// The next one is open; ten joined start it at the next heartbeat.
+	ten := make([]*client, 10)
+	for i := range ten {
+		ten[i] = e.dial()
+		ten[i].hello("t" + strconv.Itoa(i))
+		if r := join(ten[i]); r.Mass == nil || r.Mass.Joined != i+1 {
+			t.Fatalf("joiner %d of the next: %+v", i, r.Mass)
+		}
+	}
+	eleventh := e.dial()
+	eleventh.hello("eleven")
+	eleventh.expectError(map[string]any{"type": "join-mass", "variant": "classic"}, race.CodeRaceFull)
+	// A racer may not join while their race runs.
+	cs[0].expectError(map[string]any{"type": "join-mass", "variant": "classic"}, lobby.CodeInRace)
+	e.clock.Advance(time.Second)
+	for _, c := range ten {
+		mt := decode[struct {
+			matched
+			Players []lobby.PlayerRef
+		}](t, c.untilType("matched"))
+		if mt.Via != "mass" || len(mt.Players) != 10 {
+			t.Fatalf("matched %+v", mt)
+		}
+	}
+}
