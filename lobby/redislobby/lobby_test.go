@@ -511,3 +511,39 @@ func TestComputerOfferWithSharedQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestMassRaceStartsOnceAcrossInstances: three lobbies on one Redis, six
+// players joining the classic mass race from all three: when its
+// countdown ends every lobby's heartbeat finds it due, and exactly one
+// race is made, of all six, each told once.
+func TestMassRaceStartsOnceAcrossInstances(t *testing.T) {
+	ls, races, clock := lobbiesOnClock(t, 3)
+	var ps []*player
+	for i := range 6 {
+		p := enter(t, ls[i%3].lobby, fmt.Sprint("m", i))
+		if _, err := p.s.JoinMass("classic"); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	clock.Advance(lobby.MassWait + 2*time.Second) // every lobby's heartbeat beats meanwhile
+	var id string
+	for _, p := range ps {
+		m := p.waitMatched(t, "mass")
+		if id == "" {
+			id = m.Race
+		}
+		if m.Race != id || len(m.Players) != 6 {
+			t.Fatalf("%s matched %+v, want race %s of six", p.w.Name, m, id)
+		}
+	}
+	clock.Advance(2 * time.Second)
+	for _, p := range ps {
+		if n := len(p.matched()); n != 1 {
+			t.Errorf("%s was matched %d times", p.w.Name, n)
+		}
+	}
+	if n := len(races.Races()); n != 1 {
+		t.Errorf("%d races made, want one", n)
+	}
+}
