@@ -656,8 +656,20 @@ class LobbyPage {
                   h("button", { type: "button", onclick: async () => { status.textContent = (await copyText(link, input)) ? "Copied." : "Select and copy the link."; } }, "Copy"), status));
             } catch (ex) { err.textContent = ex.message; }
           },
-        }, "Get an invite code")),
-      h("p", { class: "muted" }, "You get a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes."),
+        }, "Get an invite code"),
+        h("button", {
+          type: "button", "data-action": "make-room",
+          onclick: async () => {
+            err.textContent = "";
+            try {
+              // A room's race is one unrated race on a secret deal: no match, no deal number.
+              const r = await this.sock.makeRoom({ variant: variant.value, timeLimitSeconds: Number(minutes.value) * 60, ...(grade.value ? { grade: grade.value } : {}) });
+              this.leaving = true;
+              location.assign(`/?room=${encodeURIComponent(r.room.code)}`);
+            } catch (ex) { err.textContent = ex.message; }
+          },
+        }, "Race a group")),
+      h("p", { class: "muted" }, "You get a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes. A group of 2 to 10 races from a room, as often as its host starts a race."),
       code, err);
   }
 
