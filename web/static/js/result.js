@@ -160,7 +160,7 @@ export function renderResult(el, info, opts = {}) {
 /** roomBackLink leads back to the room this tab started the race from, if any. */
 function roomBackLink(race) {
   const code = roomOfRace.get(race);
-  return code ? h("a", { class: "button primary", href: `/?room=${encodeURIComponent(code)}`, "data-action": "back-to-room" }, "Back to the room") : null;
+  return code ? h("a", { class: "button", href: `/?room=${encodeURIComponent(code)}`, "data-action": "back-to-room" }, "Back to the room") : null;
 }
 
 /**
