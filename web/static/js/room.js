@@ -3,7 +3,8 @@
 // visitor gives a name first) and joins the room; it lists the members as
 // the server's "room" messages tell, and the host starts each race. When a
 // race starts every member's page goes to it; the race's result leads back
-// here (roomOfRace), where the host races again.
+// here (roomOfRace), where the host races again (a member still on the
+// result is taken to the next race by the race page).
 
 import { h, fill, copyText } from "./ui.js";
 import { Socket, identity, playerName, roomOfRace } from "./proto.js";
@@ -111,9 +112,9 @@ class RoomPage {
   }
 
   onMatched(m) {
-    if (m.via !== "room" || m.room !== this.room?.code) return;
+    if (m.via !== "room" || !this.room || m.room !== this.room.code) return;
     identity.matched(m.race);
-    roomOfRace.set(m.race, this.code);
+    roomOfRace.set(m.race, m.room);
     this.leaving = true;
     location.assign(`/?race=${encodeURIComponent(m.race)}&auto=1`);
   }
