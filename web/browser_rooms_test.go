@@ -15,8 +15,9 @@ import (
 // marked the host; only ann has the start button, the others are told
 // whom they wait for. ann starts: all four race, resign one by one with
 // the button and its confirm, and see the ranking of four. From the
-// result each goes back to the room, where ann's button now reads "Race
-// again"; she presses it and all four are in the next race.
+// result three go back to the room, where ann's button now reads "Race
+// again"; she presses it and all four are in the next race, dan straight
+// from the result. A code no room has is refused in words.
 func TestBrowserRoomOfFour(t *testing.T) {
 	srv := startLiveServer(t)
 	b := newBrowser(t)
@@ -27,7 +28,7 @@ func TestBrowserRoomOfFour(t *testing.T) {
 		b.newPage("cleo", 1280, 800),
 		b.newPage("dan", 360, 740),
 	}
-	ann, dan := pages[0], pages[3]
+	ann, bob, dan := pages[0], pages[1], pages[3]
 
 	ann.do(chromedp.Navigate(srv.url + "/"))
 	ann.rename("ann")
@@ -48,6 +49,9 @@ func TestBrowserRoomOfFour(t *testing.T) {
 	for i, p := range pages[1:] {
 		p.do(chromedp.Navigate(link))
 		p.do(chromedp.WaitVisible(chromedp.CSS("#room-name")), chromedp.SetValue(chromedp.CSS("#room-name"), names[i+1]))
+		if p == dan {
+			dan.screenshot("name-phone")
+		}
 		p.click(`[data-action=join-room]`)
 		waitMembers(p, i+2)
 	}
@@ -117,20 +121,26 @@ func TestBrowserRoomOfFour(t *testing.T) {
 	ann.screenshot("result")
 	dan.screenshot("result-phone")
 
-	// Back in the room, the host races again, with all four.
-	for _, p := range pages {
+	// Back in the room, the host races again, with all four: dan, who
+	// stays on the result, follows into the new race.
+	for _, p := range pages[:3] {
 		p.click(`[data-action=back-to-room]`)
 		waitMembers(p, 4)
 	}
+	dan.do(chromedp.WaitVisible(chromedp.CSS(`[data-action=back-to-room]`)))
 	ann.waitJS(`document.querySelector("[data-action=start-room]").textContent === "Race again"`)
-	if got := dan.text(`[data-testid=room-wait]`); got != "Waiting for ann (the host) to start the next race." {
-		t.Errorf("dan waits with %q", got)
+	if got := bob.text(`[data-testid=room-wait]`); got != "Waiting for ann (the host) to start the next race." {
+		t.Errorf("bob waits with %q", got)
 	}
 	ann.screenshot("room-after-race")
 	ann.click(`[data-action=start-room]`)
 	if second := raceOfAll(t, pages); second == first {
 		t.Errorf("race again went back to race %s", first)
 	}
+
+	// A code no room has is said so, in words.
+	bob.do(chromedp.Navigate(srv.url + "/?room=ZZZZZZZZZZ"))
+	bob.waitJS(`document.querySelector("[data-testid=room-error]").textContent.startsWith("No room has the code ZZZZZZZZZZ")`)
 	for _, p := range pages {
 		p.expectCleanConsole()
 	}
