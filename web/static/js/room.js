@@ -70,16 +70,16 @@ class RoomPage {
     const e = this.els;
     e.status.textContent = "";
     const input = h("input", { id: "room-name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() });
-    fill(e.body, h("form", {
-      class: "row-form", "data-testid": "room-name-form",
-      onsubmit: (ev) => {
-        ev.preventDefault();
-        e.error.textContent = "";
-        this.connect(input.value.trim());
-      },
-    },
-    h("label", { for: "room-name" }, "Your name"), input,
-    h("button", { type: "submit", class: "primary", "data-action": "join-room" }, "Join the room")));
+    const submit = (ev) => {
+      ev.preventDefault();
+      e.error.textContent = "";
+      this.connect(input.value.trim());
+    };
+    fill(e.body,
+      h("p", {}, "You are asked to race a group at Sir Tommy patience, everyone on the same deal. Choose the name the others will see:"),
+      h("form", { class: "row-form", "data-testid": "room-name-form", onsubmit: submit },
+        h("label", { for: "room-name" }, "Your name"), input,
+        h("button", { type: "submit", class: "primary", "data-action": "join-room" }, "Join the room")));
     input.focus();
   }
 
@@ -105,7 +105,11 @@ class RoomPage {
       this.els.status.textContent = "";
     } catch (err) {
       if (err && err.code === "closed") return; // the close handler reconnects
-      if (err && err.code === "bad-name") { this.askName(); }
+      if (err && err.code === "bad-name") {
+        // A name the server refuses: ask again, on a new connection.
+        sock.close();
+        this.askName();
+      }
       this.els.error.textContent = roomErrorText(err, this.code);
       this.els.status.textContent = "";
     }
