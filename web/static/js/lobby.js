@@ -40,6 +40,15 @@ export function inviteCodeFrom(text) {
   }
 }
 
+/** roomCodeFrom finds a room's code in a room link ("" if none); a bare code is an invite's. */
+export function roomCodeFrom(text) {
+  try {
+    return new URL(text.trim()).searchParams.get("room") || "";
+  } catch {
+    return "";
+  }
+}
+
 // QUICK_MINUTES is the quick-play races' time limit: the lobby makes them
 // with the race package's default (race.DefaultTimeLimit, 10 minutes).
 const QUICK_MINUTES = 10;
@@ -674,14 +683,16 @@ class LobbyPage {
   }
 
   joinPanel() {
-    const code = h("input", { id: "join-code", class: "wide", placeholder: "invite link, invite code or race code" });
+    const code = h("input", { id: "join-code", class: "wide", placeholder: "room or invite link, invite code or race code" });
     const err = h("p", { class: "error", role: "alert" });
     const go = (param) => (e) => {
       e.preventDefault();
+      const room = param === "race" ? roomCodeFrom(code.value) : "";
+      if (room) { location.assign(`/?room=${encodeURIComponent(room)}`); return; }
       const inv = param === "race" ? inviteCodeFrom(code.value) : "";
       if (inv) { location.assign(`/?invite=${encodeURIComponent(inv)}`); return; }
       const id = raceIdFrom(code.value);
-      if (!id) { err.textContent = "That is neither an invite link nor a race code."; return; }
+      if (!id) { err.textContent = "That is neither a room or invite link nor a race code."; return; }
       location.assign(`/?${param}=${encodeURIComponent(id)}`);
     };
     return h("section", { class: "panel", "data-panel": "join" },
