@@ -10,14 +10,15 @@ import (
 )
 
 // TestBrowserRoomOfFour: ann makes a room from the lobby ("Race a group")
-// and sends its link; bob, cleo and dan (on a phone), here for the first
-// time, open it and give their names. Everyone sees the four of them, ann
-// marked the host; only ann has the start button, the others are told
-// whom they wait for. ann starts: all four race, resign one by one with
-// the button and its confirm, and see the ranking of four. From the
-// result three go back to the room, where ann's button now reads "Race
-// again"; she presses it and all four are in the next race, dan straight
-// from the result. A code no room has is refused in words.
+// and sends its link; bob and dan (on a phone), here for the first time,
+// open it and give their names; cleo pastes it into the lobby. Everyone
+// sees the four of them, ann marked the host; only ann has the start
+// button, the others are told whom they wait for. ann starts: all four
+// race, resign one by one with the button and its confirm, and see the
+// ranking of four. From the result three go back to the room, where ann's
+// button now reads "Race again"; she presses it and all four are in the
+// next race, dan straight from the result. A code no room has is refused
+// in words.
 func TestBrowserRoomOfFour(t *testing.T) {
 	srv := startLiveServer(t)
 	b := newBrowser(t)
@@ -32,6 +33,7 @@ func TestBrowserRoomOfFour(t *testing.T) {
 
 	ann.do(chromedp.Navigate(srv.url + "/"))
 	ann.rename("ann")
+	ann.screenshot("lobby")
 	ann.click(`[data-action=make-room]`)
 	waitMembers(ann, 1)
 	link := eval[string](ann, `document.querySelector("#room-link").value`)
@@ -46,13 +48,22 @@ func TestBrowserRoomOfFour(t *testing.T) {
 		t.Errorf("ann's disabled start button is explained as %q", why)
 	}
 
+	// bob and dan, new here, open the link and give their names; cleo,
+	// who has been in the lobby, pastes it there and is known already.
 	for i, p := range pages[1:] {
-		p.do(chromedp.Navigate(link))
-		p.do(chromedp.WaitVisible(chromedp.CSS("#room-name")), chromedp.SetValue(chromedp.CSS("#room-name"), names[i+1]))
-		if p == dan {
-			dan.screenshot("name-phone")
+		if p.name == "cleo" {
+			p.do(chromedp.Navigate(srv.url + "/"))
+			p.rename("cleo")
+			p.do(chromedp.SetValue(chromedp.CSS("#join-code"), link))
+			p.click(`[data-action=join-code]`)
+		} else {
+			p.do(chromedp.Navigate(link))
+			p.do(chromedp.WaitVisible(chromedp.CSS("#room-name")), chromedp.SetValue(chromedp.CSS("#room-name"), names[i+1]))
+			if p == dan {
+				dan.screenshot("name-phone")
+			}
+			p.click(`[data-action=join-room]`)
 		}
-		p.click(`[data-action=join-room]`)
 		waitMembers(p, i+2)
 	}
 	ann.waitJS(`document.querySelector("[data-testid=room-news]").textContent === "dan joined."`)
