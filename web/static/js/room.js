@@ -13,6 +13,9 @@ import { Socket, identity, playerName, roomOfRace } from "./proto.js";
 const MAX_MEMBERS = 10;
 const RECONNECT_MAX_MS = 5000;
 
+/** roomCode is a code as the server keeps it: case, spaces and dashes do not matter. */
+export const roomCode = (text) => text.replace(/[\s-]/g, "").toUpperCase();
+
 /** roomErrorText says a refusal of the room's messages in words. */
 export function roomErrorText(err, code) {
   switch (err && err.code) {
@@ -116,7 +119,7 @@ class RoomPage {
   }
 
   onMatched(m) {
-    if (m.via !== "room" || !this.room || m.room !== this.room.code) return;
+    if (m.via !== "room" || roomCode(m.room || "") !== roomCode(this.code)) return;
     identity.matched(m.race);
     roomOfRace.set(m.race, m.room);
     this.leaving = true;
@@ -124,6 +127,8 @@ class RoomPage {
   }
 
   onRoom(m) {
+    // The player may be in other rooms too: their news is not this page's.
+    if (roomCode(m.room.code) !== roomCode(this.code)) return;
     if (m.left) { this.leaving = true; location.assign("/"); return; }
     this.announceChanges(this.room, m.room);
     this.room = m.room;
