@@ -23,6 +23,7 @@ var pageEntries = []pageEntry{
 	{"replay", "js/replay.js"},
 	{"result", "js/result.js"},
 	{"player", "js/profile.js"},
+	{"room", "js/room.js"},
 	{"", "js/lobby.js"},
 }
 

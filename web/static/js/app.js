@@ -5,6 +5,7 @@
 //   /?replay=ID    replay a finished race
 //   /?result=ID    a finished race's result
 //   /?player=ID    a player's ratings and recent races
+//   /?room=CODE    a room: a group who race together
 
 import { h, fill } from "./ui.js";
 
@@ -40,6 +41,11 @@ async function route() {
     document.title = "Player · Sir Tommy";
     const { playerPage } = await import("./profile.js");
     return playerPage(root, q.get("player"));
+  }
+  if (q.get("room")) {
+    document.title = "Room · Sir Tommy";
+    const { roomPage } = await import("./room.js");
+    return roomPage(root, q.get("room"));
   }
   document.title = "Sir Tommy race";
   const { lobbyPage } = await import("./lobby.js");

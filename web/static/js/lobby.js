@@ -40,6 +40,15 @@ export function inviteCodeFrom(text) {
   }
 }
 
+/** roomCodeFrom finds a room's code in a room link ("" if none); a bare code is an invite's. */
+export function roomCodeFrom(text) {
+  try {
+    return new URL(text.trim()).searchParams.get("room") || "";
+  } catch {
+    return "";
+  }
+}
+
 // QUICK_MINUTES is the quick-play races' time limit: the lobby makes them
 // with the race package's default (race.DefaultTimeLimit, 10 minutes).
 const QUICK_MINUTES = 10;
@@ -656,20 +665,34 @@ class LobbyPage {
                   h("button", { type: "button", onclick: async () => { status.textContent = (await copyText(link, input)) ? "Copied." : "Select and copy the link."; } }, "Copy"), status));
             } catch (ex) { err.textContent = ex.message; }
           },
-        }, "Get an invite code")),
-      h("p", { class: "muted" }, "You get a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes."),
+        }, "Get an invite code"),
+        h("button", {
+          type: "button", "data-action": "make-room",
+          onclick: async () => {
+            err.textContent = "";
+            try {
+              // A room's race is one unrated race on a secret deal: no match, no deal number.
+              const r = await this.sock.makeRoom({ variant: variant.value, timeLimitSeconds: Number(minutes.value) * 60, ...(grade.value ? { grade: grade.value } : {}) });
+              this.leaving = true;
+              location.assign(`/?room=${encodeURIComponent(r.room.code)}`);
+            } catch (ex) { err.textContent = ex.message; }
+          },
+        }, "Race a group")),
+      h("p", { class: "muted" }, "You get a link to send; the race starts when your friend opens it. An invite code works once, for 30 minutes. A group of 2 to 10 races from a room, as often as its host starts a race."),
       code, err);
   }
 
   joinPanel() {
-    const code = h("input", { id: "join-code", class: "wide", placeholder: "invite link, invite code or race code" });
+    const code = h("input", { id: "join-code", class: "wide", placeholder: "room or invite link, invite code or race code" });
     const err = h("p", { class: "error", role: "alert" });
     const go = (param) => (e) => {
       e.preventDefault();
+      const room = param === "race" ? roomCodeFrom(code.value) : "";
+      if (room) { location.assign(`/?room=${encodeURIComponent(room)}`); return; }
       const inv = param === "race" ? inviteCodeFrom(code.value) : "";
       if (inv) { location.assign(`/?invite=${encodeURIComponent(inv)}`); return; }
       const id = raceIdFrom(code.value);
-      if (!id) { err.textContent = "That is neither an invite link nor a race code."; return; }
+      if (!id) { err.textContent = "That is neither a room or invite link nor a race code."; return; }
       location.assign(`/?${param}=${encodeURIComponent(id)}`);
     };
     return h("section", { class: "panel", "data-panel": "join" },

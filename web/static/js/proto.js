@@ -81,6 +81,15 @@ export const playerName = {
 };
 
 /**
+ * roomOfRace remembers, per tab, the room a race was started from, so that
+ * its result can lead back to the room.
+ */
+export const roomOfRace = {
+  get(race) { return sessionStorage.getItem("sirtommy.room-of." + race) || ""; },
+  set(race, code) { sessionStorage.setItem("sirtommy.room-of." + race, code); },
+};
+
+/**
  * identity is the player the server knows this browser as (section 7): id,
  * display name and the signed player token, kept in localStorage (one per
  * browser, shared by its tabs). lobbyRace is the last race the lobby
@@ -322,6 +331,10 @@ export class Socket {
   cancelChallenge() { return this.request("cancel-challenge"); }
   acceptChallenge(challenge) { return this.requestMatched("accept-challenge", { challenge }); }
   /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
+  makeRoom(opts = {}) { return this.request("room", opts); }
+  joinRoom(code) { return this.request("join-room", { code }); }
+  leaveRoom(code) { return this.request("leave-room", { code }); }
+  startRoom(code) { return this.requestMatched("start-room", { code }); }
   makeGhost(race, seat) { return this.request("ghost", { race, seat }); }
   raceGhost(ghost) { return this.requestMatched("race-ghost", { ghost }); }
   playDaily(variant) { return this.requestMatched("play-daily", { variant }); }

@@ -5,7 +5,7 @@
 // the page instead of pushing it, and the key help opens as a dialog.
 
 import { h, fill, fmtClock, copyText } from "./ui.js";
-import { Socket, seats, playerName, identity, inviteLink, getRace } from "./proto.js";
+import { Socket, seats, playerName, identity, inviteLink, getRace, roomOfRace } from "./proto.js";
 import { renderBoard, statusText } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";
 import { renderResult } from "./result.js";
@@ -314,6 +314,7 @@ class RacePage {
     sock.on("spectators", (m) => { if (m.race === this.id) showWatchers(this.els.watchers, m.count); });
     sock.on("rematch", (m) => this.onRematch(m));
     sock.on("next", (m) => this.onNext(m));
+    sock.on("matched", (m) => this.onRoomRace(m));
     sock.on("error", (m) => { this.els.moveError.textContent = m.message; });
     sock.on("replaced", () => {
       this.notices.show("conn", "This seat was taken over by another window. This one has stopped.", "bad");
@@ -649,6 +650,19 @@ class RacePage {
   onRematch(m) {
     if (m.race !== this.id || m.seat === this.seat) return;
     this.notices.show("rematch", `${this.names[m.seat]} asks for a rematch: press Rematch to accept.`, "info");
+  }
+
+  /**
+   * onRoomRace follows the room's next race, started by its host while
+   * this page shows the last one: the seat there is kept for this player,
+   * and a racer who does not come would abort it for everyone.
+   */
+  onRoomRace(m) {
+    const room = roomOfRace.get(this.id);
+    if (m.via !== "room" || !room || m.room !== room || m.race === this.id) return;
+    identity.matched(m.race);
+    roomOfRace.set(m.race, room);
+    location.assign(`/?race=${encodeURIComponent(m.race)}&auto=1`);
   }
 
   onNext(m) {

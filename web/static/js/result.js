@@ -2,7 +2,7 @@
 // foundation counts over time, the opened commitment, rematch and replay.
 
 import { h, s, fill, fmtClock } from "./ui.js";
-import { reasonText, getRace, getSolution, getPlayer, identity } from "./proto.js";
+import { reasonText, getRace, getSolution, getPlayer, identity, roomOfRace } from "./proto.js";
 import { timeline } from "./game.js";
 import { verify } from "./fairplay.js";
 import { playerLabel, raceTitle, isMany } from "./widgets.js";
@@ -142,6 +142,7 @@ export function renderResult(el, info, opts = {}) {
       rematchBtn,
       ghostBtn,
       h("a", { class: "button", href: `/?replay=${encodeURIComponent(info.race)}` }, "Watch the replay"),
+      roomBackLink(info.race),
       h("a", { class: "button", href: "/" }, "Back to the lobby")),
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
     ghostNote,
@@ -154,6 +155,12 @@ export function renderResult(el, info, opts = {}) {
     rated && typeof opts.seat === "number" ? keepSection() : null,
   );
   if (rated) showRatingChange(info, deltas);
+}
+
+/** roomBackLink leads back to the room this tab started the race from, if any. */
+function roomBackLink(race) {
+  const code = roomOfRace.get(race);
+  return code ? h("a", { class: "button", href: `/?room=${encodeURIComponent(code)}`, "data-action": "back-to-room" }, "Back to the room") : null;
 }
 
 /**
