@@ -330,11 +330,12 @@ export class Socket {
   challenge(opts = {}) { return this.request("challenge", opts); }
   cancelChallenge() { return this.request("cancel-challenge"); }
   acceptChallenge(challenge) { return this.requestMatched("accept-challenge", { challenge }); }
-  /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
+  /** makeRoom, joinRoom and leaveRoom answer the room ({room, link}); startRoom, the race it starts (matched). */
   makeRoom(opts = {}) { return this.request("room", opts); }
   joinRoom(code) { return this.request("join-room", { code }); }
   leaveRoom(code) { return this.request("leave-room", { code }); }
   startRoom(code) { return this.requestMatched("start-room", { code }); }
+  /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
   makeGhost(race, seat) { return this.request("ghost", { race, seat }); }
   raceGhost(ghost) { return this.requestMatched("race-ghost", { ghost }); }
   playDaily(variant) { return this.requestMatched("play-daily", { variant }); }
