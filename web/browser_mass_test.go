@@ -50,6 +50,7 @@ func TestBrowserMassRace(t *testing.T) {
 
 	// Before anyone joins, the chosen variant's race waits for three.
 	ann.waitMassLine(`/^Mass race · classic · 0 of 10 joined · starts when 3 have joined/`)
+	ann.screenshot("lobby-open")
 	ann.click(massLine + ` [data-action=join-mass]`)
 	ann.waitMassYou(`/^You're in: starts when 3 have joined \(1 of 10 joined\)\.$/`)
 	if eval[string](ann, `document.activeElement.dataset.action`) != "leave-mass" {
@@ -57,6 +58,8 @@ func TestBrowserMassRace(t *testing.T) {
 	}
 	bob.click(massLine + ` [data-action=join-mass]`)
 	ann.waitMassYou(`/\(2 of 10 joined\)/`)
+	cleo.waitMassLine(`/^Mass race · classic · 2 of 10 joined · starts when 3 have joined$/`)
+	cleo.screenshot("lobby-open-phone")
 
 	// cleo, waiting in quick play, is told why she cannot join.
 	cleo.click(`[data-action=queue]`)
