@@ -31,7 +31,8 @@ func (p *page) waitMassYou(re string) {
 // TestBrowserMassRace: three players join the classic mass race from the
 // lobby with real clicks (cleo on a phone, refused first while she waits in
 // quick play). The count follows on every page: at three the countdown
-// runs; when bob leaves it stops, and it runs again when he is back. When it
+// runs; when bob leaves it stops, and it runs again when he is back. Another
+// variant chosen lists its race too. When it
 // starts all three are in one race of three with standings; they resign
 // one by one with the button and its confirm, and every page shows the
 // ranking of three, the API's.
@@ -93,6 +94,19 @@ func TestBrowserMassRace(t *testing.T) {
 	for _, p := range racers {
 		p.waitMassYou(`/^You're in: starts in 0:1[0-5] \(3 of 10 joined\)\.$/`)
 	}
+
+	// Choosing another variant lists its race first, the joined one still
+	// below, with no Join while she is in one.
+	ann.click(`.chip[data-variant=aces-out]`)
+	ann.waitJS(`[...document.querySelectorAll("[data-testid=mass-races] li")].map(li => li.dataset.mass).join() === "aces-out,classic"`)
+	if got := ann.text(`[data-mass=aces-out] .what-mass`); got != "Mass race · aces-out · 0 of 10 joined · starts when 3 have joined" {
+		t.Errorf("the aces-out mass race reads %q", got)
+	}
+	if eval[bool](ann, `[...document.querySelectorAll("[data-action=join-mass]")].some(b => !b.hidden)`) {
+		t.Errorf("ann, in the classic mass race, is offered to join another")
+	}
+	ann.click(`.chip[data-variant=classic]`)
+	ann.waitJS(`[...document.querySelectorAll("[data-testid=mass-races] li")].map(li => li.dataset.mass).join() === "classic"`)
 
 	// The countdown's end (15 s) takes all three to one race of three.
 	for _, p := range racers {
