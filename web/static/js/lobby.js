@@ -10,6 +10,7 @@
 import { h, fill, copyText, fmtClock } from "./ui.js";
 import { renderProfile, playerLink, recordText } from "./profile.js";
 import { AccountPanel } from "./account.js";
+import { MassPanel } from "./mass.js";
 import {
   Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink, getGhost, getDaily,
 } from "./proto.js";
@@ -122,6 +123,7 @@ class LobbyPage {
   build() {
     const e = (this.els = {});
     this.account = new AccountPanel(() => this.reconnect());
+    this.mass = new MassPanel(() => this.sock, () => (this.els.quickVariant || {}).value || "classic");
     e.status = h("p", { class: "muted lobby-status", role: "status", "data-testid": "lobby-status" }, "Connecting…");
     // One main action on top (play now), the live races beside it; racing
     // a friend or the computer next; the rest below.
@@ -133,9 +135,10 @@ class LobbyPage {
       this.invitePanel(),
       this.ghostPanel(),
       h("div", { class: "lobby-top" }, this.quickPanel(), this.livePanel()),
-      h("div", { class: "lobby-second" }, this.createPanel(), this.computerPanel(), this.dailyPanel()),
+      h("div", { class: "lobby-second" }, this.mass.el, this.createPanel(), this.computerPanel(), this.dailyPanel()),
       h("div", { class: "panels lobby-more" },
         this.challengePanel(), this.leaderboardPanel(), this.profilePanel(), this.account.el, this.namePanel(), this.joinPanel())));
+    this.mass.render();
     this.queueTimer = setInterval(() => { if (this.queued) this.renderQueue(); }, 1000);
     window.addEventListener("pagehide", () => { this.leaving = true; if (this.sock) this.sock.close(); });
     window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
@@ -171,6 +174,7 @@ class LobbyPage {
       if (ev.wasOpen) this.els.status.textContent = "Connection lost: reconnecting…";
       this.queued = "";
       this.renderQueue();
+      this.mass.disconnected();
       setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 250 * 2 ** this.attempt++));
     });
     try {
@@ -217,6 +221,7 @@ class LobbyPage {
     this.renderPresence(m.presence || {});
     this.renderChallenges(m.challenges || []);
     this.renderLive(m.races || []);
+    this.mass.update(m.mass);
     // The day's deal, when the server has one: read again when the day changes.
     const daily = (m.daily || []).find((d) => d.variant === "classic");
     this.els.dailyPanel.hidden = !daily;
@@ -367,7 +372,7 @@ class LobbyPage {
     e.quickHint = h("p", { class: "muted variant-summary", "data-testid": "quick-variant-summary" });
     e.quickVariant = variantSelect("quick-variant", e.quickHint);
     e.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": "Variant" });
-    e.quickVariant.addEventListener("change", () => this.renderChips());
+    e.quickVariant.addEventListener("change", () => { this.renderChips(); this.mass.render(); });
     e.quickErr = h("p", { class: "error", role: "alert" });
     e.quickGrade = this.gradeSelect("quick-grade");
     e.quickWait = h("p", { class: "queue-status", role: "status", "data-testid": "queue-status" });

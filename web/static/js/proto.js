@@ -334,6 +334,9 @@ export class Socket {
   makeRoom(opts = {}) { return this.request("room", opts); }
   joinRoom(code) { return this.request("join-room", { code }); }
   leaveRoom(code) { return this.request("leave-room", { code }); }
+  /** joinMass joins a variant's mass race (section 7); leaveMass leaves it. */
+  joinMass(variant) { return this.request("join-mass", { variant }); }
+  leaveMass() { return this.request("leave-mass"); }
   startRoom(code) { return this.requestMatched("start-room", { code }); }
   /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
   makeGhost(race, seat) { return this.request("ghost", { race, seat }); }
