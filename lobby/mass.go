@@ -47,10 +47,11 @@ func massOf(variant string, r Room) MassRace {
 	return MassRace{Variant: variant, Joined: len(r.Members), Seats: race.MaxSeats, StartAt: r.StartAt}
 }
 
-// JoinMass puts the session's player in variant's open mass race:
-// refused while they are queued, have a challenge open or are racing,
-// and with race.CodeRaceFull when it is full (it starts at the next
-// heartbeat; the next one opens then). Joining again changes nothing.
+// JoinMass puts the session's player in variant's open mass race (out
+// of another variant's they were in: one at a time): refused while they
+// are queued, have a challenge open or are racing, and with
+// race.CodeRaceFull when it is full (it starts at the next heartbeat; the
+// next one opens then). Joining again changes nothing.
 func (s *Session) JoinMass(variant string) (MassRace, error) {
 	rules, err := engine.Variant(variant)
 	if err != nil {
@@ -62,6 +63,14 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 	defer cancel()
 	if err := l.waiting(ctx, who.ID); err != nil {
 		return MassRace{}, err
+	}
+	l.mu.Lock()
+	before := s.mass
+	l.mu.Unlock()
+	if before != "" && before != rules.Name {
+		if err := l.leaveMass(before, who.ID); err != nil {
+			return MassRace{}, err
+		}
 	}
 	code, now := massCode(rules.Name), l.deps.Clock.Now()
 	join := func(r *Room) error {

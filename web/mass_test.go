@@ -110,3 +110,25 @@ func TestMassRaceStartsAtThreeAndWhenFull(t *testing.T) {
 		}
 	}
 }
+
+// TestMassRaceOneAtATime: joining another variant's mass race leaves the
+// one joined before.
+func TestMassRaceOneAtATime(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b := e.dial(), e.dial()
+	a.hello("ann")
+	b.hello("bob")
+	for _, c := range []*client{a, b} {
+		c.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "j1"})
+		c.until(func(m msg) bool { return m.Type == "mass-joined" && m.ID == "j1" })
+	}
+	a.send(map[string]any{"type": "join-mass", "variant": "aces-out", "id": "j2"})
+	a.until(func(m msg) bool { return m.Type == "mass-joined" && m.ID == "j2" })
+	untilMass(t, b, func(ms []lobby.MassRace) bool {
+		joined := map[string]int{}
+		for _, m := range ms {
+			joined[m.Variant] = m.Joined
+		}
+		return len(ms) == 2 && joined["classic"] == 1 && joined["aces-out"] == 1
+	})
+}

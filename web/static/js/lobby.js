@@ -551,8 +551,9 @@ class LobbyPage {
           h("span", { class: "bar", "aria-hidden": "true" }, fillEl),
           h("span", { class: "score", "data-score": i }, r.scores[i]));
       };
+      const label = r.players.map((p, i) => `${p.name} ${r.scores[i]}`).join(", ") + ` of ${target}`;
       return h("li", { class: "race-card", "data-race": r.race, "data-state": r.state },
-        h("div", { class: "names", "aria-label": `${r.players[0].name} ${r.scores[0]}, ${r.players[1].name} ${r.scores[1]} of ${target}` }, side(0), side(1)),
+        h("div", { class: "names", "aria-label": label }, r.players.map((_, i) => side(i))),
         h("div", { class: "foot" },
           h("span", { class: "what" }, `${r.variant} · ${r.state === "countdown" ? "starting" : "running"} · `,
             h("span", { "data-testid": "spectators", "data-count": r.spectators }, `${r.spectators} watching`)),
