@@ -1,7 +1,6 @@
 package race_test
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -115,60 +114,6 @@ func (m *manySeats) play(t *testing.T, s int, g *engine.Game, st racetest.Strate
 	}
 }
 
-// wantRanking is the ranking by the rules, worked out here from the
-// result's scores and statuses and each game's end in the log: those who
-// won the deal in the order they won it, then the most cards, equal
-// cards sharing a place.
-func wantRanking(t *testing.T, res *race.Result, log []race.MoveRecord) []race.Place {
-	t.Helper()
-	last := make([]int64, len(res.Scores))
-	for _, e := range log {
-		last[e.Seat] = e.AtMs
-	}
-	places := make([]race.Place, len(res.Scores))
-	for s := range places {
-		places[s] = race.Place{Seat: s, Cards: res.Scores[s], Status: res.Statuses[s]}
-		if res.Statuses[s] != engine.Playing {
-			at := last[s]
-			places[s].FinishedMs = &at
-		}
-	}
-	key := func(p race.Place) (won bool, at int64, cards int) {
-		if p.Status == engine.Won {
-			return true, *p.FinishedMs, 0
-		}
-		return false, 0, p.Cards
-	}
-	order := func(a, b race.Place) int {
-		aw, aat, ac := key(a)
-		bw, bat, bc := key(b)
-		switch {
-		case aw && bw:
-			return cmp.Compare(aat, bat)
-		case aw:
-			return -1
-		case bw:
-			return 1
-		}
-		return cmp.Compare(bc, ac)
-	}
-	slices.SortStableFunc(places, order)
-	for i := range places {
-		places[i].Place = i + 1
-		if i > 0 && order(places[i-1], places[i]) == 0 {
-			places[i].Place = places[i-1].Place
-		}
-	}
-	return places
-}
-
-func samePlaces(a, b []race.Place) bool {
-	return slices.EqualFunc(a, b, func(x, y race.Place) bool {
-		return x.Seat == y.Seat && x.Place == y.Place && x.Cards == y.Cards && x.Status == y.Status &&
-			(x.FinishedMs == nil) == (y.FinishedMs == nil) && (x.FinishedMs == nil || *x.FinishedMs == *y.FinishedMs)
-	})
-}
-
 // wonAndLostDeal is a classic deal that racetest.Greedy wins and
 // racetest.Dumb loses.
 func wonAndLostDeal(t *testing.T) uint64 {
@@ -274,7 +219,7 @@ func TestTenSeatRaceRanksEveryRacer(t *testing.T) {
 	if m.checked < 100 || m.hidden < 10 {
 		t.Errorf("the spectator's check saw %d messages, %d with a card face down: too few to tell", m.checked, m.hidden)
 	}
-	if want := wantRanking(t, res, log); !samePlaces(res.Ranking, want) {
+	if want := racetest.Ranking(res, log); !racetest.SamePlaces(res.Ranking, want) {
 		t.Errorf("ranking\n%+v\nwant\n%+v", res.Ranking, want)
 	}
 	// The race ended when no place could change: at most one racer was
@@ -366,8 +311,8 @@ func TestManySeatsOnTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := wantRanking(t, res, log)
-	if !samePlaces(res.Ranking, want) {
+	want := racetest.Ranking(res, log)
+	if !racetest.SamePlaces(res.Ranking, want) {
 		t.Errorf("ranking\n%+v\nwant\n%+v", res.Ranking, want)
 	}
 	if places := []int{want[0].Place, want[1].Place, want[2].Place, want[3].Place}; !slices.Equal(places, []int{1, 1, 3, 4}) {
@@ -485,7 +430,7 @@ func TestManySeatsRestored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := wantRanking(t, res, all); !samePlaces(res.Ranking, want) {
+	if want := racetest.Ranking(res, all); !racetest.SamePlaces(res.Ranking, want) {
 		t.Errorf("ranking\n%+v\nwant\n%+v", res.Ranking, want)
 	}
 }

@@ -136,14 +136,7 @@ func TestBrowserRaceOfFour(t *testing.T) {
 	// dan, cleo and bob resign; ann too if the race still runs (with a card
 	// up and the others out, it does not: she has passed them all) and her
 	// game is not over already (stuck).
-	for _, i := range []int{3, 2, 1, 0} {
-		p := racers[i]
-		if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running" || document.querySelector(".me .board").dataset.status !== "playing"`) {
-			continue
-		}
-		p.resign()
-		p.waitJS(`document.querySelector(".me .board").dataset.status === "resigned" || document.querySelector(".race-page").dataset.state !== "running"`)
-	}
+	resignInTurn(racers[3], racers[2], racers[1], racers[0])
 
 	ann.waitRaceState("finished")
 	final := srv.raceInfo(t, id)

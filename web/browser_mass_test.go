@@ -131,13 +131,7 @@ func TestBrowserMassRace(t *testing.T) {
 	}
 
 	// They resign one by one until the race ends (the last may not need to).
-	for _, p := range []*page{cleo, bob, ann} {
-		if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running" || document.querySelector(".me .board").dataset.status !== "playing"`) {
-			continue
-		}
-		p.resign()
-		p.waitJS(`document.querySelector(".me .board").dataset.status === "resigned" || document.querySelector(".race-page").dataset.state !== "running"`)
-	}
+	resignInTurn(cleo, bob, ann)
 	ann.waitRaceState("finished")
 	final := srv.raceInfo(t, id)
 	if final.State != race.Finished || final.Result == nil || len(final.Result.Ranking) != 3 {

@@ -38,6 +38,20 @@ func (p *page) resign() {
 	p.click(`[data-action=resign][data-confirm]`)
 }
 
+// resignInTurn has each racer in turn resign, with the button and its
+// confirm, while their game and the race are still on (a race of many
+// may end before the last of them: no place can change any more).
+func resignInTurn(racers ...*page) {
+	for _, p := range racers {
+		p.t.Helper()
+		if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running" || document.querySelector(".me .board").dataset.status !== "playing"`) {
+			continue
+		}
+		p.resign()
+		p.waitJS(`document.querySelector(".me .board").dataset.status === "resigned" || document.querySelector(".race-page").dataset.state !== "running"`)
+	}
+}
+
 // TestBrowserReloadResumes: a player who reloads mid-race is back in their
 // seat without a click (the resume token is in sessionStorage) and sees
 // their game as it was; the opponent is told they left (with the grace

@@ -113,14 +113,7 @@ func TestBrowserRoomOfFour(t *testing.T) {
 	dan.screenshot("racer-phone")
 
 	// Everyone resigns, the last only if the race still runs.
-	for _, i := range []int{3, 2, 1, 0} {
-		p := pages[i]
-		if eval[bool](p, `document.querySelector(".race-page").dataset.state !== "running" || document.querySelector(".me .board").dataset.status !== "playing"`) {
-			continue
-		}
-		p.resign()
-		p.waitJS(`document.querySelector(".me .board").dataset.status === "resigned" || document.querySelector(".race-page").dataset.state !== "running"`)
-	}
+	resignInTurn(pages[3], pages[2], pages[1], pages[0])
 	final := srv.raceInfo(t, first)
 	for _, p := range pages {
 		p.waitRaceState("finished")

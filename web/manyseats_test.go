@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -80,7 +79,9 @@ func TestRaceOfSixOverWebsockets(t *testing.T) {
 	if len(in.Players) != seats || len(in.Counts) != seats || len(res.Scores) != seats || len(res.Games) != seats {
 		t.Fatalf("record of %d players, %d counts, %d scores, %d games; want %d", len(in.Players), len(in.Counts), len(res.Scores), len(res.Games), seats)
 	}
-	checkRanking(t, res, in.Moves)
+	if want := racetest.Ranking(res, in.Moves); !racetest.SamePlaces(res.Ranking, want) {
+		t.Errorf("ranking %+v, want by the rules %+v", res.Ranking, want)
+	}
 	// The race ended as soon as seat 5, the last playing, had more cards
 	// than every racer out: no place could change any more.
 	if r := res.Ranking; r[0].Seat != 0 || r[1].Seat != 5 || r[1].Status != engine.Playing || r[1].Cards != r[2].Cards+1 {
@@ -178,52 +179,4 @@ func greedyWonDeal(t *testing.T) uint64 {
 	}
 	t.Fatal("no deal of the first 5,000 that Greedy wins and Dumb does not")
 	return 0
-}
-
-// checkRanking checks a result's ranking against the rules, worked out
-// from its scores and statuses and the log's time of each game's end:
-// the winners of the deal in the order they won, then the most cards,
-// equal cards sharing a place.
-func checkRanking(t *testing.T, res *race.Result, moves []race.MoveRecord) {
-	t.Helper()
-	end := make([]int64, len(res.Scores))
-	for _, m := range moves {
-		end[m.Seat] = m.AtMs
-	}
-	order := func(a, b int) int {
-		aw, bw := res.Statuses[a] == engine.Won, res.Statuses[b] == engine.Won
-		switch {
-		case aw && bw:
-			return cmp.Compare(end[a], end[b])
-		case aw != bw:
-			if aw {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(res.Scores[b], res.Scores[a])
-	}
-	if len(res.Ranking) != len(res.Scores) {
-		t.Fatalf("a ranking of %d for %d racers", len(res.Ranking), len(res.Scores))
-	}
-	for i, p := range res.Ranking {
-		if p.Cards != res.Scores[p.Seat] || p.Status != res.Statuses[p.Seat] {
-			t.Errorf("place %d: seat %d with %d cards, %s; the result has %d, %s", i, p.Seat, p.Cards, p.Status, res.Scores[p.Seat], res.Statuses[p.Seat])
-		}
-		want := 1
-		if i > 0 {
-			prev := res.Ranking[i-1]
-			switch o := order(prev.Seat, p.Seat); {
-			case o > 0:
-				t.Errorf("seat %d placed after seat %d", prev.Seat, p.Seat)
-			case o == 0:
-				want = prev.Place
-			default:
-				want = i + 1
-			}
-		}
-		if p.Place != want {
-			t.Errorf("seat %d in place %d, want %d (ranking %+v)", p.Seat, p.Place, want, res.Ranking)
-		}
-	}
 }

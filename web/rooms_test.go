@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,7 +114,7 @@ func TestRoomRaceOfFourAndAgain(t *testing.T) {
 			t.Fatalf("%s's history %+v, standings %+v", names[i], g, prof.Standings)
 		}
 	}
-	txt := e.getText("/api/players/" + playerOf(t, ann) + "/games.txt")
+	_, _, txt := e.getRaw("/api/players/" + playerOf(t, ann) + "/games.txt")
 	if !strings.Contains(txt, `[Place "`) || !strings.Contains(txt, ` of 4`) || strings.Contains(txt, "[Opponent") {
 		t.Errorf("ann's games.txt does not give her place among four:\n%s", txt)
 	}
@@ -165,19 +163,4 @@ func playerOf(t *testing.T, c *client) string {
 	}
 	t.Fatal("no welcome")
 	return ""
-}
-
-// getText is the body of GET path.
-func (e *lobbyEnv) getText(path string) string {
-	e.t.Helper()
-	res, err := http.Get(e.ts.URL + path)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return string(b)
 }
