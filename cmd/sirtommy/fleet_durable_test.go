@@ -551,9 +551,12 @@ func (s *blindSeat) step(g *outageGates) error {
 	if !ok {
 		return fmt.Errorf("no move from %+v", s.v)
 	}
+	// Sent again with the same id, as the protocol asks: a move refused as
+	// unavailable may have been stored, and only then is it answered as
+	// stored rather than refused as no longer fitting.
+	s.c.n++
+	id := fmt.Sprint("m", s.c.n)
 	for tries := 0; ; {
-		s.c.n++
-		id := fmt.Sprint("m", s.c.n)
 		if err := s.c.ws.WriteJSON(map[string]any{"v": 1, "type": "move", "id": id, "move": mv.String()}); err != nil {
 			return fmt.Errorf("move %s: %w", mv, err)
 		}

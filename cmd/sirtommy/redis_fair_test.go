@@ -34,9 +34,11 @@ func (r *fairRacer) step() bool {
 		r.c.t.Fatalf("no move from %+v", r.v)
 	}
 	r.sent = append(r.sent, mv.String()) // counted from the moment it is sent
+	// Sent again with the same id: a move refused as unavailable may have
+	// been stored, and is then answered as stored.
+	r.c.n++
+	id := fmt.Sprint("m", r.c.n)
 	for {
-		r.c.n++
-		id := fmt.Sprint("m", r.c.n)
 		r.c.send(map[string]any{"type": "move", "id": id, "move": mv.String()})
 		m := r.c.next("answer to "+id, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
 		switch code := m.str("code"); {

@@ -162,23 +162,28 @@ func (c *lobbyClient) playBlind() {
 	c.t.Helper()
 	st := c.running()
 	v := view(c.t, st["you"])
+	id := "" // the move's id, kept while it is sent again
 	for v.Status == engine.Playing {
 		mv, ok := racetest.FromView(&v)
 		if !ok {
 			c.t.Fatalf("no move from %+v", v)
 		}
-		c.n++
-		id := fmt.Sprint("m", c.n)
+		if id == "" {
+			c.n++
+			id = fmt.Sprint("m", c.n)
+		}
 		c.send(map[string]any{"type": "move", "id": id, "move": mv.String()})
 		r := c.next("answer to "+id, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
-		if code := r.str("code"); code == "rate-limited" || code == "unavailable" { // busy machine: again
+		if code := r.str("code"); code == "rate-limited" || code == "unavailable" {
+			// A busy machine: again, with the same id, as the protocol
+			// asks (a move refused as unavailable may have been stored).
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
 		if r.str("type") != "moved" {
 			c.t.Fatalf("move %s: %v", mv, r)
 		}
-		v = view(c.t, r["view"])
+		v, id = view(c.t, r["view"]), ""
 	}
 }
 

@@ -158,9 +158,11 @@ func (p *player) move() bool {
 		return false
 	}
 	m := p.game.AppendMoves(nil)[0]
+	// Sent again with the same id: a move refused as unavailable may have
+	// been stored, and is then answered as stored.
+	p.n++
+	id := fmt.Sprint("m", p.n)
 	for {
-		p.n++
-		id := fmt.Sprint("m", p.n)
 		p.c.send(map[string]any{"type": "move", "id": id, "move": m.String()})
 		r := p.c.next("answer to "+id, func(x msg) bool {
 			return x.str("id") == id && (x.str("type") == "moved" || x.str("type") == "error") || x.str("code") == "rate-limited"
