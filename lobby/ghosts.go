@@ -203,8 +203,8 @@ func (s *Session) MakeGhost(raceID string, seat int, best bool) (GhostInfo, erro
 	if in.State != race.Finished || in.Result == nil {
 		return GhostInfo{}, race.Errorf(CodeNoGame, "race %s is %s: only a finished race's games can be raced again", raceID, in.State)
 	}
-	if seat < 0 || seat > 1 {
-		return GhostInfo{}, race.Errorf(race.CodeBadOptions, "seat must be 0 or 1, not %d", seat)
+	if seat < 0 || seat >= len(in.Players) {
+		return GhostInfo{}, race.Errorf(race.CodeBadOptions, "seat must be from 0 to %d, not %d", len(in.Players)-1, seat)
 	}
 	if in.Players[seat].Solo {
 		return GhostInfo{}, race.Errorf(race.CodeBadOptions, "seat %d of race %s is nobody: there is no game there", seat, raceID)

@@ -41,8 +41,8 @@ const (
 //
 // It is the one definition of those options: the lobby's (RaceOptions),
 // the websocket's and the API's bodies embed it, so that its JSON names
-// are theirs. Public and ComputerPaceMs are set by the server from what
-// each protocol carries elsewhere, never read from it.
+// are theirs. Public is set by the server from what each protocol
+// carries elsewhere, never read from it.
 type Choice struct {
 	// Variant is the engine variant's name; "" is the default.
 	Variant string `json:"variant,omitempty"`
@@ -62,10 +62,6 @@ type Choice struct {
 	Grade string `json:"grade,omitempty"`
 	// Public races are listed and may not name their deal.
 	Public bool `json:"-"`
-	// ComputerPaceMs is a computer player's time per move (races made with
-	// one over the API), from MinComputerPace to MaxComputerPace in
-	// milliseconds; absent: DefaultComputerPace.
-	ComputerPaceMs *int `json:"-"`
 }
 
 // badOption is the refusal of one field.
@@ -107,9 +103,6 @@ func (c Choice) Validate() error {
 			return err
 		}
 	}
-	if v := c.ComputerPaceMs; v != nil && (*v < int(MinComputerPace/time.Millisecond) || *v > int(MaxComputerPace/time.Millisecond)) {
-		return badOption("computer.paceMs must be from %d to %d, not %d", int(MinComputerPace/time.Millisecond), int(MaxComputerPace/time.Millisecond), *v)
-	}
 	return nil
 }
 
@@ -147,11 +140,15 @@ func (c Choice) Options() (Options, error) {
 	return o, nil
 }
 
-// ComputerPace is the computer's pace the choice asks for (the default
-// when absent); call it on a validated choice.
-func (c Choice) ComputerPace() time.Duration {
-	if c.ComputerPaceMs == nil {
-		return DefaultComputerPace
+// ComputerPaceOf is the pace a computer player is asked for in
+// milliseconds (field names it in the refusal): from MinComputerPace to
+// MaxComputerPace, DefaultComputerPace when absent (nil).
+func ComputerPaceOf(field string, ms *int) (time.Duration, error) {
+	if ms == nil {
+		return DefaultComputerPace, nil
 	}
-	return time.Duration(*c.ComputerPaceMs) * time.Millisecond
+	if lo, hi := int(MinComputerPace/time.Millisecond), int(MaxComputerPace/time.Millisecond); *ms < lo || *ms > hi {
+		return 0, badOption("%s must be from %d to %d, not %d", field, lo, hi, *ms)
+	}
+	return time.Duration(*ms) * time.Millisecond, nil
 }

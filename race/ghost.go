@@ -44,8 +44,8 @@ func GhostOf(in Info, s int) (Ghost, error) {
 	if !in.State.Over() || in.Result == nil {
 		return Ghost{}, Errorf(CodeNotOver, "race %s is not over: only a finished game can be raced again", in.Race)
 	}
-	if s < 0 || s > 1 {
-		return Ghost{}, Errorf(CodeBadOptions, "seat must be 0 or 1, not %d", s)
+	if s < 0 || s >= len(in.Players) {
+		return Ghost{}, Errorf(CodeBadOptions, "seat must be from 0 to %d, not %d", len(in.Players)-1, s)
 	}
 	var g Ghost
 	for _, m := range in.Moves {

@@ -58,12 +58,8 @@ type createRaceRequest struct {
 	// of the Choice's in the body (a number is taken here too).
 	Deal   dealField `json:"deal,omitempty"`
 	Public bool      `json:"public,omitempty"`
-	// Computer takes the second seat for a computer player.
-	Computer *struct {
-		Level  string `json:"level"`
-		PaceMs *int   `json:"paceMs,omitempty"`
-		Seed   uint64 `json:"seed,omitempty"`
-	} `json:"computer,omitempty"`
+	// The seats filled at once: computer players and ghosts (apiseats.go).
+	seatsRequest
 }
 
 // dealField is a deal number as a JSON string or number, kept as its text
@@ -111,28 +107,21 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 		}
 		choice := req.Choice
 		choice.Deal, choice.Public = string(req.Deal), req.Public
-		if req.Computer != nil {
-			choice.ComputerPaceMs = req.Computer.PaceMs
+		fill, err := req.fillers(r.Context(), deps, &choice)
+		if err != nil {
+			writeRaceError(w, err)
+			return
 		}
 		opts, err := choice.Options()
 		if err != nil {
 			writeRaceError(w, err)
 			return
 		}
-		opts.SpectatorDelay, opts.Grace = deps.SpectatorDelay, deps.Grace
-		var bot race.Computer
-		if c := req.Computer; c != nil {
-			if deps.Computer == nil {
-				writeError(w, http.StatusBadRequest, CodeNoComputer, "this server has no computer players")
-				return
-			}
-			p, err := deps.Computer(c.Level, c.Seed)
-			if err != nil {
-				writeError(w, http.StatusBadRequest, race.CodeBadOptions, "computer.level: %v", err)
-				return
-			}
-			bot = race.Computer{Player: p, Level: c.Level, Seed: c.Seed, Pace: choice.ComputerPace()}
+		if len(fill) >= opts.Seats {
+			writeError(w, http.StatusBadRequest, race.CodeBadOptions, "computers and ghosts may take at most %d of the race's %d seats: one at least is for a person", opts.Seats-1, opts.Seats)
+			return
 		}
+		opts.SpectatorDelay, opts.Grace = deps.SpectatorDelay, deps.Grace
 		rc, err := deps.Races.Create(opts)
 		if err != nil {
 			if code := race.ErrorCode(err); code != race.CodeDraining && code != race.CodeBadOptions {
@@ -141,10 +130,12 @@ func handleCreateRace(log zerolog.Logger, deps Deps) http.HandlerFunc {
 			writeRaceError(w, err)
 			return
 		}
-		if bot.Player != nil {
-			if _, err := rc.SeatComputer("computer", bot); err != nil {
+		for _, f := range fill {
+			if err := f.seat(rc); err != nil {
 				rc.Abort(race.ReasonLeft) // nobody was given it
-				log.Error().Err(err).Str("race", rc.ID()).Msg("race not created over http: the computer could not take its seat")
+				if !race.IsRefusal(err) || race.ErrorCode(err) == race.CodeInternal {
+					log.Error().Err(err).Str("race", rc.ID()).Msg("race not created over http: a computer or ghost could not take its seat")
+				}
 				writeRaceError(w, err)
 				return
 			}
@@ -226,8 +217,10 @@ func writeRaceError(w http.ResponseWriter, err error) {
 		status = http.StatusForbidden
 	case lobby.CodeNoDaily:
 		status = http.StatusNotFound
-	case race.CodeBadOptions, lobby.CodeBadCursor:
+	case race.CodeBadOptions, lobby.CodeBadCursor, race.CodeBadGhost, CodeNoComputer:
 		status = http.StatusBadRequest
+	case lobby.CodeNoGame:
+		status = http.StatusConflict
 	case race.CodeDraining, race.CodeUnavailable:
 		status = http.StatusServiceUnavailable
 	case race.CodeRaceFull, race.CodeRaceOver:

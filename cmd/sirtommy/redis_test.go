@@ -43,6 +43,9 @@ type client struct {
 	t  testing.TB
 	ws *websocket.Conn
 	in chan msg
+	// seen is every message next has read, in order, those it skipped
+	// included: for tests that scan all a client was sent.
+	seen []msg
 }
 
 func dial(t testing.TB, base string) *client {
@@ -57,7 +60,7 @@ func dialWith(t testing.TB, base string, header http.Header) *client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &client{t: t, ws: ws, in: make(chan msg, 1024)}
+	c := &client{t: t, ws: ws, in: make(chan msg, 4096)}
 	go func() {
 		defer close(c.in)
 		for {
@@ -91,6 +94,7 @@ func (c *client) next(what string, ok func(msg) bool) msg {
 			if !open {
 				c.t.Fatalf("connection closed waiting for %s", what)
 			}
+			c.seen = append(c.seen, m)
 			if ok(m) {
 				return m
 			}

@@ -3,6 +3,7 @@ package racetest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"sirtommy/engine"
@@ -165,4 +166,28 @@ func CardsIn(v any) []engine.Card {
 	}
 	walk(v)
 	return out
+}
+
+// CheckRacer returns an error when a message sent to the racer in seat
+// while the race runs (v, decoded JSON) shows a card of a game not
+// theirs: their own board ("you", and the "view" and "move" of a "moved"
+// of their seat) is all a racer may see of the deal until the end.
+func CheckRacer(v map[string]any, seat int) error {
+	typ, _ := v["type"].(string)
+	if typ == "board" {
+		return fmt.Errorf("a spectator's board sent to a racer: %v", v)
+	}
+	rest := maps.Clone(v)
+	delete(rest, "you")
+	if typ == "moved" {
+		if s, ok := v["seat"].(float64); !ok || int(s) != seat {
+			return fmt.Errorf("another seat's move sent to seat %d: %v", seat, v)
+		}
+		delete(rest, "view")
+		delete(rest, "move")
+	}
+	if cards := CardsIn(rest); len(cards) > 0 {
+		return fmt.Errorf("cards %v of another's game sent to seat %d: %v", cards, seat, v)
+	}
+	return nil
 }
