@@ -9,6 +9,7 @@ package lobby
 // once (the store's change empties it for one of them only).
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -26,8 +27,15 @@ const (
 	MassWait = 15 * time.Second
 )
 
-// CodeNotInMass refuses leave-mass while not in a mass race.
-const CodeNotInMass race.Code = "not-in-mass"
+// The refusals of mass races.
+const (
+	// CodeNotInMass refuses leave-mass while not in a mass race.
+	CodeNotInMass race.Code = "not-in-mass"
+	// CodeInMass refuses queueing, opening a challenge and accepting one
+	// or an invite while in an open mass race: its start would pair the
+	// player twice.
+	CodeInMass race.Code = "in-mass"
+)
 
 // MassRace is a variant's open mass race, as the lobby lists it.
 type MassRace struct {
@@ -114,6 +122,59 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 		}
 	}
 	return MassRace{}, race.Errorf(race.CodeUnavailable, "the mass race keeps changing; try again")
+}
+
+// openMass is a variant's open mass race as the store has it.
+type openMass struct {
+	variant string
+	room    Room
+}
+
+// openMasses reads every variant's open mass race from the store (the
+// variants with none are left out), in the order of
+// engine.VariantNames.
+func (l *Lobby) openMasses(ctx context.Context) ([]openMass, error) {
+	var open []openMass
+	for _, variant := range engine.VariantNames() {
+		r, ok, err := l.deps.Stores.Rooms.Get(ctx, massCode(variant))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			open = append(open, openMass{variant, r})
+		}
+	}
+	return open, nil
+}
+
+// massOfPlayer is the variant of the open mass race player is in, ""
+// for none. It asks the store, not the sessions: the player may have
+// joined from another tab, or through another instance.
+func (l *Lobby) massOfPlayer(ctx context.Context, player string) (string, error) {
+	open, err := l.openMasses(ctx)
+	if err != nil {
+		return "", unavailable(err)
+	}
+	for _, m := range open {
+		if m.room.member(player) {
+			return m.variant, nil
+		}
+	}
+	return "", nil
+}
+
+// notInMass refuses (CodeInMass) a player in an open mass race: a race
+// of two started for them elsewhere would leave the mass race starting
+// with a racer who is racing already.
+func (l *Lobby) notInMass(ctx context.Context, player string) error {
+	variant, err := l.massOfPlayer(ctx, player)
+	if err != nil {
+		return err
+	}
+	if variant != "" {
+		return race.Errorf(CodeInMass, "you are in the %s mass race; leave it first", variant)
+	}
+	return nil
 }
 
 // joinedMass notes that s's player is in variant's mass race and shows

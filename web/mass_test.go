@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,39 @@ func TestMassRaceOneAtATime(t *testing.T) {
 		}
 		return len(ms) == 2 && joined["classic"] == 1 && joined["aces-out"] == 1
 	})
+}
+
+// TestInMassRefusedOverWebsockets: a player in the classic mass race is
+// refused queue, challenge, accept-challenge and accept-invite with
+// in-mass, on the tab that joined and on another of theirs, and the mass
+// race still lists them.
+func TestInMassRefusedOverWebsockets(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, bob := e.dial(), e.dial()
+	w := a.hello("ann")
+	bob.hello("bob")
+	bob.send(map[string]any{"type": "challenge", "id": "c"})
+	ch := decode[struct{ Challenge lobby.ChallengeInfo }](t, bob.untilType("challenged")).Challenge
+	bob.send(map[string]any{"type": "invite", "id": "i"})
+	inv := decode[struct{ Code string }](t, bob.untilType("invited"))
+	a.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+	a.until(func(m msg) bool { return m.Type == "mass-joined" && m.ID == "jm" })
+	a2 := e.dial()
+	a2.helloAs(w)
+	for _, c := range []*client{a, a2} {
+		for _, m := range []map[string]any{
+			{"type": "queue", "variant": "aces-out"},
+			{"type": "challenge"},
+			{"type": "accept-challenge", "challenge": ch.ID},
+			{"type": "accept-invite", "code": inv.Code},
+		} {
+			if got := c.expectError(m, lobby.CodeInMass); !strings.Contains(string(got.raw), "you are in the classic mass race; leave it first") {
+				t.Errorf("%v: %s", m, got.raw)
+			}
+		}
+	}
+	untilMass(t, bob, func(ms []lobby.MassRace) bool { return len(ms) == 1 && ms[0].Joined == 1 })
+	if p := e.lobby.Snapshot().Presence; p.Queued != 0 {
+		t.Fatalf("presence %+v after the refusals", p)
+	}
 }

@@ -1,0 +1,69 @@
+package lobby_test
+
+import (
+	"errors"
+	"testing"
+
+	"sirtommy/lobby"
+	"sirtommy/race"
+)
+
+// TestInMassRefusesWaitingElsewhere: a player in an open mass race may
+// not queue, open a challenge or accept one or an invite (in-mass),
+// from the tab that joined or from another of theirs; the refusal leaves
+// the mass race as it was, and once they leave it they may.
+func TestInMassRefusesWaitingElsewhere(t *testing.T) {
+	f := newFixture(t)
+	ann, annW, _ := f.enter(t, "ann")
+	bob, _, _ := f.enter(t, "bob")
+	// A second tab of ann's: the same player, another session.
+	tab, _, err := f.lobby.Enter(annW.Token, "", &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := bob.Challenge(lobby.RaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := bob.Invite(lobby.RaceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.JoinMass("classic"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*lobby.Session{ann, tab} {
+		for name, try := range map[string]func() error{
+			"queue":            func() error { _, err := s.Queue("aces-out"); return err },
+			"challenge":        func() error { _, err := s.Challenge(lobby.RaceOptions{}); return err },
+			"accept-challenge": func() error { return s.AcceptChallenge(ch.ID) },
+			"accept-invite":    func() error { return s.AcceptInvite(inv.Code) },
+		} {
+			err := try()
+			if race.ErrorCode(err) != lobby.CodeInMass {
+				t.Fatalf("%s while in the mass race: %v, want %s", name, err, lobby.CodeInMass)
+			}
+			var re *race.Error
+			if want := "you are in the classic mass race; leave it first"; !errors.As(err, &re) || re.Message != want {
+				t.Errorf("%s: %v, want the message %q", name, err, want)
+			}
+		}
+	}
+	// Nothing changed: ann is still in it alone, bob's challenge open.
+	mass := ann.Snapshot().Mass
+	if len(mass) != 1 || mass[0].Variant != "classic" || mass[0].Joined != 1 {
+		t.Fatalf("the mass races after the refusals: %+v", mass)
+	}
+	if cs := ann.Snapshot().Challenges; len(cs) != 1 || cs[0].ID != ch.ID {
+		t.Fatalf("the challenges after the refusals: %+v", cs)
+	}
+	if p := f.lobby.Presence(); p.Queued != 0 {
+		t.Fatalf("%d queued after the refusals", p.Queued)
+	}
+	if err := ann.LeaveMass(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Queue("aces-out"); err != nil {
+		t.Fatalf("queue once out of the mass race: %v", err)
+	}
+}
