@@ -44,6 +44,10 @@ type MassRace struct {
 	Seats   int    `json:"seats"`
 	// StartAt is when it starts, once MassMin have joined.
 	StartAt *time.Time `json:"startAt,omitempty"`
+	// Members are who joined, in the order they came: public, as the
+	// race they start is, and how each tab of a player (on any instance)
+	// tells that its player is in it.
+	Members []PlayerRef `json:"members"`
 }
 
 // massCode is the store's code of variant's mass race: never a room's
@@ -52,7 +56,7 @@ func massCode(variant string) string { return "mass:" + variant }
 
 // massOf is r as the lobby lists it.
 func massOf(variant string, r Room) MassRace {
-	return MassRace{Variant: variant, Joined: len(r.Members), Seats: race.MaxSeats, StartAt: r.StartAt}
+	return MassRace{Variant: variant, Joined: len(r.Members), Seats: race.MaxSeats, StartAt: r.StartAt, Members: slices.Clone(r.Members)}
 }
 
 // JoinMass puts the session's player in variant's open mass race (out
@@ -72,9 +76,11 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 	if err := l.waiting(ctx, who.ID); err != nil {
 		return MassRace{}, err
 	}
-	l.mu.Lock()
-	before := s.mass
-	l.mu.Unlock()
+	// The race they are in, joined from this tab or another.
+	before, err := l.massOfPlayer(ctx, who.ID)
+	if err != nil {
+		return MassRace{}, err
+	}
 	if before != "" && before != rules.Name {
 		if err := l.leaveMass(before, who.ID); err != nil {
 			return MassRace{}, err
@@ -106,7 +112,7 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 		case err != nil:
 			return MassRace{}, unavailable(err)
 		case ok:
-			l.joinedMass(s, rules.Name, r)
+			l.noteMass(rules.Name, r)
 			return massOf(rules.Name, r), nil
 		}
 		// None open: open one with this player in it (or, if another
@@ -117,7 +123,7 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 			return MassRace{}, unavailable(err)
 		}
 		if made {
-			l.joinedMass(s, rules.Name, r)
+			l.noteMass(rules.Name, r)
 			return massOf(rules.Name, r), nil
 		}
 	}
@@ -177,11 +183,10 @@ func (l *Lobby) notInMass(ctx context.Context, player string) error {
 	return nil
 }
 
-// joinedMass notes that s's player is in variant's mass race and shows
-// the lobby the change.
-func (l *Lobby) joinedMass(s *Session, variant string, r Room) {
+// noteMass keeps variant's mass race, as it is now, in the lobby's list
+// and shows the lobby the change.
+func (l *Lobby) noteMass(variant string, r Room) {
 	l.mu.Lock()
-	s.mass = variant
 	l.noteMassLocked(variant, r)
 	l.mu.Unlock()
 	l.Publish()
@@ -196,18 +201,41 @@ func (l *Lobby) noteMassLocked(variant string, r Room) {
 	}
 }
 
-// LeaveMass takes the session's player out of the mass race they joined
-// (CodeNotInMass when none); below MassMin its countdown stops.
+// LeaveMass takes the session's player out of the mass race they joined,
+// from this tab or another (CodeNotInMass when none); below MassMin its
+// countdown stops.
 func (s *Session) LeaveMass() error {
 	l := s.l
-	l.mu.Lock()
-	variant := s.mass
-	s.mass = ""
-	l.mu.Unlock()
+	who := s.Player()
+	ctx, cancel := opCtx()
+	variant, err := l.massOfPlayer(ctx, who.ID)
+	cancel()
+	if err != nil {
+		return err
+	}
 	if variant == "" {
 		return race.Errorf(CodeNotInMass, "you are in no mass race")
 	}
-	return l.leaveMass(variant, s.Player().ID)
+	return l.leaveMass(variant, who.ID)
+}
+
+// leaveMassIfGone takes player out of the mass race they are in once
+// they have no session left on any instance: nobody would take their
+// seat. A tab closed while another is open leaves them in, for that one
+// to leave or race.
+func (l *Lobby) leaveMassIfGone(player string) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	gone, err := l.away(ctx, player)
+	if err == nil && gone {
+		var variant string
+		if variant, err = l.massOfPlayer(ctx, player); err == nil && variant != "" {
+			err = l.leaveMass(variant, player)
+		}
+	}
+	if err != nil {
+		l.log.Warn().Err(err).Str("player", player).Msg("not taken out of the mass race: it starts without them if they are not back")
+	}
 }
 
 // leaveMass takes player out of variant's mass race.
@@ -270,11 +298,6 @@ func (l *Lobby) startMasses() {
 	}
 	l.mu.Lock()
 	l.masses = listed
-	for s := range l.sessions {
-		if s.mass != "" && !slices.ContainsFunc(listed, func(m MassRace) bool { return m.Variant == s.mass }) {
-			s.mass = "" // started (or gone): they are in it no more
-		}
-	}
 	l.mu.Unlock()
 }
 

@@ -67,3 +67,44 @@ func TestInMassRefusesWaitingElsewhere(t *testing.T) {
 		t.Fatalf("queue once out of the mass race: %v", err)
 	}
 }
+
+// TestMassRaceIsThePlayers: the mass race is the player's, not the
+// tab's: another tab sees them among its members and may leave it; a tab
+// closed while another is open leaves them in; their last tab closed
+// takes them out.
+func TestMassRaceIsThePlayers(t *testing.T) {
+	f := newFixture(t)
+	ann, w, _ := f.enter(t, "ann")
+	tab, _, err := f.lobby.Enter(w.Token, "", &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.JoinMass("classic"); err != nil {
+		t.Fatal(err)
+	}
+	in := func() bool {
+		ms := tab.Snapshot().Mass
+		return len(ms) == 1 && len(ms[0].Members) == 1 && ms[0].Members[0] == lobby.PlayerRef{ID: w.ID, Name: "ann"}
+	}
+	if !in() {
+		t.Fatalf("the other tab's lobby lists %+v, want ann in the classic mass race", tab.Snapshot().Mass)
+	}
+	if err := tab.LeaveMass(); err != nil {
+		t.Fatalf("leave from the other tab: %v", err)
+	}
+	if err := ann.LeaveMass(); race.ErrorCode(err) != lobby.CodeNotInMass {
+		t.Fatalf("leave again from the first: %v, want %s", err, lobby.CodeNotInMass)
+	}
+	// Joined from the other tab, the first closed: still in.
+	if _, err := tab.JoinMass("classic"); err != nil {
+		t.Fatal(err)
+	}
+	ann.Leave()
+	if !in() {
+		t.Fatalf("one of two tabs closed: the lobby lists %+v", tab.Snapshot().Mass)
+	}
+	tab.Leave()
+	if ms := f.lobby.Snapshot().Mass; len(ms) != 0 {
+		t.Fatalf("every tab closed: the lobby lists %+v", ms)
+	}
+}

@@ -168,3 +168,30 @@ func TestInMassRefusedOverWebsockets(t *testing.T) {
 		t.Fatalf("presence %+v after the refusals", p)
 	}
 }
+
+// TestMassRaceSeenFromAnotherTab: the lobby lists who is in a mass race,
+// so a second tab of a player who joined from the first sees them in it;
+// leave-mass from that tab leaves, and the first tab sees them out.
+func TestMassRaceSeenFromAnotherTab(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a := e.dial()
+	w := a.hello("ann")
+	a2 := e.dial()
+	a2.helloAs(w)
+	a.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+	joined := decode[massReply](t, a.until(func(m msg) bool { return m.Type == "mass-joined" && m.ID == "jm" }))
+	if joined.Mass == nil || len(joined.Mass.Members) != 1 || joined.Mass.Members[0] != (lobby.PlayerRef{ID: w.Player, Name: "ann"}) {
+		t.Fatalf("mass-joined %+v: want ann as its member", joined.Mass)
+	}
+	untilMass(t, a2, func(ms []lobby.MassRace) bool {
+		return len(ms) == 1 && len(ms[0].Members) == 1 && ms[0].Members[0].ID == w.Player && ms[0].Members[0].Name == "ann"
+	})
+	a2.send(map[string]any{"type": "leave-mass", "id": "lm"})
+	if left := a2.until(func(m msg) bool { return m.ID == "lm" }); left.Type != "mass-left" {
+		t.Fatalf("leave-mass from the other tab: %s", left.raw)
+	}
+	untilMass(t, a, func(ms []lobby.MassRace) bool { return len(ms) == 0 })
+	// Out from either tab: neither may leave again.
+	a.expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
+	a2.expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
+}

@@ -123,7 +123,7 @@ class LobbyPage {
   build() {
     const e = (this.els = {});
     this.account = new AccountPanel(() => this.reconnect());
-    this.mass = new MassPanel(() => this.sock, () => (this.els.quickVariant || {}).value || "classic");
+    this.mass = new MassPanel(() => this.sock, () => (this.els.quickVariant || {}).value || "classic", () => (this.me ? this.me.player : ""));
     e.status = h("p", { class: "muted lobby-status", role: "status", "data-testid": "lobby-status" }, "Connecting…");
     // One main action on top (play now), the live races beside it; racing
     // a friend or the computer next; the rest below.

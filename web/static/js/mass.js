@@ -34,13 +34,14 @@ const joinedText = (m) => `${m.joined} of ${m.seats || MASS_SEATS} joined`;
 export class MassPanel {
   /**
    * sock() is the lobby's current socket; chosen() the variant the lobby
-   * has chosen for quick play.
+   * has chosen for quick play; me() this player's id ("" before hello).
    */
-  constructor(sock, chosen) {
+  constructor(sock, chosen, me) {
     this.sock = sock;
     this.chosen = chosen;
+    this.me = me;
     this.list = []; // the lobby's mass races
-    this.mine = null; // the mass race this player joined (as last known)
+    this.mine = null; // the mass race this player is in (as last known), from any of their tabs
     this.rows = new Map(); // variant -> its row's elements, kept so focus survives updates
     this.build();
     // The countdown ticks between the lobby's messages.
@@ -62,11 +63,19 @@ export class MassPanel {
       this.ul, this.you, this.news, this.err);
   }
 
-  /** update takes the lobby's list of open mass races. */
+  /**
+   * update takes the lobby's list of open mass races. Whether this player
+   * is in one is read from its members: they may have joined or left from
+   * another tab.
+   */
   update(mass) {
     this.list = mass || [];
-    const fresh = this.mine && this.list.find((m) => m.variant === this.mine.variant);
-    if (fresh) this.noteChange(fresh);
+    const me = this.me();
+    const fresh = me
+      ? this.list.find((m) => (m.members || []).some((p) => p.player === me))
+      : this.mine && this.list.find((m) => m.variant === this.mine.variant);
+    if (fresh && this.mine && fresh.variant === this.mine.variant) this.noteChange(fresh);
+    else if (me) this.mine = fresh || null;
     this.render();
   }
 
