@@ -1,8 +1,11 @@
 package lobby_test
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"sirtommy/lobby"
 	"sirtommy/race"
@@ -106,5 +109,28 @@ func TestMassRaceIsThePlayers(t *testing.T) {
 	tab.Leave()
 	if ms := f.lobby.Snapshot().Mass; len(ms) != 0 {
 		t.Fatalf("every tab closed: the lobby lists %+v", ms)
+	}
+}
+
+// TestLobbyNowIsWhenWritten: the lobby message's now is the clock's time
+// when it is encoded, not when the lobby was read: an update sent late
+// (held while its connection raced) is not stale.
+func TestLobbyNowIsWhenWritten(t *testing.T) {
+	f := newFixture(t)
+	ev := f.lobby.Snapshot()
+	f.clock.Advance(2500 * time.Millisecond)
+	b, err := ev.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got lobby.LobbyEvent
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Now.Equal(f.clock.Now()) || !strings.HasPrefix(string(b), `{"now":"2026-01-01T00:00:02.500Z",`) {
+		t.Fatalf("encoded at %v: %s", f.clock.Now(), b)
+	}
+	if m, err := json.Marshal(ev); err != nil || string(m) != string(b) {
+		t.Fatalf("encoding/json: %s (%v), want %s", m, err, b)
 	}
 }

@@ -195,3 +195,31 @@ func TestMassRaceSeenFromAnotherTab(t *testing.T) {
 	a.expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
 	a2.expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
 }
+
+// TestLobbyCarriesServerTime: the lobby message carries the server's time
+// as it is sent (RFC 3339 with milliseconds), so that a browser whose
+// clock is off still counts a mass race down right.
+func TestLobbyCarriesServerTime(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b := e.dial(), e.dial()
+	a.hello("ann")
+	b.hello("bob")
+	e.clock.Advance(1500 * time.Millisecond)
+	want := e.clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	// What was sent before the clock moved is read first.
+	a.send(map[string]any{"type": "ping", "id": "p"})
+	a.until(func(m msg) bool { return m.Type == "pong" && m.ID == "p" })
+	// The reply to lobby, and an update (bob joined).
+	a.send(map[string]any{"type": "lobby"})
+	reply := a.untilType("lobby")
+	b.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+	update := a.until(func(m msg) bool { return m.Type == "lobby" && len(decode[lobby.LobbyEvent](t, m).Mass) == 1 })
+	for what, m := range map[string]msg{"reply": reply, "update": update} {
+		if !strings.Contains(string(m.raw), `"now":"`+want+`"`) {
+			t.Errorf("the lobby %s has no now %s: %s", what, want, m.raw)
+		}
+		if ev := decode[lobby.LobbyEvent](t, m); !ev.Now.Equal(e.clock.Now()) {
+			t.Errorf("the lobby %s: now %v, want the server's %v", what, ev.Now, e.clock.Now())
+		}
+	}
+}

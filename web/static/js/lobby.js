@@ -221,7 +221,7 @@ class LobbyPage {
     this.renderPresence(m.presence || {});
     this.renderChallenges(m.challenges || []);
     this.renderLive(m.races || []);
-    this.mass.update(m.mass);
+    this.mass.update(m.mass, m.now);
     // The day's deal, when the server has one: read again when the day changes.
     const daily = (m.daily || []).find((d) => d.variant === "classic");
     this.els.dailyPanel.hidden = !daily;
