@@ -136,18 +136,24 @@ type openMass struct {
 	room    Room
 }
 
-// openMasses reads every variant's open mass race from the store (the
-// variants with none are left out), in the order of
-// engine.VariantNames.
+// openMasses reads every variant's open mass race from the store in one
+// round trip (the variants with none are left out), in the order of
+// engine.VariantNames: every instance does on every heartbeat, and a GET
+// per variant was most of an idle fleet's Redis commands (docs/redis.md).
 func (l *Lobby) openMasses(ctx context.Context) ([]openMass, error) {
+	variants := engine.VariantNames()
+	codes := make([]string, len(variants))
+	for i, v := range variants {
+		codes[i] = massCode(v)
+	}
+	rooms, err := l.deps.Stores.Rooms.GetMany(ctx, codes)
+	if err != nil {
+		return nil, err
+	}
 	var open []openMass
-	for _, variant := range engine.VariantNames() {
-		r, ok, err := l.deps.Stores.Rooms.Get(ctx, massCode(variant))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			open = append(open, openMass{variant, r})
+	for i, v := range variants {
+		if r, ok := rooms[codes[i]]; ok {
+			open = append(open, openMass{v, r})
 		}
 	}
 	return open, nil
@@ -264,26 +270,30 @@ func (l *Lobby) leaveMass(variant, player string) error {
 // errNotDue leaves a mass race that is not due as it is.
 var errNotDue = errors.New("lobby: the mass race is not due")
 
-// startMasses, on the heartbeat, reads every variant's mass race for the
-// lobby's list and starts those that are due: the store's change takes
-// the members out (deleting it) for one instance only.
+// startMasses, on the heartbeat, reads every variant's mass race (in one
+// round trip) for the lobby's list and starts those that are due: the
+// store's change takes the members out (deleting it) for one instance
+// only.
 func (l *Lobby) startMasses() {
 	now := l.deps.Clock.Now()
+	ctx, cancel := opCtx()
+	open, err := l.openMasses(ctx)
+	cancel()
+	if err != nil {
+		// The list stays as it was; the next beat reads again.
+		l.log.Warn().Err(err).Msg("mass races not read")
+		return
+	}
 	var listed []MassRace
-	for _, variant := range engine.VariantNames() {
-		ctx, cancel := opCtx()
-		r, ok, err := l.deps.Stores.Rooms.Get(ctx, massCode(variant))
-		cancel()
-		if err != nil || !ok {
-			continue
-		}
+	for _, m := range open {
+		variant, r := m.variant, m.room
 		if r.StartAt == nil || now.Before(*r.StartAt) {
 			listed = append(listed, massOf(variant, r))
 			continue
 		}
 		var taken []PlayerRef
-		ctx, cancel = opCtx()
-		_, ok, err = l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
+		ctx, cancel := opCtx()
+		_, ok, err := l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
 			if r.StartAt == nil || now.Before(*r.StartAt) {
 				return errNotDue
 			}
