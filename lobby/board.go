@@ -3,7 +3,6 @@ package lobby
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"sort"
 
 	"sirtommy/race"
@@ -20,7 +19,7 @@ func (l *Lobby) Snapshot() *LobbyEvent { return l.snapshot() }
 // snapshot is the lobby as a whole: presence and challenges as they are,
 // the races as the last heartbeat saw them.
 func (l *Lobby) snapshot() *LobbyEvent {
-	ev := &LobbyEvent{Challenges: []ChallengeInfo{}}
+	ev := &LobbyEvent{Challenges: []ChallengeInfo{}, clock: l.deps.Clock}
 	ctx, cancel := opCtx()
 	open, err := l.deps.Stores.Challenges.List(ctx)
 	cancel()
@@ -150,7 +149,8 @@ func (l *Lobby) refreshRaces() {
 // same as last sent.
 func (l *Lobby) Publish() {
 	ev := l.snapshot()
-	b, err := json.Marshal(ev)
+	b, err := ev.body() // without the time, which is written as each connection sends
+
 	if err != nil {
 		l.log.Error().Err(err).Msg("lobby snapshot")
 		return

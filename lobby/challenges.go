@@ -38,6 +38,9 @@ func (s *Session) Challenge(o RaceOptions) (ChallengeInfo, error) {
 	if err := l.waiting(ctx, who.ID); err != nil {
 		return ChallengeInfo{}, err
 	}
+	if err := l.notInMass(ctx, who.ID); err != nil {
+		return ChallengeInfo{}, err
+	}
 	c := ChallengeInfo{ID: newCode(), Player: who.ID, Name: who.Name, Rating: rating, Variant: o.Variant,
 		TimeLimitSeconds: *o.TimeLimitSeconds, BestOf: *o.BestOf, Rated: o.Rated, Grade: o.Grade, Since: l.deps.Clock.Now()}
 	// Recorded here first, so that an acceptance on another instance at
@@ -116,6 +119,9 @@ func (s *Session) AcceptChallenge(id string) error {
 		return race.Errorf(CodeOwnChallenge, "you cannot accept your own challenge")
 	}
 	if err := l.checkRacing(ctx, who.ID); err != nil {
+		return err
+	}
+	if err := l.notInMass(ctx, who.ID); err != nil {
 		return err
 	}
 	c, ok, err := l.deps.Stores.Challenges.Take(ctx, id)

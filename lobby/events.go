@@ -104,30 +104,76 @@ type LobbyEvent struct {
 	// Daily is today's deal in every variant: its commitment, public from
 	// 00:00 UTC (absent without a day's deal).
 	Daily []DailyBrief `json:"daily,omitempty"`
-	// encoded is the event's JSON, made once for every connection it goes
-	// to; set before the event is delivered and never changed after.
+	// Now is the server's time as the message is written (RFC 3339 with
+	// milliseconds): a browser draws the mass races' countdowns from it,
+	// not from its own clock, which may be off. It is left zero in the
+	// event and written by AppendJSON from the lobby's clock, for each
+	// connection as it sends: an update held back while its connection
+	// raced, sent later, is not stale. Set only in a decoded message.
+	Now time.Time `json:"now,omitzero"`
+	// clock is the lobby's, for Now.
+	clock race.Clock
+	// encoded is the event's JSON without Now, made once for every
+	// connection it goes to; set before the event is delivered and never
+	// changed after.
 	encoded []byte
 }
 
-// MarshalJSON is the event's JSON, encoded once however many connections
-// send it.
-func (e *LobbyEvent) MarshalJSON() ([]byte, error) {
+// nowLayout is RFC 3339 with milliseconds, always three digits: the
+// browser's Date.parse reads it, and a countdown wants no finer.
+const nowLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// body is the event's JSON without Now: the same bytes for every
+// connection, and what Publish compares with the last it sent.
+func (e *LobbyEvent) body() ([]byte, error) {
 	if e.encoded != nil {
 		return e.encoded, nil
 	}
-	type plain LobbyEvent // without this method
-	b, err := json.Marshal((*plain)(e))
+	type plain LobbyEvent // without the methods
+	p := *e
+	p.Now = time.Time{}
+	b, err := json.Marshal((*plain)(&p))
 	if err != nil {
 		return nil, fmt.Errorf("lobby event: %w", err)
 	}
 	return b, nil
 }
 
+// AppendJSON appends the event's JSON, with Now as the lobby's clock has
+// it at this call, to dst: the body is encoded once however many
+// connections send it, only the time is written for each
+// (race.JSONAppender, the web layer's fast path).
+func (e *LobbyEvent) AppendJSON(dst []byte) ([]byte, error) {
+	b, err := e.body()
+	if err != nil {
+		return dst, err
+	}
+	now := e.Now
+	if e.clock != nil {
+		now = e.clock.Now()
+	}
+	if now.IsZero() || len(b) < 2 {
+		return append(dst, b...), nil
+	}
+	dst = append(dst, `{"now":"`...)
+	dst = now.UTC().AppendFormat(dst, nowLayout)
+	dst = append(dst, '"')
+	if len(b) > 2 { // more than {}
+		dst = append(dst, ',')
+	}
+	return append(dst, b[1:]...), nil
+}
+
+// MarshalJSON is AppendJSON's JSON, for encoding/json (the API's
+// GET /api/lobby).
+func (e *LobbyEvent) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
+
 // EventType is "lobby".
 func (*LobbyEvent) EventType() string { return "lobby" }
 
 var (
-	_ race.Event = (*MatchedEvent)(nil)
-	_ race.Event = (*OfferEvent)(nil)
-	_ race.Event = (*LobbyEvent)(nil)
+	_ race.JSONAppender = (*LobbyEvent)(nil)
+	_ race.Event        = (*MatchedEvent)(nil)
+	_ race.Event        = (*OfferEvent)(nil)
+	_ race.Event        = (*LobbyEvent)(nil)
 )

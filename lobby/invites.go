@@ -67,6 +67,9 @@ func (s *Session) AcceptInvite(code string) error {
 	if err := l.checkRacing(ctx, who.ID); err != nil {
 		return err
 	}
+	if err := l.notInMass(ctx, who.ID); err != nil {
+		return err
+	}
 	if err := l.checkRacing(ctx, inv.Player); err != nil {
 		if race.ErrorCode(err) == CodeInRace {
 			return race.Errorf(CodeInRace, "%s is racing; try again when they are done", inv.Name)

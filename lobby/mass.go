@@ -9,6 +9,7 @@ package lobby
 // once (the store's change empties it for one of them only).
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -26,8 +27,15 @@ const (
 	MassWait = 15 * time.Second
 )
 
-// CodeNotInMass refuses leave-mass while not in a mass race.
-const CodeNotInMass race.Code = "not-in-mass"
+// The refusals of mass races.
+const (
+	// CodeNotInMass refuses leave-mass while not in a mass race.
+	CodeNotInMass race.Code = "not-in-mass"
+	// CodeInMass refuses queueing, opening a challenge and accepting one
+	// or an invite while in an open mass race: its start would pair the
+	// player twice.
+	CodeInMass race.Code = "in-mass"
+)
 
 // MassRace is a variant's open mass race, as the lobby lists it.
 type MassRace struct {
@@ -36,6 +44,10 @@ type MassRace struct {
 	Seats   int    `json:"seats"`
 	// StartAt is when it starts, once MassMin have joined.
 	StartAt *time.Time `json:"startAt,omitempty"`
+	// Members are who joined, in the order they came: public, as the
+	// race they start is, and how each tab of a player (on any instance)
+	// tells that its player is in it.
+	Members []PlayerRef `json:"members"`
 }
 
 // massCode is the store's code of variant's mass race: never a room's
@@ -44,7 +56,7 @@ func massCode(variant string) string { return "mass:" + variant }
 
 // massOf is r as the lobby lists it.
 func massOf(variant string, r Room) MassRace {
-	return MassRace{Variant: variant, Joined: len(r.Members), Seats: race.MaxSeats, StartAt: r.StartAt}
+	return MassRace{Variant: variant, Joined: len(r.Members), Seats: race.MaxSeats, StartAt: r.StartAt, Members: slices.Clone(r.Members)}
 }
 
 // JoinMass puts the session's player in variant's open mass race (out
@@ -64,9 +76,11 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 	if err := l.waiting(ctx, who.ID); err != nil {
 		return MassRace{}, err
 	}
-	l.mu.Lock()
-	before := s.mass
-	l.mu.Unlock()
+	// The race they are in, joined from this tab or another.
+	before, err := l.massOfPlayer(ctx, who.ID)
+	if err != nil {
+		return MassRace{}, err
+	}
 	if before != "" && before != rules.Name {
 		if err := l.leaveMass(before, who.ID); err != nil {
 			return MassRace{}, err
@@ -98,7 +112,7 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 		case err != nil:
 			return MassRace{}, unavailable(err)
 		case ok:
-			l.joinedMass(s, rules.Name, r)
+			l.noteMass(rules.Name, r)
 			return massOf(rules.Name, r), nil
 		}
 		// None open: open one with this player in it (or, if another
@@ -109,18 +123,76 @@ func (s *Session) JoinMass(variant string) (MassRace, error) {
 			return MassRace{}, unavailable(err)
 		}
 		if made {
-			l.joinedMass(s, rules.Name, r)
+			l.noteMass(rules.Name, r)
 			return massOf(rules.Name, r), nil
 		}
 	}
 	return MassRace{}, race.Errorf(race.CodeUnavailable, "the mass race keeps changing; try again")
 }
 
-// joinedMass notes that s's player is in variant's mass race and shows
-// the lobby the change.
-func (l *Lobby) joinedMass(s *Session, variant string, r Room) {
+// openMass is a variant's open mass race as the store has it.
+type openMass struct {
+	variant string
+	room    Room
+}
+
+// openMasses reads every variant's open mass race from the store in one
+// round trip (the variants with none are left out), in the order of
+// engine.VariantNames: every instance does on every heartbeat, and a GET
+// per variant was most of an idle fleet's Redis commands (docs/redis.md).
+func (l *Lobby) openMasses(ctx context.Context) ([]openMass, error) {
+	variants := engine.VariantNames()
+	codes := make([]string, len(variants))
+	for i, v := range variants {
+		codes[i] = massCode(v)
+	}
+	rooms, err := l.deps.Stores.Rooms.GetMany(ctx, codes)
+	if err != nil {
+		return nil, err
+	}
+	var open []openMass
+	for i, v := range variants {
+		if r, ok := rooms[codes[i]]; ok {
+			open = append(open, openMass{v, r})
+		}
+	}
+	return open, nil
+}
+
+// massOfPlayer is the variant of the open mass race player is in, ""
+// for none. It asks the store, not the sessions: the player may have
+// joined from another tab, or through another instance.
+func (l *Lobby) massOfPlayer(ctx context.Context, player string) (string, error) {
+	open, err := l.openMasses(ctx)
+	if err != nil {
+		return "", unavailable(err)
+	}
+	for _, m := range open {
+		if m.room.member(player) {
+			return m.variant, nil
+		}
+	}
+	return "", nil
+}
+
+// notInMass refuses (CodeInMass) a player in an open mass race: a race
+// of two started for them elsewhere would leave the mass race starting
+// with a racer who is racing already.
+func (l *Lobby) notInMass(ctx context.Context, player string) error {
+	variant, err := l.massOfPlayer(ctx, player)
+	if err != nil {
+		return err
+	}
+	if variant != "" {
+		return race.Errorf(CodeInMass, "you are in the %s mass race; leave it first", variant)
+	}
+	return nil
+}
+
+// noteMass keeps variant's mass race, as it is now, in the lobby's list
+// and shows the lobby the change.
+func (l *Lobby) noteMass(variant string, r Room) {
 	l.mu.Lock()
-	s.mass = variant
 	l.noteMassLocked(variant, r)
 	l.mu.Unlock()
 	l.Publish()
@@ -135,18 +207,41 @@ func (l *Lobby) noteMassLocked(variant string, r Room) {
 	}
 }
 
-// LeaveMass takes the session's player out of the mass race they joined
-// (CodeNotInMass when none); below MassMin its countdown stops.
+// LeaveMass takes the session's player out of the mass race they joined,
+// from this tab or another (CodeNotInMass when none); below MassMin its
+// countdown stops.
 func (s *Session) LeaveMass() error {
 	l := s.l
-	l.mu.Lock()
-	variant := s.mass
-	s.mass = ""
-	l.mu.Unlock()
+	who := s.Player()
+	ctx, cancel := opCtx()
+	variant, err := l.massOfPlayer(ctx, who.ID)
+	cancel()
+	if err != nil {
+		return err
+	}
 	if variant == "" {
 		return race.Errorf(CodeNotInMass, "you are in no mass race")
 	}
-	return l.leaveMass(variant, s.Player().ID)
+	return l.leaveMass(variant, who.ID)
+}
+
+// leaveMassIfGone takes player out of the mass race they are in once
+// they have no session left on any instance: nobody would take their
+// seat. A tab closed while another is open leaves them in, for that one
+// to leave or race.
+func (l *Lobby) leaveMassIfGone(player string) {
+	ctx, cancel := opCtx()
+	defer cancel()
+	gone, err := l.away(ctx, player)
+	if err == nil && gone {
+		var variant string
+		if variant, err = l.massOfPlayer(ctx, player); err == nil && variant != "" {
+			err = l.leaveMass(variant, player)
+		}
+	}
+	if err != nil {
+		l.log.Warn().Err(err).Str("player", player).Msg("not taken out of the mass race: it starts without them if they are not back")
+	}
 }
 
 // leaveMass takes player out of variant's mass race.
@@ -175,26 +270,30 @@ func (l *Lobby) leaveMass(variant, player string) error {
 // errNotDue leaves a mass race that is not due as it is.
 var errNotDue = errors.New("lobby: the mass race is not due")
 
-// startMasses, on the heartbeat, reads every variant's mass race for the
-// lobby's list and starts those that are due: the store's change takes
-// the members out (deleting it) for one instance only.
+// startMasses, on the heartbeat, reads every variant's mass race (in one
+// round trip) for the lobby's list and starts those that are due: the
+// store's change takes the members out (deleting it) for one instance
+// only.
 func (l *Lobby) startMasses() {
 	now := l.deps.Clock.Now()
+	ctx, cancel := opCtx()
+	open, err := l.openMasses(ctx)
+	cancel()
+	if err != nil {
+		// The list stays as it was; the next beat reads again.
+		l.log.Warn().Err(err).Msg("mass races not read")
+		return
+	}
 	var listed []MassRace
-	for _, variant := range engine.VariantNames() {
-		ctx, cancel := opCtx()
-		r, ok, err := l.deps.Stores.Rooms.Get(ctx, massCode(variant))
-		cancel()
-		if err != nil || !ok {
-			continue
-		}
+	for _, m := range open {
+		variant, r := m.variant, m.room
 		if r.StartAt == nil || now.Before(*r.StartAt) {
 			listed = append(listed, massOf(variant, r))
 			continue
 		}
 		var taken []PlayerRef
-		ctx, cancel = opCtx()
-		_, ok, err = l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
+		ctx, cancel := opCtx()
+		_, ok, err := l.deps.Stores.Rooms.Change(ctx, massCode(variant), RoomTTL, func(r *Room) error {
 			if r.StartAt == nil || now.Before(*r.StartAt) {
 				return errNotDue
 			}
@@ -209,11 +308,6 @@ func (l *Lobby) startMasses() {
 	}
 	l.mu.Lock()
 	l.masses = listed
-	for s := range l.sessions {
-		if s.mass != "" && !slices.ContainsFunc(listed, func(m MassRace) bool { return m.Variant == s.mass }) {
-			s.mass = "" // started (or gone): they are in it no more
-		}
-	}
 	l.mu.Unlock()
 }
 

@@ -45,6 +45,9 @@ func (s *Session) QueueGrade(variant, grade string) (string, error) {
 	if err := l.waiting(ctx, who.ID); err != nil {
 		return "", err
 	}
+	if err := l.notInMass(ctx, who.ID); err != nil {
+		return "", err
+	}
 	// This session is recorded before the shared queue has the player, so
 	// that a pairing made at once by another instance finds it. The shared
 	// queue does not have them (waiting checked): an entry left here is

@@ -76,6 +76,10 @@ type Rooms interface {
 	Make(ctx context.Context, r Room, keep time.Duration) (made bool, err error)
 	// Get finds room code (normalized).
 	Get(ctx context.Context, code string) (r Room, ok bool, err error)
+	// GetMany finds the rooms of codes (normalized) as Get does, in one
+	// round trip to a shared store: every lobby instance's heartbeat reads
+	// every variant's mass race. The codes of no room are left out.
+	GetMany(ctx context.Context, codes []string) (map[string]Room, error)
 	// Change applies change to room code and stores the result for keep,
 	// atomically: when several instances change a room at once, each
 	// change sees the one before. An error of change leaves the room as

@@ -12,9 +12,6 @@ type Session struct {
 	l   *Lobby
 	sub race.Subscriber
 	who Identity // guarded by l.mu
-	// mass is the variant of the mass race the player joined here, ""
-	// for none (guarded by l.mu).
-	mass string
 }
 
 // Welcome is the reply to Enter and Rename: the player's identity and a
@@ -134,7 +131,9 @@ func (s *Session) Rename(name string) (Welcome, error) {
 }
 
 // Leave takes the session out: out of its queue and its open challenge at
-// once. Its player's invites stay until they expire.
+// once, and, when it was the player's last session on any instance, out
+// of the mass race they joined. Its player's invites stay until they
+// expire.
 func (s *Session) Leave() {
 	l := s.l
 	l.mu.Lock()
@@ -146,14 +145,12 @@ func (s *Session) Leave() {
 	if l.online[s.who.ID]--; l.online[s.who.ID] <= 0 {
 		delete(l.online, s.who.ID)
 	}
-	mass := s.mass
+	last := l.online[s.who.ID] == 0
 	l.mu.Unlock()
-	if mass != "" {
-		if err := l.leaveMass(mass, s.who.ID); err != nil {
-			l.log.Warn().Err(err).Str("player", s.who.ID).Msg("not taken out of the mass race: it starts without them if they are not back")
-		}
-	}
 	l.syncListen(s.who.ID)
+	if last {
+		l.leaveMassIfGone(s.who.ID)
+	}
 	if l.dropWaiting(s) {
 		l.challengesChanged()
 	}

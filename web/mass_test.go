@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,94 @@ func TestMassRaceOneAtATime(t *testing.T) {
 		}
 		return len(ms) == 2 && joined["classic"] == 1 && joined["aces-out"] == 1
 	})
+}
+
+// TestInMassRefusedOverWebsockets: a player in the classic mass race is
+// refused queue, challenge, accept-challenge and accept-invite with
+// in-mass, on the tab that joined and on another of theirs, and the mass
+// race still lists them.
+func TestInMassRefusedOverWebsockets(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, bob := e.dial(), e.dial()
+	w := a.hello("ann")
+	bob.hello("bob")
+	bob.send(map[string]any{"type": "challenge", "id": "c"})
+	ch := decode[struct{ Challenge lobby.ChallengeInfo }](t, bob.untilType("challenged")).Challenge
+	bob.send(map[string]any{"type": "invite", "id": "i"})
+	inv := decode[struct{ Code string }](t, bob.untilType("invited"))
+	a.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+	a.until(func(m msg) bool { return m.Type == "mass-joined" && m.ID == "jm" })
+	a2 := e.dial()
+	a2.helloAs(w)
+	for _, c := range []*client{a, a2} {
+		for _, m := range []map[string]any{
+			{"type": "queue", "variant": "aces-out"},
+			{"type": "challenge"},
+			{"type": "accept-challenge", "challenge": ch.ID},
+			{"type": "accept-invite", "code": inv.Code},
+		} {
+			if got := c.expectError(m, lobby.CodeInMass); !strings.Contains(string(got.raw), "you are in the classic mass race; leave it first") {
+				t.Errorf("%v: %s", m, got.raw)
+			}
+		}
+	}
+	untilMass(t, bob, func(ms []lobby.MassRace) bool { return len(ms) == 1 && ms[0].Joined == 1 })
+	if p := e.lobby.Snapshot().Presence; p.Queued != 0 {
+		t.Fatalf("presence %+v after the refusals", p)
+	}
+}
+
+// TestMassRaceSeenFromAnotherTab: the lobby lists who is in a mass race,
+// so a second tab of a player who joined from the first sees them in it;
+// leave-mass from that tab leaves, and the first tab sees them out.
+func TestMassRaceSeenFromAnotherTab(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a := e.dial()
+	w := a.hello("ann")
+	a2 := e.dial()
+	a2.helloAs(w)
+	a.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+	joined := decode[massReply](t, a.until(func(m msg) bool { return m.Type == "mass-joined" && m.ID == "jm" }))
+	if joined.Mass == nil || len(joined.Mass.Members) != 1 || joined.Mass.Members[0] != (lobby.PlayerRef{ID: w.Player, Name: "ann"}) {
+		t.Fatalf("mass-joined %+v: want ann as its member", joined.Mass)
+	}
+	untilMass(t, a2, func(ms []lobby.MassRace) bool {
+		return len(ms) == 1 && len(ms[0].Members) == 1 && ms[0].Members[0].ID == w.Player && ms[0].Members[0].Name == "ann"
+	})
+	a2.send(map[string]any{"type": "leave-mass", "id": "lm"})
+	if left := a2.until(func(m msg) bool { return m.ID == "lm" }); left.Type != "mass-left" {
+		t.Fatalf("leave-mass from the other tab: %s", left.raw)
+	}
+	untilMass(t, a, func(ms []lobby.MassRace) bool { return len(ms) == 0 })
+	// Out from either tab: neither may leave again.
+	a.expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
+	a2.expectError(map[string]any{"type": "leave-mass"}, lobby.CodeNotInMass)
+}
+
+// TestLobbyCarriesServerTime: the lobby message carries the server's time
+// as it is sent (RFC 3339 with milliseconds), so that a browser whose
+// clock is off still counts a mass race down right.
+func TestLobbyCarriesServerTime(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	a, b := e.dial(), e.dial()
+	a.hello("ann")
+	b.hello("bob")
+	e.clock.Advance(1500 * time.Millisecond)
+	want := e.clock.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	// What was sent before the clock moved is read first.
+	a.send(map[string]any{"type": "ping", "id": "p"})
+	a.until(func(m msg) bool { return m.Type == "pong" && m.ID == "p" })
+	// The reply to lobby, and an update (bob joined).
+	a.send(map[string]any{"type": "lobby"})
+	reply := a.untilType("lobby")
+	b.send(map[string]any{"type": "join-mass", "variant": "classic", "id": "jm"})
+	update := a.until(func(m msg) bool { return m.Type == "lobby" && len(decode[lobby.LobbyEvent](t, m).Mass) == 1 })
+	for what, m := range map[string]msg{"reply": reply, "update": update} {
+		if !strings.Contains(string(m.raw), `"now":"`+want+`"`) {
+			t.Errorf("the lobby %s has no now %s: %s", what, want, m.raw)
+		}
+		if ev := decode[lobby.LobbyEvent](t, m); !ev.Now.Equal(e.clock.Now()) {
+			t.Errorf("the lobby %s: now %v, want the server's %v", what, ev.Now, e.clock.Now())
+		}
+	}
 }

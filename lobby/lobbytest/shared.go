@@ -29,6 +29,54 @@ func SharedSuite(t *testing.T, newInstances Instances) {
 	t.Run("SeatsConcurrentClaims", func(t *testing.T) { seatsConcurrent(t, newInstances) })
 	t.Run("ClaimUnqueuesAndRacingCannotQueue", func(t *testing.T) { claimUnqueues(t, newInstances) })
 	t.Run("RoomsChangedByManyAtOnce", func(t *testing.T) { roomsChanged(t, newInstances) })
+	t.Run("RoomsGetMany", func(t *testing.T) { roomsGetMany(t, newInstances) })
+}
+
+// roomsGetMany: GetMany finds, in one call, every room of its codes that
+// another instance stored, as Get would, and leaves out the codes of no
+// room (never made, or emptied); no codes find none.
+func roomsGetMany(t *testing.T, newInstances Instances) {
+	ctx := context.Background()
+	sh := newInstances(t, start(), 2)
+	made := time.Unix(1_000_000, 0).UTC()
+	a := lobby.Room{Code: "mass:classic", Members: []lobby.PlayerRef{{ID: "p1", Name: "Ann"}, {ID: "p2", Name: "Bob"}}, Made: made}
+	b := lobby.Room{Code: "mass:strict", Members: []lobby.PlayerRef{{ID: "p3", Name: "Cleo"}}, Made: made}
+	at := made.Add(15 * time.Second)
+	b.StartAt = &at
+	gone := lobby.Room{Code: "mass:redeal", Members: []lobby.PlayerRef{{ID: "p4", Name: "Dan"}}, Made: made}
+	for _, r := range []lobby.Room{a, b, gone} {
+		if err := sh[0].Rooms.Put(ctx, r, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := sh[0].Rooms.Change(ctx, gone.Code, time.Hour, func(r *lobby.Room) error { r.Members = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{"mass:classic", "mass:nosuch", gone.Code, "mass:strict"}
+	got, err := sh[1].Rooms.GetMany(ctx, codes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("GetMany(%v) found %d rooms, want 2: %+v", codes, len(got), got)
+	}
+	for _, want := range []lobby.Room{a, b} {
+		one, _, err := sh[1].Rooms.Get(ctx, want.Code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := got[want.Code]
+		if !ok || r.Code != want.Code || len(r.Members) != len(want.Members) || r.Members[0] != want.Members[0] ||
+			!r.Made.Equal(want.Made) || (r.StartAt == nil) != (want.StartAt == nil) || (r.StartAt != nil && !r.StartAt.Equal(*want.StartAt)) {
+			t.Errorf("GetMany's %s: %+v (found %v), want %+v", want.Code, r, ok, want)
+		}
+		if len(one.Members) != len(r.Members) {
+			t.Errorf("GetMany's %s differs from Get's: %+v, %+v", want.Code, r, one)
+		}
+	}
+	if none, err := sh[1].Rooms.GetMany(ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("GetMany of no codes: %+v %v", none, err)
+	}
 }
 
 // roomsChanged: a room made on one instance is found on the others; ten

@@ -67,6 +67,20 @@ func (m *Rooms) Get(_ context.Context, code string) (lobby.Room, bool, error) {
 	return clone(mr.r), true, nil
 }
 
+// GetMany finds the rooms of codes, under one hold of the store's lock.
+func (m *Rooms) GetMany(_ context.Context, codes []string) (map[string]lobby.Room, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.clock.Now()
+	found := make(map[string]lobby.Room, len(codes))
+	for _, code := range codes {
+		if mr, ok := m.byCode[code]; ok && now.Before(mr.until) {
+			found[code] = clone(mr.r)
+		}
+	}
+	return found, nil
+}
+
 // Change applies change to room code under the store's lock.
 func (m *Rooms) Change(_ context.Context, code string, keep time.Duration, change func(*lobby.Room) error) (lobby.Room, bool, error) {
 	m.mu.Lock()

@@ -66,6 +66,35 @@ func (s *Rooms) Get(ctx context.Context, code string) (lobby.Room, bool, error) 
 	return s.get(ctx, s.rdb, code)
 }
 
+// GetMany finds the rooms of codes with one MGET: their keys share the
+// lobby's hash tag, so one slot holds them all in Redis Cluster too.
+func (s *Rooms) GetMany(ctx context.Context, codes []string) (map[string]lobby.Room, error) {
+	found := make(map[string]lobby.Room, len(codes))
+	if len(codes) == 0 {
+		return found, nil
+	}
+	keys := make([]string, len(codes))
+	for i, code := range codes {
+		keys[i] = s.keys.Room(code)
+	}
+	vals, err := s.rdb.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redislobby: rooms: %w", err)
+	}
+	for i, v := range vals {
+		js, ok := v.(string)
+		if !ok {
+			continue // nil: no such key
+		}
+		var r lobby.Room
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			return nil, fmt.Errorf("redislobby: room %s: %w", codes[i], err)
+		}
+		found[codes[i]] = r
+	}
+	return found, nil
+}
+
 func (s *Rooms) get(ctx context.Context, c redis.Cmdable, code string) (lobby.Room, bool, error) {
 	js, err := c.Get(ctx, s.keys.Room(code)).Bytes()
 	if errors.Is(err, redis.Nil) {

@@ -123,7 +123,7 @@ class LobbyPage {
   build() {
     const e = (this.els = {});
     this.account = new AccountPanel(() => this.reconnect());
-    this.mass = new MassPanel(() => this.sock, () => (this.els.quickVariant || {}).value || "classic");
+    this.mass = new MassPanel(() => this.sock, () => (this.els.quickVariant || {}).value || "classic", () => (this.me ? this.me.player : ""));
     e.status = h("p", { class: "muted lobby-status", role: "status", "data-testid": "lobby-status" }, "Connecting…");
     // One main action on top (play now), the live races beside it; racing
     // a friend or the computer next; the rest below.
@@ -221,7 +221,7 @@ class LobbyPage {
     this.renderPresence(m.presence || {});
     this.renderChallenges(m.challenges || []);
     this.renderLive(m.races || []);
-    this.mass.update(m.mass);
+    this.mass.update(m.mass, m.now);
     // The day's deal, when the server has one: read again when the day changes.
     const daily = (m.daily || []).find((d) => d.variant === "classic");
     this.els.dailyPanel.hidden = !daily;

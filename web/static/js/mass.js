@@ -22,7 +22,10 @@ export function massErrorText(err) {
   }
 }
 
-/** startsText is when a mass race starts, as of now (ms, the local clock). */
+/**
+ * startsText is when a mass race starts, as of now (ms since the epoch,
+ * the server's clock: see MassPanel.serverNow).
+ */
 export function startsText(m, now) {
   if (!m.startAt) return `starts when ${MASS_QUORUM} have joined`;
   const left = Date.parse(m.startAt) - now;
@@ -34,14 +37,20 @@ const joinedText = (m) => `${m.joined} of ${m.seats || MASS_SEATS} joined`;
 export class MassPanel {
   /**
    * sock() is the lobby's current socket; chosen() the variant the lobby
-   * has chosen for quick play.
+   * has chosen for quick play; me() this player's id ("" before hello).
    */
-  constructor(sock, chosen) {
+  constructor(sock, chosen, me) {
     this.sock = sock;
     this.chosen = chosen;
+    this.me = me;
     this.list = []; // the lobby's mass races
-    this.mine = null; // the mass race this player joined (as last known)
+    this.mine = null; // the mass race this player is in (as last known), from any of their tabs
     this.rows = new Map(); // variant -> its row's elements, kept so focus survives updates
+    // The server's time at the last lobby message, and performance.now()
+    // then: the countdown is the server's, whatever the local clock says.
+    this.serverAt = null;
+    this.localAt = 0;
+    this.lastNow = ""; // the last message's now, as sent
     this.build();
     // The countdown ticks between the lobby's messages.
     this.timer = setInterval(() => this.render(), 1000);
@@ -62,12 +71,38 @@ export class MassPanel {
       this.ul, this.you, this.news, this.err);
   }
 
-  /** update takes the lobby's list of open mass races. */
-  update(mass) {
+  /**
+   * update takes the lobby's list of open mass races. Whether this player
+   * is in one is read from its members: they may have joined or left from
+   * another tab. now is the message's server time (RFC 3339), which the
+   * countdown is drawn from.
+   */
+  update(mass, now) {
     this.list = mass || [];
-    const fresh = this.mine && this.list.find((m) => m.variant === this.mine.variant);
-    if (fresh) this.noteChange(fresh);
+    // A message drawn again (after the welcome) is not a new reading.
+    const at = now && now !== this.lastNow ? Date.parse(now) : NaN;
+    if (!Number.isNaN(at)) {
+      this.lastNow = now;
+      this.serverAt = at;
+      this.localAt = performance.now();
+    }
+    const me = this.me();
+    const fresh = me
+      ? this.list.find((m) => (m.members || []).some((p) => p.player === me))
+      : this.mine && this.list.find((m) => m.variant === this.mine.variant);
+    if (fresh && this.mine && fresh.variant === this.mine.variant) this.noteChange(fresh);
+    else if (me) this.mine = fresh || null;
     this.render();
+  }
+
+  /**
+   * serverNow is the server's time (ms since the epoch): its time at the
+   * last lobby message plus the time elapsed here since (performance.now,
+   * which no change of the local clock moves); the local clock before any.
+   */
+  serverNow() {
+    if (this.serverAt === null) return Date.now();
+    return this.serverAt + (performance.now() - this.localAt);
   }
 
   /** disconnected forgets the joined race: closing the connection left it. */
@@ -86,7 +121,7 @@ export class MassPanel {
   }
 
   render() {
-    const now = Date.now();
+    const now = this.serverNow();
     const shown = this.shown();
     for (const v of this.rows.keys()) if (!shown.some((m) => m.variant === v)) this.rows.delete(v);
     const lis = shown.map((m) => this.row(m, now));
@@ -125,7 +160,7 @@ export class MassPanel {
     try {
       const r = await this.sock().joinMass(variant);
       this.mine = r.mass;
-      this.news.textContent = `You joined the ${variant} mass race: ${joinedText(r.mass)}, ${startsText(r.mass, Date.now())}.`;
+      this.news.textContent = `You joined the ${variant} mass race: ${joinedText(r.mass)}, ${startsText(r.mass, this.serverNow())}.`;
       this.render();
       this.leaveBtn.focus();
     } catch (ex) {
@@ -152,7 +187,7 @@ export class MassPanel {
   noteChange(fresh) {
     if (!!fresh.startAt !== !!this.mine.startAt) {
       this.news.textContent = fresh.startAt
-        ? `${fresh.joined} have joined: the race ${startsText(fresh, Date.now())}.`
+        ? `${fresh.joined} have joined: the race ${startsText(fresh, this.serverNow())}.`
         : `Someone left: the race waits for ${MASS_QUORUM} again.`;
     }
     this.mine = fresh;
