@@ -54,6 +54,9 @@ type Stores struct {
 	Dailies Dailies
 	// Rooms keeps the rooms of "race a group"; required.
 	Rooms Rooms
+	// Arenas keeps the arenas, their entries and points: durable (the
+	// SQL store) where the server has a database.
+	Arenas Arenas
 	// Courier carries notices to the other instances; nil in memory mode,
 	// where every connection is here.
 	Courier Courier

@@ -1,0 +1,132 @@
+package lobby
+
+// Arenas: for a fixed time, everyone who joined races back to back; a
+// player whose race ends goes back to the arena's pool and is paired
+// again with the waiting player closest in the standings (never the one
+// they just raced), and every race's points pile up on the arena's
+// leaderboard (lichess's arena: win 2, draw 1, loss 0, doubled on a
+// streak). This file holds the arena as stored and its store; the
+// scoring and the pairing (arenarules.go) are pure functions; the
+// lobby's side (arena.go) joins, pairs and counts.
+
+import (
+	"context"
+	"time"
+
+	"sirtommy/race"
+)
+
+// The refusals of arenas.
+const (
+	CodeNoSuchArena race.Code = "no-such-arena" // no arena has that id
+	CodeArenaOver   race.Code = "arena-over"    // joining an arena whose time is up
+	CodeInArena     race.Code = "in-arena"      // joining an arena one is in already, or racing elsewhere while in one
+	CodeNotInArena  race.Code = "not-in-arena"  // pausing an arena one is not in
+)
+
+// EntryState is where an arena's player stands.
+type EntryState string
+
+// The states of an arena's player.
+const (
+	// EntryWaiting is in the pool: paired at the next pairing.
+	EntryWaiting EntryState = "waiting"
+	// EntryRacing is in one of the arena's races (Race names it, or is
+	// pendingRace while it is made).
+	EntryRacing EntryState = "racing"
+	// EntryPaused is out of the pool (paused, or gone): their points stay,
+	// and joining again puts them back.
+	EntryPaused EntryState = "paused"
+)
+
+// Arena is an arena as stored: its rules, every player's entry and its
+// races under way.
+type Arena struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Variant, Grade and TimeLimitMs are every race's: its secret deals
+	// are of Grade where the variant's deals are graded ("" any deal).
+	Variant     string `json:"variant"`
+	Grade       string `json:"grade,omitempty"`
+	TimeLimitMs int64  `json:"timeLimitMs"`
+	// StartAt is when pairing begins; EndAt when it stops (races under
+	// way then finish and count).
+	StartAt time.Time `json:"startAt"`
+	EndAt   time.Time `json:"endAt"`
+	// Entries are the players who joined, in the order they came.
+	Entries []ArenaEntry `json:"entries"`
+	// Races are the arena's races under way.
+	Races []ArenaRace `json:"races,omitempty"`
+	// Played counts the races started.
+	Played int `json:"played"`
+}
+
+// ArenaEntry is one player's part in an arena.
+type ArenaEntry struct {
+	Player string `json:"player"`
+	Name   string `json:"name"`
+	// Points are the sum of Sheet's.
+	Points int `json:"points"`
+	// Sheet is each counted race's score, in the order they ended.
+	Sheet []ArenaScore `json:"sheet,omitempty"`
+	// Streak counts the wins in a row up to now: from two on, the next
+	// race's points are doubled (OnFire).
+	Streak int        `json:"streak"`
+	State  EntryState `json:"state"`
+	// Race is the race they are in while EntryRacing.
+	Race string `json:"race,omitempty"`
+	// Last is the opponent of their last race: never paired again at once.
+	Last string `json:"last,omitempty"`
+	// Since is when they last came into the pool (join or a race's end):
+	// who waited longest is paired first among equals.
+	Since time.Time `json:"since"`
+}
+
+// OnFire reports whether the entry's next race counts double.
+func (e *ArenaEntry) OnFire() bool { return e.Streak >= 2 }
+
+// ArenaScore is one race's part in an entry's points.
+type ArenaScore struct {
+	Race    string       `json:"race"`
+	Outcome ArenaOutcome `json:"outcome"`
+	// Fire is set when the race counted double (a streak before it).
+	Fire    bool `json:"fire,omitempty"`
+	Berserk bool `json:"berserk,omitempty"`
+	Points  int  `json:"points"`
+}
+
+// ArenaOutcome is a race's outcome for one of its players.
+type ArenaOutcome string
+
+// The outcomes of an arena's race for a player.
+const (
+	ArenaWin  ArenaOutcome = "win"
+	ArenaDraw ArenaOutcome = "draw"
+	ArenaLoss ArenaOutcome = "loss"
+)
+
+// ArenaRace is one of an arena's races under way.
+type ArenaRace struct {
+	Race    string    `json:"race"`
+	Players [2]string `json:"players"`
+	At      time.Time `json:"at"`
+}
+
+// Arenas keeps the arenas: in the durable store (sqlstore: SQLite, or
+// the PostgreSQL a fleet shares), or in memory (memlobby).
+type Arenas interface {
+	// Make stores a new arena unless one has its id already: made is
+	// false then, and nothing changed.
+	Make(ctx context.Context, a Arena) (made bool, err error)
+	// Get finds arena id.
+	Get(ctx context.Context, id string) (a Arena, ok bool, err error)
+	// Change applies change to arena id and stores the result,
+	// atomically: when several instances change an arena at once, each
+	// change sees the one before (change may be called again with the
+	// newer arena: it must only change its argument). An error of change
+	// leaves the arena as it was and is returned. ok is false when there
+	// is no such arena.
+	Change(ctx context.Context, id string, change func(*Arena) error) (a Arena, ok bool, err error)
+	// Current lists the arenas that end after now, by start, then id.
+	Current(ctx context.Context, now time.Time) ([]Arena, error)
+}
