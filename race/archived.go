@@ -46,6 +46,9 @@ func (r *archivedRace) Move(int, string, string) error { return r.over() }
 // Resign is refused: the race is over.
 func (r *archivedRace) Resign(int, string) error { return r.over() }
 
+// Berserk is refused: the race is over.
+func (r *archivedRace) Berserk(int) error { return r.over() }
+
 // Rematch is refused: the race is over and its players have left it, so
 // nobody is there to agree to another.
 func (r *archivedRace) Rematch(int) (string, error) {

@@ -59,6 +59,8 @@ type SeatState struct {
 	Ghost     *Ghost    `json:"ghost,omitempty"`
 	Connected bool      `json:"connected"`
 	GraceEnd  time.Time `json:"graceEnd"`
+	// Berserk is the seat's choice of half its time (Race.Berserk).
+	Berserk bool `json:"berserk,omitempty"`
 }
 
 // Records keeps races' records and decides each race's result once
@@ -90,7 +92,7 @@ func (r *Race) recordLocked() *Record {
 	for s := range r.seats {
 		st := &r.seats[s]
 		rec.Seats[s] = SeatState{Taken: st.taken, Name: st.name, Token: st.token, Player: st.player, Rating: st.rating,
-			Connected: st.connected, GraceEnd: st.graceEnd}
+			Connected: st.connected, GraceEnd: st.graceEnd, Berserk: st.berserk}
 		if c := st.computer(); c != nil {
 			rec.Seats[s].Computer, rec.Seats[s].Level, rec.Seats[s].Seed, rec.Seats[s].PaceMs = true, c.Level, c.Seed, c.Pace.Milliseconds()
 		}
@@ -199,6 +201,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 	for s := range r.seats {
 		st, sr := &r.seats[s], rec.Seats[s]
 		st.taken, st.name, st.token, st.player, st.rating = sr.Taken, sr.Name, sr.Token, sr.Player, sr.Rating
+		st.berserk = sr.Berserk
 		st.game = engine.New(rules, r.deal)
 		switch {
 		case sr.Ghost != nil:
@@ -331,6 +334,7 @@ func (r *Race) rearmLocked(rec *Record) {
 	case Running:
 		r.limitT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.TimeLimit)), r.timeUp)
 		r.firstT = r.clock.AfterFunc(until(r.startAt.Add(r.opts.FirstMoveTimeout)), r.firstMoveCheck)
+		r.armBerserkLocked()
 		for s := range r.seats {
 			if o := r.seats[s].occ; o != nil && !r.seats[s].game.Status().Over() {
 				o.play(r, s)

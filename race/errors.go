@@ -23,6 +23,8 @@ const (
 	CodeNotOver     Code = "not-over"      // a rematch asked for before the end, or during a match
 	CodeInternal    Code = "internal"      // the server failed; nothing changed
 	CodeUnavailable Code = "unavailable"   // the event log (Redis) cannot be reached; nothing changed, try again
+	CodeNoBerserk   Code = "no-berserk"    // berserk in a race without it (only an arena's races have it)
+	CodeBerserkLate Code = "berserk-late"  // berserk after the countdown
 )
 
 // Error is a refusal with a stable code for the protocol and a sentence for

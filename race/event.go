@@ -43,6 +43,8 @@ type PlayerInfo struct {
 	// Solo marks the empty seat of a solo race (the day's deal): nobody.
 	Solo      bool `json:"solo,omitempty"`
 	Connected bool `json:"connected"`
+	// Berserk marks a racer who halved their own time (Race.Berserk).
+	Berserk bool `json:"berserk,omitempty"`
 }
 
 // Result is how a race ended.

@@ -207,6 +207,9 @@ func (p *PlayerInfo) appendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"solo":true`...)
 	}
 	dst = strconv.AppendBool(append(dst, `,"connected":`...), p.Connected)
+	if p.Berserk {
+		dst = append(dst, `,"berserk":true`...)
+	}
 	return append(dst, '}'), nil
 }
 

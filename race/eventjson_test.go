@@ -130,7 +130,7 @@ func TestStateAppendJSON(t *testing.T) {
 		for _, rating := range []float64{0, 1500, 1523.4567891234, -3, 1e-6, 999999999999.5} {
 			states = append(states, &race.StateEvent{
 				Race: "r" + name, State: race.Finished, Variant: "classic" + name, Seat: &seat,
-				Players: []race.PlayerInfo{{Name: name, Player: name, Rating: rating, Taken: true, Level: name, Computer: true, Ghost: true, Solo: true, Connected: true}, {}},
+				Players: []race.PlayerInfo{{Name: name, Player: name, Rating: rating, Taken: true, Level: name, Computer: true, Ghost: true, Solo: true, Connected: true, Berserk: true}, {}},
 				Deal:    "12" + name, Commitment: "c" + name, TimeLimitMs: 300000, Now: at, StartAt: &at, EndsAt: &at,
 				You: &boards[0], Opponent: &counts[1], Opponents: counts, Boards: boards, Counts: counts,
 				Result:     &race.Result{Outcome: race.OutcomeWin, Winner: &winner, Reason: race.Reason("forfeit" + name), Games: []string{name, "x"}, Scores: []int{52, 3}, Ranking: []race.Place{{Seat: 0, Place: 1, Cards: 52, Status: engine.Won, FinishedMs: new(int64(1234))}, {Seat: 1, Place: 2, Cards: 3}}},

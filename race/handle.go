@@ -17,6 +17,7 @@ type Handle interface {
 	Move(s int, text, id string) error
 	Resign(s int, id string) error
 	Rematch(s int) (string, error)
+	Berserk(s int) error
 	Info(ctx context.Context) (Info, error)
 }
 

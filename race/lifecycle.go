@@ -39,6 +39,7 @@ func (r *Race) start() {
 	r.state = Running
 	r.limitT = r.clock.AfterFunc(r.opts.TimeLimit, r.timeUp)
 	r.firstT = r.clock.AfterFunc(r.opts.FirstMoveTimeout, r.firstMoveCheck)
+	r.armBerserkLocked()
 	r.saveLocked()
 	r.log.Info().Msg("race started")
 	r.publishStateLocked(-1)
@@ -119,6 +120,9 @@ func (r *Race) stopTimersLocked() {
 	}
 	for s := range r.seats {
 		if t := r.seats[s].graceT; t != nil {
+			t.Stop()
+		}
+		if t := r.seats[s].berserkT; t != nil {
 			t.Stop()
 		}
 		if o := r.seats[s].occ; o != nil {

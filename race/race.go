@@ -176,6 +176,9 @@ type Options struct {
 	// Seats is the number of racers, MinSeats to MaxSeats (default 2). A
 	// solo race and a best-of-N match have two.
 	Seats int `json:",omitempty"`
+	// Berserk lets each racer halve their own time in the countdown
+	// (Race.Berserk): an arena's races.
+	Berserk bool `json:",omitempty"`
 }
 
 func (o *Options) fill() {
@@ -590,6 +593,9 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 		return err
 	}
 	st := &r.seats[s]
+	if st.berserk && r.berserkUpLocked(s) {
+		return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(), Message: "your time is up: you went berserk, for half the race's time"}
+	}
 	next := st.game // a copy: committed only once the log has the move
 	if err := next.Apply(m); err != nil {
 		var ill *engine.IllegalMoveError
@@ -776,7 +782,7 @@ func (r *Race) info(ctx context.Context, whole bool) (Info, error) {
 // playerInfoLocked describes seat i's player.
 func (r *Race) playerInfoLocked(i int) PlayerInfo {
 	st := &r.seats[i]
-	p := PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Connected: st.connected}
+	p := PlayerInfo{Name: st.name, Player: st.player, Rating: st.rating, Taken: st.taken, Connected: st.connected, Berserk: st.berserk}
 	if st.occ != nil {
 		st.occ.describe(&p)
 	}

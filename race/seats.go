@@ -324,6 +324,10 @@ type seat struct {
 	graceEnd  time.Time
 	// occ plays the seat when no person's connection does (nil: a person).
 	occ occupant
+	// berserk halves the seat's time (berserk.go); berserkT ends its game
+	// then.
+	berserk  bool
+	berserkT Timer
 }
 
 // occupant is whoever plays a seat that a person's connection does not:

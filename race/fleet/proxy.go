@@ -534,6 +534,13 @@ func (p *proxy) Rematch(s int) (string, error) {
 	return rep.Next, rep.err()
 }
 
+// Berserk halves seat s's time, wherever the race runs.
+func (p *proxy) Berserk(s int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.do(context.Background(), &Request{Op: OpBerserk, Seat: s}).err()
+}
+
 // Info is the race's public record.
 func (p *proxy) Info(ctx context.Context) (race.Info, error) {
 	p.mu.Lock()

@@ -76,6 +76,7 @@ const (
 	OpMove    Op = "move"
 	OpResign  Op = "resign"
 	OpRematch Op = "rematch"
+	OpBerserk Op = "berserk"
 	OpState   Op = "state"
 	OpInfo    Op = "info"
 )
@@ -129,6 +130,9 @@ var ops = map[Op]serve{
 	OpRematch: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
 		next, err := r.Rematch(req.Seat)
 		return replyOf(&Reply{Next: next}, err)
+	},
+	OpBerserk: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+		return replyOf(&Reply{}, r.Berserk(req.Seat))
 	},
 	OpState: func(_ context.Context, r *race.Race, _ *Request, _ race.Subscriber) *Reply {
 		return &Reply{State: r.State()}
