@@ -75,15 +75,17 @@ type ArenaEntry struct {
 	State  EntryState `json:"state"`
 	// Race is the race they are in while EntryRacing.
 	Race string `json:"race,omitempty"`
+	// PauseAfter pauses them when their race ends (paused while racing).
+	PauseAfter bool `json:"pauseAfter,omitempty"`
 	// Last is the opponent of their last race: never paired again at once.
 	Last string `json:"last,omitempty"`
-	// Since is when they last came into the pool (join or a race's end):
-	// who waited longest is paired first among equals.
+	// Since is when they last came into the pool (a join or a race's
+	// end).
 	Since time.Time `json:"since"`
 }
 
 // OnFire reports whether the entry's next race counts double.
-func (e *ArenaEntry) OnFire() bool { return e.Streak >= 2 }
+func (e *ArenaEntry) OnFire() bool { return e.Streak >= arenaFireAfter }
 
 // ArenaScore is one race's part in an entry's points.
 type ArenaScore struct {

@@ -32,6 +32,7 @@ func (l *Lobby) snapshot() *LobbyEvent {
 	ev.Presence.add(l.others)
 	ev.Races = l.listed // replaced, never changed in place
 	ev.Mass = l.masses  // likewise
+	ev.Arenas = l.arenaList
 	l.mu.Unlock()
 	ev.Daily = l.dailyBriefs()
 	sort.Slice(ev.Challenges, func(i, j int) bool {

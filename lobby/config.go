@@ -55,6 +55,8 @@ type Config struct {
 	// FlushTimeout bounds how long Close waits for the work of races that
 	// ended to reach failing stores (default DefaultFlushTimeout).
 	FlushTimeout time.Duration
+	// Arenas are the arenas made on a schedule (none by default).
+	Arenas []ArenaSchedule
 }
 
 func (c *Config) fill() {

@@ -307,7 +307,17 @@ func (l *Lobby) afterEnd(w endWork) {
 			return l.deps.Stores.Seats.Free(ctx, e.Race, ids)
 		})
 	}
+	arena := func() {
+		if strings.HasPrefix(e.Tag, arenaTag) {
+			l.retry(e.Race, "arena's race not counted", func() error {
+				ctx, cancel := opCtx()
+				defer cancel()
+				return l.arenaEnded(ctx, e, w.at)
+			})
+		}
+	}
 	if e.Result.Outcome == race.OutcomeAborted {
+		arena() // its players go back to the pool, with no points
 		free()
 		return
 	}
@@ -328,6 +338,7 @@ func (l *Lobby) afterEnd(w endWork) {
 		l.followed(e.Race)
 		return
 	}
+	arena()
 	if strings.HasPrefix(e.Tag, dailyTag) {
 		l.retry(e.Race, "day's game not recorded", func() error {
 			ctx, cancel := opCtx()

@@ -29,6 +29,7 @@ type MatchedEvent struct {
 	Invite    string      `json:"invite,omitempty"`    // the invite code, for invites
 	Challenge string      `json:"challenge,omitempty"` // the challenge id, for challenges
 	Ghost     string      `json:"ghost,omitempty"`     // the ghost challenge's id, for ghost races
+	Arena     string      `json:"arena,omitempty"`     // the arena's id, for an arena's race
 	At        time.Time   `json:"at"`
 }
 
@@ -101,6 +102,8 @@ type LobbyEvent struct {
 	Races      []RaceSummary   `json:"races"`
 	// Mass is every variant's open mass race with someone in it.
 	Mass []MassRace `json:"mass,omitempty"`
+	// Arenas are the arenas running, starting soon or just over.
+	Arenas []ArenaBrief `json:"arenas,omitempty"`
 	// Daily is today's deal in every variant: its commitment, public from
 	// 00:00 UTC (absent without a day's deal).
 	Daily []DailyBrief `json:"daily,omitempty"`

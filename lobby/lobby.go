@@ -77,6 +77,9 @@ type Lobby struct {
 	racing     int                 // players seated in live races here, as of the last heartbeat
 	others     Presence            // the other instances' counts, as of the last heartbeat (Stores.Presence)
 	masses     []MassRace          // the open mass races, as of the last heartbeat or change (replaced, never changed in place)
+	arenaList  []ArenaBrief        // the current arenas, as of the last heartbeat (replaced, never changed in place)
+	arenaWatch map[*Session]*arenaWatcher
+	arenasMade map[string]bool // scheduled arenas made (or found made) by this instance
 
 	listenMu  sync.Mutex      // orders Courier.Listen and Unlisten per player
 	listening map[string]bool // players the courier listens for (under listenMu)
@@ -101,6 +104,8 @@ func New(cfg Config, deps Deps) *Lobby {
 		queuedBy:   make(map[string]*queued),
 		challenges: make(map[string]*Session),
 		listening:  make(map[string]bool),
+		arenaWatch: make(map[*Session]*arenaWatcher),
+		arenasMade: make(map[string]bool),
 		listed:     []RaceSummary{},
 		dailyKey:   dailyKeyOf(deps.DailySecret),
 	}
@@ -143,6 +148,7 @@ func (l *Lobby) heartbeat() {
 	l.keepChallenges()
 	l.refreshRaces()
 	l.startMasses()
+	l.runArenas()
 	l.sharePresence()
 	l.Publish()
 	l.mu.Lock()

@@ -176,6 +176,8 @@ func (l *Lobby) startRace(ctx context.Context, p pairing) error {
 			ev.Ghost = p.code
 		case ViaRoom:
 			ev.Room = p.code
+		case ViaArena:
+			ev.Arena = p.code
 		}
 		if p.many() {
 			ev.Players = p.players

@@ -142,6 +142,7 @@ func (s *Session) Leave() {
 		return
 	}
 	delete(l.sessions, s)
+	delete(l.arenaWatch, s)
 	if l.online[s.who.ID]--; l.online[s.who.ID] <= 0 {
 		delete(l.online, s.who.ID)
 	}

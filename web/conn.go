@@ -704,6 +704,14 @@ func (c *conn) handle(data []byte) {
 				c.enqueue(raceError(m.ID, err))
 			}
 		}
+	case "berserk":
+		if c.playable(m) {
+			if err := c.race.Berserk(c.seat); err != nil {
+				c.enqueue(raceError(m.ID, err))
+			} else {
+				c.enqueue(&pongMsg{V: ProtocolVersion, Type: "berserked", ID: m.ID})
+			}
+		}
 	case "ping":
 		c.enqueue(&pongMsg{V: ProtocolVersion, Type: "pong", ID: m.ID})
 	default:

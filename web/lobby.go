@@ -65,6 +65,15 @@ type massMsg struct {
 	Mass *lobby.MassRace `json:"mass,omitempty"`
 }
 
+// arenaMsg answers arena-join, arena-pause and arena-watch: the arena as
+// the player sees it.
+type arenaMsg struct {
+	V     int              `json:"v"`
+	Type  string           `json:"type"` // "arena", or "arena-unwatched" (without it)
+	ID    string           `json:"id,omitempty"`
+	Arena *lobby.ArenaView `json:"arena,omitempty"`
+}
+
 // challengedMsg answers challenge and cancel-challenge.
 type challengedMsg struct {
 	V         int                  `json:"v"`
@@ -89,7 +98,8 @@ func (c *conn) handleLobby(m clientMsg) bool {
 	case "hello", "rename", "lobby", "queue", "unqueue", "play-computer",
 		"invite", "accept-invite", "challenge", "cancel-challenge", "accept-challenge",
 		"ghost", "race-ghost", "play-daily", "race-daily-leader",
-		"room", "join-room", "leave-room", "start-room", "join-mass", "leave-mass":
+		"room", "join-room", "leave-room", "start-room", "join-mass", "leave-mass",
+		"arena-join", "arena-pause", "arena-watch", "arena-unwatch":
 	default:
 		return false
 	}
@@ -194,6 +204,22 @@ func (c *conn) handleLobby(m clientMsg) bool {
 		if err = s.LeaveMass(); err == nil {
 			c.enqueue(&massMsg{V: ProtocolVersion, Type: "mass-left", ID: m.ID})
 		}
+	case "arena-join", "arena-pause", "arena-watch":
+		var ev lobby.ArenaEvent
+		switch m.Type {
+		case "arena-join":
+			ev, err = s.JoinArena(m.Arena)
+		case "arena-pause":
+			ev, err = s.PauseArena(m.Arena)
+		default:
+			ev, err = s.WatchArena(m.Arena)
+		}
+		if err == nil {
+			c.enqueue(&arenaMsg{V: ProtocolVersion, Type: "arena", ID: m.ID, Arena: &ev.Arena})
+		}
+	case "arena-unwatch":
+		s.UnwatchArena()
+		c.enqueue(&arenaMsg{V: ProtocolVersion, Type: "arena-unwatched", ID: m.ID})
 	}
 	if err != nil {
 		c.enqueue(raceError(m.ID, err))

@@ -45,6 +45,8 @@ type clientMsg struct {
 	Ghost string `json:"ghost,omitempty"`
 	Seat  *int   `json:"seat,omitempty"`
 	Best  bool   `json:"best,omitempty"`
+	// Arena is the arena of arena-join, arena-pause and arena-watch.
+	Arena string `json:"arena,omitempty"`
 	// The race's options (invite, challenge; queue: variant and grade):
 	// absent (nil) takes the default, a present value must be in range
 	// (race.Choice), 0 included.

@@ -52,8 +52,11 @@ type serveConfig struct {
 	origin        string
 	secret        string
 	computerOffer time.Duration
-	retention     time.Duration
-	apiRaces      int
+	// arenas are the scheduled arenas (--arenas, parsed).
+	arenasFlag string
+	arenas     []lobby.ArenaSchedule
+	retention  time.Duration
+	apiRaces   int
 	// Durable data: PostgreSQL at databaseURL, else SQLite in dataDir.
 	dataDir     string
 	databaseURL string
@@ -132,6 +135,7 @@ func parseServe(e env) (serveConfig, error) {
 	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
 	dur(&c.computerOffer, groupLobby, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
+	str(&c.arenasFlag, groupLobby, "arenas", "", `the arenas made on a schedule, split by ";": "NAME,VARIANT,RACE LIMIT,DURATION,EVERY[,GRADE]" (an arena of DURATION every EVERY, on the multiples of EVERY in UTC, of races of RACE LIMIT), e.g. "Hourly classic,classic,5m,55m,1h"; empty: none`)
 	dur(&c.retention, groupLobby, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
 	str(&c.dataDir, groupData, "data", defaultData, "folder of the SQLite database keeping players, ratings, finished races, ghosts, days' boards and analyses; one server at a time (not used with --database)")
 	str(&c.databaseURL, groupData, "database", "", "postgres://user[:password]@host[:port]/db: keep that data in this PostgreSQL instead of --data; --redis needs it (every instance on the same)")
@@ -161,6 +165,11 @@ func parseServe(e env) (serveConfig, error) {
 	if c.secret != "" && len(c.secret) < lobby.MinSecretBytes {
 		return c, usagef("--secret must be at least %d bytes", lobby.MinSecretBytes)
 	}
+	arenas, err := lobby.ParseArenaSchedules(c.arenasFlag)
+	if err != nil {
+		return c, usagef("--arenas: %v", err)
+	}
+	c.arenas = arenas
 	if c.apiRaces < 0 {
 		return c, usagef("--api-races-per-minute must be 0 (no limit) or more, not %d", c.apiRaces)
 	}
@@ -266,6 +275,7 @@ func runServe(ctx context.Context, e env) error {
 		ComputerOfferAfter: cfg.computerOffer,
 		SpectatorDelay:     cfg.spectatorDelay,
 		Grace:              cfg.grace,
+		Arenas:             cfg.arenas,
 	}, lobby.Deps{
 		Clock: clock, Log: log, Races: races, Tokens: tokens,
 		Stores: be.stores, Computer: computer,

@@ -169,7 +169,7 @@ func TestServeFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-origin", "SIRTOMMY_ORIGIN", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute", "-data", "SIRTOMMY_DATA", "-database", "SIRTOMMY_DATABASE"} {
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-origin", "SIRTOMMY_ORIGIN", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute", "-data", "SIRTOMMY_DATA", "-database", "SIRTOMMY_DATABASE", "-arenas", "SIRTOMMY_ARENAS"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}
@@ -179,6 +179,7 @@ func TestServeFlags(t *testing.T) {
 		{"serve", "--retention", "0s"}, {"serve", "--api-races-per-minute", "-1"},
 		{"serve", "--data", ""}, {"serve", "--database", "sqlite:///tmp/x.db"},
 		{"serve", "--redis", "redis://127.0.0.1:1/0", "--data", t.TempDir()},
+		{"serve", "--arenas", "Hourly,classic,5m,4m,1h"}, {"serve", "--arenas", "Hourly,classic,5m"},
 	} {
 		if err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut); !errors.As(err, &u) {
 			t.Errorf("%v: want a usage error, got %v", args, err)

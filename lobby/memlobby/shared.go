@@ -213,7 +213,7 @@ func NewStores(cfg lobby.MatchConfig, clock race.Clock) lobby.Stores {
 	q, s := NewQueue(cfg, clock), NewSeats()
 	q.seats, s.queue = s, q
 	return lobby.Stores{Ratings: NewRatings(), Queue: q, Challenges: NewChallenges(), Invites: NewInvites(clock), Seats: s,
-		Ghosts: NewGhosts(), Dailies: NewDailies(), Rooms: NewRooms(clock)}
+		Ghosts: NewGhosts(), Dailies: NewDailies(), Rooms: NewRooms(clock), Arenas: NewArenas()}
 }
 
 // inRace is the lobby's refusal for a player in race id ("" while it is
