@@ -94,7 +94,7 @@ type Lobby struct {
 func New(cfg Config, deps Deps) *Lobby {
 	cfg.fill()
 	st := deps.Stores
-	if st.Ratings == nil || st.Queue == nil || st.Challenges == nil || st.Invites == nil || st.Seats == nil || st.Ghosts == nil || st.Dailies == nil || st.Rooms == nil {
+	if st.Ratings == nil || st.Queue == nil || st.Challenges == nil || st.Invites == nil || st.Seats == nil || st.Ghosts == nil || st.Dailies == nil || st.Rooms == nil || st.Arenas == nil {
 		panic("lobby: Deps.Stores lacks a store (memlobby.NewStores makes the in-memory ones)")
 	}
 	l := &Lobby{

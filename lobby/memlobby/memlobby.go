@@ -1,7 +1,8 @@
 // Package memlobby holds the in-memory implementations of the lobby's
 // stores, for one server on its own: Ratings (memlobby.go), the queue,
-// challenges, invites and seats (shared.go), ghosts (ghosts.go) and the
-// days' boards (daily.go); NewStores makes them all, as a lobby.Stores.
+// challenges, invites and seats (shared.go), ghosts (ghosts.go), the
+// days' boards (daily.go), the rooms (rooms.go) and the arenas
+// (arenas.go); NewStores makes them all, as a lobby.Stores.
 package memlobby
 
 import (

@@ -39,3 +39,10 @@ func TestMemoryDailies(t *testing.T) {
 		return [2]lobby.Dailies{d, d}
 	})
 }
+
+func TestMemoryArenas(t *testing.T) {
+	lobbytest.ArenasSuite(t, func(*testing.T) [2]lobby.Arenas {
+		a := memlobby.NewArenas()
+		return [2]lobby.Arenas{a, a}
+	})
+}

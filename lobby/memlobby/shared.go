@@ -207,8 +207,8 @@ type Seats struct {
 
 // NewStores makes every in-memory store of one lobby on its own: its
 // Ratings, Queue, Challenges, Invites and Seats (the queue and the seats
-// tied together as the interfaces ask), Ghosts, Dailies and Rooms. Courier, Races
-// and Presence stay nil: every connection is here.
+// tied together as the interfaces ask), Ghosts, Dailies, Rooms and
+// Arenas. Courier, Races and Presence stay nil: every connection is here.
 func NewStores(cfg lobby.MatchConfig, clock race.Clock) lobby.Stores {
 	q, s := NewQueue(cfg, clock), NewSeats()
 	q.seats, s.queue = s, q

@@ -273,6 +273,7 @@ func storesOn(rdb redis.UniversalClient, keys redislobby.Keys, id string, clock 
 		Ghosts:     memlobby.NewGhosts(),
 		Dailies:    memlobby.NewDailies(),
 		Rooms:      redislobby.NewRooms(rdb, keys),
+		Arenas:     memlobby.NewArenas(),
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package sqlstore keeps sirtommy's durable data (docs/storage.md) in a
 // SQL database: players, ratings and every rating change, every finished
-// race, ghost challenges and their runs, the days' boards, the coach's
-// analyses and the token-signing secret. One implementation serves both
+// race, ghost challenges and their runs, the days' boards, the arenas,
+// the coach's analyses and the token-signing secret. One implementation serves both
 // databases the service runs on: SQLite in a data folder (the single
 // binary's default, through a pure-Go driver so that the binary stays
 // static) and PostgreSQL shared by a fleet. The queries are written once,
@@ -139,6 +139,15 @@ func (db *DB) txExec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sq
 		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return tx.ExecContext(ctx, q, args...)
+}
+
+// txQueryRow runs query q with args in tx, prepared once on SQLite
+// (prepared).
+func (db *DB) txQueryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
+	if st := db.prepared(ctx, q); st != nil {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, q, args...)
 }
 
 // Kind is which database this is.

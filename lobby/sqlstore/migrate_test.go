@@ -129,6 +129,10 @@ func checkUpFrom(t *testing.T, db *sqlstore.DB, e earlier) {
 			t.Errorf("a table of migration 00003: %s: %v", q, err)
 		}
 	}
+	var arenas int
+	if err := db.SQL().QueryRow(`SELECT COUNT(*) FROM arenas`).Scan(&arenas); err != nil {
+		t.Errorf("the table of migration 00004: %v", err)
+	}
 	var got string
 	if err := db.SQL().QueryRow(e.check).Scan(&got); err != nil || got != e.want {
 		t.Errorf("the version %d rows read %q (%v), want %q", from, got, err, e.want)

@@ -1,0 +1,104 @@
+package memlobby
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sirtommy/lobby"
+)
+
+// Arenas is lobby.Arenas in memory, for one instance on its own. It
+// keeps copies: an arena handed in or out shares no slice with the
+// store's, so that a caller changing what it got (as the lobby does
+// with an arena it read) never changes the arena behind the store's
+// lock.
+type Arenas struct {
+	mu   sync.Mutex
+	byID map[string]lobby.Arena
+}
+
+var _ lobby.Arenas = (*Arenas)(nil)
+
+// NewArenas makes an empty store.
+func NewArenas() *Arenas {
+	return &Arenas{byID: make(map[string]lobby.Arena)}
+}
+
+// Make stores a unless an arena has its id already.
+func (m *Arenas) Make(_ context.Context, a lobby.Arena) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.byID[a.ID]; ok {
+		return false, nil
+	}
+	m.byID[a.ID] = cloneArena(a)
+	return true, nil
+}
+
+// Get finds arena id.
+func (m *Arenas) Get(_ context.Context, id string) (lobby.Arena, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.byID[id]
+	if !ok {
+		return lobby.Arena{}, false, nil
+	}
+	return cloneArena(a), true, nil
+}
+
+// Change applies change to a copy of arena id under the store's lock,
+// and stores the copy unless change refused: change runs once, as no
+// other writer can come in between. The id stays the arena's, whatever
+// change did to it, as the durable store's row keeps its id.
+func (m *Arenas) Change(_ context.Context, id string, change func(*lobby.Arena) error) (lobby.Arena, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok := m.byID[id]
+	if !ok {
+		return lobby.Arena{}, false, nil
+	}
+	a := cloneArena(old)
+	if err := change(&a); err != nil {
+		return lobby.Arena{}, true, err
+	}
+	a.ID = id
+	m.byID[id] = cloneArena(a)
+	return a, true, nil
+}
+
+// Current lists the arenas that end after now, by start, then id.
+func (m *Arenas) Current(_ context.Context, now time.Time) ([]lobby.Arena, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []lobby.Arena{}
+	for _, a := range m.byID {
+		if a.EndAt.After(now) {
+			out = append(out, cloneArena(a))
+		}
+	}
+	slices.SortFunc(out, byStart)
+	return out, nil
+}
+
+// byStart orders arenas by start, then id: Current's order.
+func byStart(a, b lobby.Arena) int {
+	if c := a.StartAt.Compare(b.StartAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// cloneArena is a with slices of its own (its entries, each entry's
+// sheet, its races), so that the store's copy and a caller's never share
+// one.
+func cloneArena(a lobby.Arena) lobby.Arena {
+	a.Entries = slices.Clone(a.Entries)
+	for i := range a.Entries {
+		a.Entries[i].Sheet = slices.Clone(a.Entries[i].Sheet)
+	}
+	a.Races = slices.Clone(a.Races)
+	return a
+}

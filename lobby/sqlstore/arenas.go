@@ -1,0 +1,205 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"sirtommy/lobby"
+	"sirtommy/race"
+)
+
+// Arenas is the arenas (lobby.Arenas) in the durable store: a row per
+// arena holding it whole as JSON, as it is read and written whole (by
+// its pairings and its races' ends), with its start and end beside it
+// for Current, and a version that every change moves on. A change is
+// optimistic: it writes only over the version it read, and one that lost
+// to another instance's change reads the arena again and runs again.
+type Arenas struct {
+	db *DB
+}
+
+var _ lobby.Arenas = (*Arenas)(nil)
+
+// NewArenas is the arenas kept in db.
+func NewArenas(db *DB) *Arenas { return &Arenas{db: db} }
+
+// arenaChangeTries bounds the tries of one Change while other instances
+// change the same arena: each lost try sees the winner's arena, so a
+// try is lost only to a change that was written, and an arena's writers
+// (its pairing, its races' ends) are far fewer than this at once.
+const arenaChangeTries = 50
+
+// Queries of the arenas. Times are Unix milliseconds, as in every table;
+// the body keeps them whole.
+const (
+	insertArena = "INSERT INTO arenas (id, start_ms, end_ms, version, body) VALUES ($1, $2, $3, 1, $4)" +
+		" ON CONFLICT (id) DO NOTHING"
+	selectArena        = "SELECT body FROM arenas WHERE id = $1"
+	selectArenaVersion = "SELECT body, version FROM arenas WHERE id = $1"
+	// updateArena writes a change over the version it was made from
+	// only: no row is updated when another change came in between.
+	updateArena = "UPDATE arenas SET body = $1, version = version + 1, start_ms = $2, end_ms = $3 WHERE id = $4 AND version = $5"
+	// selectCurrent takes the arenas that end in now's millisecond or
+	// after: Current keeps those that end after now to the nanosecond.
+	selectCurrent = "SELECT body FROM arenas WHERE end_ms >= $1 ORDER BY start_ms, id"
+)
+
+// Make stores a unless an arena has its id already (of two callers at
+// once, one only makes it: the primary key decides).
+func (s *Arenas) Make(ctx context.Context, a lobby.Arena) (bool, error) {
+	if err := checkFields([][2]string{{"arena id", a.ID}}); err != nil {
+		return false, err
+	}
+	body, err := encodeArena(a)
+	if err != nil {
+		return false, err
+	}
+	res, err := s.db.exec(ctx, insertArena, a.ID, a.StartAt.UnixMilli(), a.EndAt.UnixMilli(), body)
+	if err != nil {
+		return false, fmt.Errorf("sqlstore: make arena %s: %w", a.ID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("sqlstore: make arena %s: %w", a.ID, err)
+	}
+	return n == 1, nil
+}
+
+// Get finds arena id.
+func (s *Arenas) Get(ctx context.Context, id string) (lobby.Arena, bool, error) {
+	if !storable(id) {
+		return lobby.Arena{}, false, nil
+	}
+	var a lobby.Arena
+	err := scanJSON(s.db.queryRow(ctx, selectArena, id), &a)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return lobby.Arena{}, false, nil
+	case err != nil:
+		return lobby.Arena{}, false, fmt.Errorf("sqlstore: arena %s: %w", id, err)
+	}
+	return a, true, nil
+}
+
+// Change applies change to arena id and writes it over the version it
+// read, trying again with the newer arena while other writers get in
+// first; after arenaChangeTries lost tries it gives up with an error
+// wrapping race.ErrUnavailable (nothing was changed: try again later).
+// The id stays the arena's, whatever change did to it.
+func (s *Arenas) Change(ctx context.Context, id string, change func(*lobby.Arena) error) (lobby.Arena, bool, error) {
+	if !storable(id) {
+		return lobby.Arena{}, false, nil
+	}
+	for range arenaChangeTries {
+		a, ok, lost, err := s.try(ctx, id, change)
+		if !lost {
+			return a, ok, err
+		}
+	}
+	return lobby.Arena{}, false, fmt.Errorf("sqlstore: change arena %s: %d tries lost to other changes: %w", id, arenaChangeTries, race.ErrUnavailable)
+}
+
+// try is one try of Change, in one transaction: lost is true when
+// another writer changed the arena between its read and its write. On
+// PostgreSQL that happens under contention (its UPDATE waits for the
+// other's commit, then finds the version moved on). On SQLite the
+// transaction is the writer connection's and holds the write lock from
+// its read on, so no try is lost there.
+func (s *Arenas) try(ctx context.Context, id string, change func(*lobby.Arena) error) (a lobby.Arena, ok, lost bool, err error) {
+	tx, release, err := s.db.begin(ctx)
+	if err != nil {
+		return lobby.Arena{}, false, false, fmt.Errorf("sqlstore: change arena %s: begin: %w", id, err)
+	}
+	defer release()
+	committed := false
+	defer func() {
+		if !committed { // read only, refused, lost, failed or panicked: nothing to keep
+			_ = tx.Rollback()
+		}
+	}()
+	var body string
+	var version int64
+	err = s.db.txQueryRow(ctx, tx, selectArenaVersion, id).Scan(&body, &version)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return lobby.Arena{}, false, false, nil
+	case err != nil:
+		return lobby.Arena{}, false, false, fmt.Errorf("sqlstore: change arena %s: read: %w", id, err)
+	}
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		return lobby.Arena{}, false, false, fmt.Errorf("sqlstore: change arena %s: read: %w", id, err)
+	}
+	if err := change(&a); err != nil {
+		return lobby.Arena{}, true, false, err // as it is: the caller's refusal
+	}
+	a.ID = id
+	next, err := encodeArena(a)
+	if err != nil {
+		return lobby.Arena{}, true, false, err
+	}
+	res, err := s.db.txExec(ctx, tx, updateArena, next, a.StartAt.UnixMilli(), a.EndAt.UnixMilli(), id, version)
+	if err != nil {
+		return lobby.Arena{}, true, false, fmt.Errorf("sqlstore: change arena %s: write: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return lobby.Arena{}, true, false, fmt.Errorf("sqlstore: change arena %s: write: %w", id, err)
+	}
+	if n == 0 {
+		return lobby.Arena{}, true, true, nil
+	}
+	if err := tx.Commit(); err != nil {
+		return lobby.Arena{}, true, false, fmt.Errorf("sqlstore: change arena %s: commit: %w", id, err)
+	}
+	committed = true
+	return a, true, false, nil
+}
+
+// Current lists the arenas that end after now, by start, then id. The
+// rows are chosen and ordered to the millisecond, as the columns hold
+// the times; the arenas' own times, to the nanosecond, then decide, so
+// that the answer is the memory store's.
+func (s *Arenas) Current(ctx context.Context, now time.Time) ([]lobby.Arena, error) {
+	rows, err := s.db.sql.QueryContext(ctx, selectCurrent, now.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: current arenas: %w", err)
+	}
+	defer rows.Close()
+	out := []lobby.Arena{}
+	for rows.Next() {
+		var a lobby.Arena
+		if err := scanJSON(rows, &a); err != nil {
+			return nil, fmt.Errorf("sqlstore: current arenas: %w", err)
+		}
+		if a.EndAt.After(now) {
+			out = append(out, a)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: current arenas: %w", err)
+	}
+	slices.SortStableFunc(out, func(a, b lobby.Arena) int {
+		if c := a.StartAt.Compare(b.StartAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// encodeArena is a's body. An arena that cannot be encoded (a time
+// beyond the year 9999) is a bug upstream, refused with a race code, as
+// retrying would not help.
+func encodeArena(a lobby.Arena) (string, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "", race.Errorf(race.CodeInternal, "sqlstore: arena %s cannot be encoded: %v", a.ID, err)
+	}
+	return string(b), nil
+}
