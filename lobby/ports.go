@@ -55,7 +55,7 @@ type Stores struct {
 	// Rooms keeps the rooms of "race a group"; required.
 	Rooms Rooms
 	// Arenas keeps the arenas, their entries and points: durable (the
-	// SQL store) where the server has a database.
+	// SQL store) where the server has a database; required.
 	Arenas Arenas
 	// Courier carries notices to the other instances; nil in memory mode,
 	// where every connection is here.
