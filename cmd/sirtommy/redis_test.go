@@ -225,11 +225,18 @@ func (c *client) result() string {
 // end.
 func twoInstances(t *testing.T) (a, b string) {
 	t.Helper()
+	return twoInstancesWith(t)
+}
+
+// twoInstancesWith is twoInstances with more flags for both servers.
+func twoInstancesWith(t *testing.T, extra ...string) (a, b string) {
+	t.Helper()
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
 	pg := fleetDatabase(t)
-	a, logA, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
-	b, logB, _, _ := startServe(t, "--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms")
+	args := append([]string{"--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--drain-timeout", "100ms"}, extra...)
+	a, logA, _, _ := startServe(t, args...)
+	b, logB, _, _ := startServe(t, args...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("a %s:\n%s\nb %s:\n%s", a, logA, b, logB)
