@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"syscall"
 	"testing"
 	"time"
 
 	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace/redistest"
 )
 
 // TestRedisArenaAcrossInstances: two instances on one Redis and one
@@ -40,6 +43,13 @@ func TestRedisArenaAcrossInstances(t *testing.T) {
 		}
 		if len(byRace) != 2 {
 			t.Fatalf("round %d: %d races for four players", round, len(byRace))
+		}
+		if round == rounds {
+			// Out of the pool after this round: nobody is paired again
+			// while the test counts.
+			for _, p := range ps {
+				p.request(map[string]any{"type": "arena-pause", "arena": id}, "arena")
+			}
 		}
 		for _, pair := range byRace {
 			if len(pair) != 2 {
@@ -89,7 +99,19 @@ func (c *lobbyClient) playOn(v engine.View) {
 		if !ok {
 			c.t.Fatalf("no move from %+v", v)
 		}
-		r := c.request(map[string]any{"type": "move", "move": mv.String()}, "")
+		// Sent again with the same id while the race's instance cannot be
+		// reached (it died; another takes the race over).
+		c.n++
+		id := fmt.Sprint("m", c.n)
+		var r msg
+		for tries := 0; ; tries++ {
+			c.send(map[string]any{"type": "move", "move": mv.String(), "id": id})
+			r = c.next("reply to "+id, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
+			if code := r.str("code"); (code != "unavailable" && code != "rate-limited") || tries == 300 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		switch {
 		case r.str("code") == string(race.CodeRaceOver):
 			return
@@ -97,5 +119,75 @@ func (c *lobbyClient) playOn(v engine.View) {
 			c.t.Fatalf("move %s: %v", mv, r)
 		}
 		v = view(c.t, r["view"])
+	}
+}
+
+// TestRedisArenaInstanceKilled: an arena on two instances, one of them
+// killed (SIGKILL) while its two players race the other's two: the
+// survivor runs their races on (adopting those the dead one owned), the
+// players left play on and win, by forfeit or on time, and every race is
+// counted once, whichever instance ends it: each player has one race,
+// the points sum to two a race, and nobody is left racing.
+func TestRedisArenaInstanceKilled(t *testing.T) {
+	rds := redistest.Start(t, redistest.Options{})
+	pg := fleetDatabase(t)
+	bin := buildBinary(t)
+	args := []string{"--redis", rds.URL(), "--database", pg, "--secret", testSecret, "--grace", "2s",
+		"--arenas", "Test arena,classic,1m,180m,3h"}
+	a, proc := startProcess(t, bin, args...)
+	b, logB, _, _ := startServe(t, append(args, "--drain-timeout", "100ms")...)
+	defer func() {
+		if t.Failed() {
+			t.Logf("b %s:\n%s", b, logB)
+		}
+	}()
+	id := runningArena(t, b)
+	ann, cat, bob, dan := hello(t, b, "ann"), hello(t, a, "cat"), hello(t, b, "bob"), hello(t, a, "dan")
+	ps := []*lobbyClient{ann, cat, bob, dan}
+	for _, p := range ps {
+		p.request(map[string]any{"type": "arena-join", "arena": id}, "arena")
+	}
+	starts := map[*lobbyClient]msg{}
+	for _, p := range ps {
+		p.takeSeat("arena")
+	}
+	for _, p := range ps {
+		starts[p] = p.running()
+	}
+	if ann.race == bob.race || cat.race == dan.race {
+		t.Fatalf("the players of one instance race each other: %s %s %s %s", ann.race, cat.race, bob.race, dan.race)
+	}
+	if err := proc.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = proc.Wait()
+	// Paused while racing, out of the pool after: the two left are not
+	// paired again while the test counts.
+	for _, p := range []*lobbyClient{ann, bob} {
+		p.request(map[string]any{"type": "arena-pause", "arena": id}, "arena")
+	}
+	for _, p := range []*lobbyClient{ann, bob} {
+		p.playOn(view(t, starts[p]["you"]))
+		var res race.Result
+		if err := json.Unmarshal([]byte(p.result()), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Winner == nil || *res.Winner != p.seat {
+			t.Errorf("%s: %s by %s, want their win", p.id, res.Outcome, res.Reason)
+		}
+	}
+	deadline := time.Now().Add(safetyTimeout)
+	v := watchArena(t, ann, id)
+	for ; v.Played != 2 || v.Racing != 0; v = watchArena(t, ann, id) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the races were not counted: %+v", v)
+		}
+		time.Sleep(100 * time.Millisecond) // a poll: the survivor's end worker counts them
+	}
+	points := map[string]int{ann.id: 2, bob.id: 2, cat.id: 0, dan.id: 0}
+	for _, st := range v.Standings {
+		if st.Points != points[st.Player] || st.Races != 1 {
+			t.Errorf("%s: %d points in %d races, want %d in 1", st.Name, st.Points, st.Races, points[st.Player])
+		}
 	}
 }
