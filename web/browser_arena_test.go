@@ -127,7 +127,7 @@ func TestBrowserArena(t *testing.T) {
 		if got := p.text(line + ` .arena-name`); got != "Test arena" {
 			t.Errorf("%s's lobby names the arena %q", p.name, got)
 		}
-		if got := p.text(line + ` .what`); got != "classic · 5 min races · 0 players" {
+		if got := p.text(line + ` .what`); got != "classic · 5 min races · 0\u00a0players" {
 			t.Errorf("%s's lobby describes the arena as %q", p.name, got)
 		}
 		if got := p.text(line + ` .arena-status`); got != "starting soon" {
@@ -172,7 +172,7 @@ func TestBrowserArena(t *testing.T) {
 	for _, p := range pages {
 		e.waitTicking(p, `document.querySelectorAll("[data-testid=arena-standings] tbody tr[data-player]").length === 3`)
 	}
-	if text, _ := ann.arenaYou(); text != "Rank 1 · 0 points · in: you are paired when it starts" {
+	if text, _ := ann.arenaYou(); text != "Rank 1 · 0 points · joined: pairing begins at the start" {
 		t.Errorf("ann's line reads %q", text)
 	}
 	expectNoSidewaysScroll(cleo, "on the arena page")

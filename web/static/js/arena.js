@@ -240,7 +240,7 @@ class ArenaPage {
     return h("tr", { "data-player": s.player, "data-state": s.state, class: own ? "own" : null },
       h("td", { class: "rank" }, String(s.rank)),
       h("th", { scope: "row", class: "name" }, h("span", { class: "pname" }, s.name), own ? h("span", { class: "visually-hidden" }, " (you)") : null,
-        s.state === "paused" ? h("span", { class: "muted state" }, " paused") : null),
+        s.state === "paused" ? h("span", { class: "state" }, " paused") : null),
       h("td", { class: "pts", "data-points": s.player }, String(s.points), s.fire ? h("span", { class: "fire", title: "On fire: wins and draws count double" }, " 🔥") : null),
       h("td", { class: "races" }, String(s.races)),
       h("td", { class: "bzk" }, String(s.berserks)),
@@ -271,7 +271,7 @@ class ArenaPage {
     if (a.status === "finishing" || a.status === "over") return y.state === "racing" ? "racing your last race" : "done";
     switch (y.state) {
       case "waiting": {
-        if (a.status === "soon") return "in: you are paired when it starts";
+        if (a.status === "soon") return "joined: pairing begins at the start";
         const n = poolSize(a);
         return `waiting for an opponent (${n <= 1 ? "only you in the pool" : `${n} in the pool`})`;
       }

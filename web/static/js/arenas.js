@@ -82,7 +82,7 @@ export function whatText(a) {
 
 /** playersText counts an arena's players. */
 export function playersText(n) {
-  return n === 1 ? "1 player" : `${n} players`;
+  return n === 1 ? "1\u00a0player" : `${n}\u00a0players`; // the number and its noun on one line
 }
 
 /** arenaErrorText says a refusal of the arena's messages in words. */

@@ -423,6 +423,7 @@ class RacePage {
     const show = !!this.arena && !!st && st.state === "countdown" && this.seat !== null;
     if (!show && box.contains(document.activeElement)) this.els.board.focus({ preventScroll: true });
     box.hidden = !show;
+    if (!show) this.notices.clear("berserk"); // the race is on: its board is what matters
     box.dataset.berserk = on ? "on" : "";
     btn.disabled = on || this.berserkAsked;
     btn.textContent = on ? "Berserk!" : "Berserk";
@@ -433,15 +434,17 @@ class RacePage {
     if (this.berserkAsked || this.isBerserk) return;
     this.berserkAsked = true;
     this.renderBerserk();
+    let said;
     try {
       await this.sock.berserk();
       this.berserked = true;
-      this.notices.show("berserk", "Berserk! Half your time: a win is worth a point more.", "info", 4000);
+      said = ["Berserk! Half your time: a win is worth a point more.", "info"];
     } catch (err) {
-      this.notices.show("berserk", err && err.code === "berserk-late" ? "Too late: berserk is chosen in the countdown." : `Berserk refused: ${(err && err.message) || err}`, "warn", 4000);
+      said = [err && err.code === "berserk-late" ? "Too late: berserk is chosen in the countdown." : `Berserk refused: ${(err && err.message) || err}`, "warn"];
     }
     this.berserkAsked = false;
     this.renderBerserk();
+    this.notices.show("berserk", said[0], said[1], 4000);
     this.tick();
   }
 
