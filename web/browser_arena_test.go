@@ -100,6 +100,7 @@ const arenaStandingsJS = `[...document.querySelectorAll("[data-testid=arena-stan
 // ann by herself after the countdown; the leaderboard has ann at 3 points
 // (a win 2, berserk 1), then cleo (paused meanwhile, no race) and bob at
 // 0, and nobody is paired again (ann and bob just met; cleo is paused).
+// When the time is up every page shows the podium.
 func TestBrowserArena(t *testing.T) {
 	b := newBrowser(t)
 	e := newArenaBrowserEnv(t)
@@ -274,6 +275,24 @@ func TestBrowserArena(t *testing.T) {
 	}
 	ann.screenshot("arena-after-race")
 	cleo.screenshot("arena-after-race-phone")
+
+	// The time is up with nobody racing: the podium, and no more joining.
+	e.clock.Advance(spec.Duration)
+	for _, p := range pages {
+		p.waitJS(`document.querySelector("[data-testid=arena]").dataset.status === "over" && !document.querySelector("[data-testid=arena-podium]").hidden`)
+		if got := eval[[]string](p, `[...document.querySelectorAll("[data-testid=arena-podium-list] li strong")].map((e) => e.textContent)`); !slices.Equal(got, []string{"ann", "cleo", "bob"}) {
+			t.Errorf("%s's podium is %q", p.name, got)
+		}
+		if eval[bool](p, `[...document.querySelectorAll("[data-action=arena-join], [data-action=arena-pause]")].some((b) => !b.hidden)`) {
+			t.Errorf("%s may still join or pause an arena that is over", p.name)
+		}
+	}
+	if got := ann.text(`[data-testid=arena-when]`); got != "The arena is over." {
+		t.Errorf("the arena's clock reads %q once it is over", got)
+	}
+	expectNoSidewaysScroll(cleo, "on the podium")
+	ann.screenshot("arena-podium")
+	cleo.screenshot("arena-podium-phone")
 	for _, p := range pages {
 		p.expectCleanConsole()
 	}
