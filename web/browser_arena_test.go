@@ -169,9 +169,13 @@ func TestBrowserArena(t *testing.T) {
 	}
 	cleo.click(`[data-action=arena-join]`)
 	cleo.waitArenaYou("waiting")
-	// The others' pages hear of each join on the next heartbeat.
+	// The others' pages hear of each join on the next heartbeat; the page
+	// drawn again keeps the focus where it was.
 	for _, p := range pages {
 		e.waitTicking(p, `document.querySelectorAll("[data-testid=arena-standings] tbody tr[data-player]").length === 3`)
+	}
+	if eval[string](ann, `document.activeElement.dataset.action`) != "arena-pause" {
+		t.Errorf("ann's page, drawn again as the others joined, lost the focus from Pause")
 	}
 	if text, _ := ann.arenaYou(); text != "Rank 1 · 0 points · joined: pairing begins at the start" {
 		t.Errorf("ann's line reads %q", text)
@@ -289,6 +293,11 @@ func TestBrowserArena(t *testing.T) {
 	}
 	if got := ann.text(`[data-testid=arena-when]`); got != "The arena is over." {
 		t.Errorf("the arena's clock reads %q once it is over", got)
+	}
+	// A sheet's doubled races (marked "!") are drawn in bold, and said so.
+	sheet, err := chromedp.Run(ann.ctx, chromedp.Evaluate[string](`import("/js/arena.js").then((m) => m.sheetEl("24!4!0").innerHTML)`, chromedp.EvalAwaitPromise))
+	if want := `<span>2</span><strong class="x2">4<span class="visually-hidden"> (double)</span></strong><strong class="x2">4<span class="visually-hidden"> (double)</span></strong><span>0</span>`; err != nil || sheet != want {
+		t.Errorf("the sheet 24!4!0 is drawn as %q (%v), want %q", sheet, err, want)
 	}
 	expectNoSidewaysScroll(cleo, "on the podium")
 	ann.screenshot("arena-podium")
