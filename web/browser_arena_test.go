@@ -90,7 +90,8 @@ const arenaStandingsJS = `[...document.querySelectorAll("[data-testid=arena-stan
 // TestBrowserArena: an arena is made to start in two minutes; the lobby
 // lists it (name, variant, race time, status, players, a countdown to its
 // start) and ann, bob and cleo (on a phone) open its page from there and
-// join, cleo pausing and joining again on the way. When the clock reaches
+// join, cleo pausing and joining again on the way; dan, new here, opens
+// its link, gives his name and watches. When the clock reaches
 // the start, ann and bob, first on the board, are paired and taken to
 // their race; cleo is left waiting, and her page says so. ann goes
 // berserk in the countdown with the keyboard (the button then reads
@@ -185,6 +186,21 @@ func TestBrowserArena(t *testing.T) {
 	cleo.screenshot("arena-phone")
 	ann.expectAccessible("the arena page")
 	cleo.expectAccessible("the arena page on a phone")
+
+	// dan, here for the first time, opens the arena's link: he gives his
+	// name and watches it, not joined. An arena that does not exist is
+	// said so in words.
+	dan := b.newPage("dan", 1280, 800)
+	dan.do(chromedp.Navigate(e.ts.URL+"/?arena=test-arena"), chromedp.WaitVisible(chromedp.CSS("#arena-name-input")),
+		chromedp.SetValue(chromedp.CSS("#arena-name-input"), "dan"))
+	dan.click(`[data-action=arena-name]`)
+	dan.waitJS(`(document.querySelector("[data-testid=arena-you-text]")||{}).textContent === "You have not joined this arena."`)
+	if eval[bool](dan, `document.querySelector("[data-action=arena-join]").hidden`) {
+		t.Error("dan, not in the arena, is not offered to join it")
+	}
+	dan.do(chromedp.Navigate(e.ts.URL + "/?arena=nope"))
+	dan.waitJS(`(document.querySelector("[data-testid=arena-error]")||{textContent:""}).textContent.startsWith("There is no such arena")`)
+	dan.expectCleanConsole()
 
 	// The start: ann and bob, first on the board, race; cleo waits.
 	for e.clock.Now().Before(start) {
