@@ -240,6 +240,7 @@ func TestBrowserArena(t *testing.T) {
 	ann.waitJS(`(() => { const b = document.querySelector("[data-action=berserk]"); return b.disabled && b.textContent === "Berserk!"; })()`)
 	ann.waitJS(`!document.querySelector("[data-testid=berserk-mark]").hidden && document.querySelector("[data-testid=clock]").textContent.startsWith("2:")`)
 	bob.waitJS(`!!document.querySelector("[data-testid=opp-berserk]")`)
+	bob.screenshot("race-opponent-berserk")
 	ann.screenshot("race-berserked")
 	ann.expectAccessible("an arena race's countdown")
 
