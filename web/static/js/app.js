@@ -6,6 +6,7 @@
 //   /?result=ID    a finished race's result
 //   /?player=ID    a player's ratings and recent races
 //   /?room=CODE    a room: a group who race together
+//   /?arena=ID     an arena: back-to-back races for a set time
 
 import { h, fill } from "./ui.js";
 
@@ -46,6 +47,11 @@ async function route() {
     document.title = "Room · Sir Tommy";
     const { roomPage } = await import("./room.js");
     return roomPage(root, q.get("room"));
+  }
+  if (q.get("arena")) {
+    document.title = "Arena · Sir Tommy";
+    const { arenaPage } = await import("./arena.js");
+    return arenaPage(root, q.get("arena"));
   }
   document.title = "Sir Tommy race";
   const { lobbyPage } = await import("./lobby.js");

@@ -1,5 +1,6 @@
 // The lobby page (/): the player's identity and name, quick play (with the
 // computer offered after a wait), open challenges, the live races to watch,
+// the mass races and the arenas (arenas.js),
 // who is online, the leaderboard and the player's own rating and races;
 // besides, a private race by link or invite code, joining, watching or
 // replaying one by its code, and a race against the computer. The page
@@ -11,8 +12,9 @@ import { h, fill, copyText, fmtClock } from "./ui.js";
 import { renderProfile, playerLink, recordText } from "./profile.js";
 import { AccountPanel } from "./account.js";
 import { MassPanel } from "./mass.js";
+import { ArenasPanel } from "./arenas.js";
 import {
-  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink, getGhost, getDaily,
+  Socket, createRace, identity, playerName, getVariants, getLeaderboard, getPlayer, inviteCodeLink, getGhost, getDaily, arenaOfRace,
 } from "./proto.js";
 
 const RECONNECT_MAX_MS = 5000;
@@ -123,6 +125,7 @@ class LobbyPage {
   build() {
     const e = (this.els = {});
     this.account = new AccountPanel(() => this.reconnect());
+    this.arenas = new ArenasPanel();
     this.mass = new MassPanel(() => this.sock, () => (this.els.quickVariant || {}).value || "classic", () => (this.me ? this.me.player : ""));
     e.status = h("p", { class: "muted lobby-status", role: "status", "data-testid": "lobby-status" }, "Connecting…");
     // One main action on top (play now), the live races beside it; racing
@@ -135,7 +138,7 @@ class LobbyPage {
       this.invitePanel(),
       this.ghostPanel(),
       h("div", { class: "lobby-top" }, this.quickPanel(), this.livePanel()),
-      h("div", { class: "lobby-second" }, this.mass.el, this.createPanel(), this.computerPanel(), this.dailyPanel()),
+      h("div", { class: "lobby-second" }, this.mass.el, this.arenas.el, this.createPanel(), this.computerPanel(), this.dailyPanel()),
       h("div", { class: "panels lobby-more" },
         this.challengePanel(), this.leaderboardPanel(), this.profilePanel(), this.account.el, this.namePanel(), this.joinPanel())));
     this.mass.render();
@@ -212,6 +215,8 @@ class LobbyPage {
 
   onMatched(m) {
     identity.matched(m.race);
+    // An arena's race (joined on its page, followed here): its result leads back there.
+    if (m.via === "arena" && m.arena) arenaOfRace.set(m.race, m.arena);
     this.leaving = true;
     location.assign(`/?race=${encodeURIComponent(m.race)}&auto=1`);
   }
@@ -222,6 +227,7 @@ class LobbyPage {
     this.renderChallenges(m.challenges || []);
     this.renderLive(m.races || []);
     this.mass.update(m.mass, m.now);
+    this.arenas.update(m.arenas, m.now);
     // The day's deal, when the server has one: read again when the day changes.
     const daily = (m.daily || []).find((d) => d.variant === "classic");
     this.els.dailyPanel.hidden = !daily;

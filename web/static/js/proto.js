@@ -90,6 +90,16 @@ export const roomOfRace = {
 };
 
 /**
+ * arenaOfRace remembers, per tab, the arena a race was paired in, so that
+ * the race page offers berserk in its countdown and its result leads back
+ * to the arena.
+ */
+export const arenaOfRace = {
+  get(race) { return sessionStorage.getItem("sirtommy.arena-of." + race) || ""; },
+  set(race, arena) { sessionStorage.setItem("sirtommy.arena-of." + race, arena); },
+};
+
+/**
  * identity is the player the server knows this browser as (section 7): id,
  * display name and the signed player token, kept in localStorage (one per
  * browser, shared by its tabs). lobbyRace is the last race the lobby
@@ -338,6 +348,17 @@ export class Socket {
   joinMass(variant) { return this.request("join-mass", { variant }); }
   leaveMass() { return this.request("leave-mass"); }
   startRoom(code) { return this.requestMatched("start-room", { code }); }
+  /**
+   * arenaJoin, arenaPause and arenaWatch answer the arena as it is now
+   * ({arena: ArenaView}); the same message comes again, without an id,
+   * whenever it changes. arenaUnwatch stops those.
+   */
+  arenaJoin(arena) { return this.request("arena-join", { arena }); }
+  arenaPause(arena) { return this.request("arena-pause", { arena }); }
+  arenaWatch(arena) { return this.request("arena-watch", { arena }); }
+  arenaUnwatch() { return this.request("arena-unwatch"); }
+  /** berserk halves the player's own time, in an arena race's countdown (answered "berserked"). */
+  berserk() { return this.request("berserk"); }
   /** makeGhost turns seat's game of finished race into a ghost challenge: {ghost, link}. */
   makeGhost(race, seat) { return this.request("ghost", { race, seat }); }
   raceGhost(ghost) { return this.requestMatched("race-ghost", { ghost }); }

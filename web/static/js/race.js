@@ -5,7 +5,7 @@
 // the page instead of pushing it, and the key help opens as a dialog.
 
 import { h, fill, fmtClock, copyText } from "./ui.js";
-import { Socket, seats, playerName, identity, inviteLink, getRace, roomOfRace } from "./proto.js";
+import { Socket, seats, playerName, identity, inviteLink, getRace, roomOfRace, arenaOfRace } from "./proto.js";
 import { renderBoard, statusText } from "./board.js";
 import { MoveInput, KEYS } from "./input.js";
 import { renderResult } from "./result.js";
@@ -17,6 +17,7 @@ import { Announcer } from "./announce.js";
 
 const RECONNECT_MAX_MS = 5000; // back-off ceiling between reconnect attempts
 const RESIGN_CONFIRM_MS = 3000; // how long "Really resign?" waits for the second click
+const ARENA_RETURN_S = 8; // after an arena's race, the seconds before the page goes back to the arena
 
 /** racePage runs the race page for race id inside root. */
 export function racePage(root, id, params) {
@@ -44,6 +45,9 @@ class RacePage {
     this.attempt = 0;
     this.over = false;
     this.announcer = new Announcer();
+    this.berserkAsked = false; // berserk sent, not yet answered
+    this.berserked = false; // berserk answered ("berserked")
+    this.arenaReturn = null; // the timer back to the arena, after the result
     this.build();
   }
 
@@ -85,6 +89,13 @@ class RacePage {
       standingsBody: h("tbody", {}),
       countdown: h("div", { class: "countdown", hidden: true, "aria-live": "assertive" }),
       resign: h("button", { class: "danger", "data-action": "resign", disabled: true, onclick: () => this.resignClick() }, "Resign"),
+      // An arena's race: berserk in the countdown (a box floating over
+      // the foot of the page, so the board does not move), then a mark
+      // beside the clock.
+      berserk: h("div", { class: "berserk-box", hidden: true, "data-testid": "berserk-box" },
+        h("button", { type: "button", class: "berserk", "data-action": "berserk", "aria-describedby": "berserk-why", onclick: () => this.berserkClick() }, "Berserk"),
+        h("span", { id: "berserk-why", class: "berserk-why" }, "Half your time, +1 point if you win.")),
+      berserkMark: h("span", { class: "badge berserk-mark", hidden: true, "data-testid": "berserk-mark", title: "You went berserk: half your time" }, "berserk"),
       helpBtn: h("button", { "data-action": "help", "aria-expanded": "false", onclick: () => this.toggleHelp() }, "Keys (?)"),
       leave: h("a", { class: "button primary", href: "/", "data-action": "leave", hidden: true }, "Back to the lobby"),
       leaveNote: h("p", { class: "leave-note", hidden: true, "data-testid": "leave-note" }),
@@ -100,8 +111,9 @@ class RacePage {
         h("header", { class: "race-head" },
           // The spectators' count stands on the first line: coming and
           // going, it never wraps the second onto a third.
-          h("div", { class: "line1" }, e.title, e.watchers, e.clock),
-          h("div", { class: "line2" }, e.phase, e.commitment)),
+          h("div", { class: "line1" }, e.title, e.watchers, e.berserkMark, e.clock),
+          h("div", { class: "line2" }, e.phase, e.commitment),
+          e.berserk),
         e.result,
         // Joining and the invite float over the board, which waits behind
         // them: nothing moves when they come and go.
@@ -375,6 +387,7 @@ class RacePage {
     this.root.querySelector(".race-page").dataset.state = m.state;
     this.renderInvite();
     this.render();
+    this.renderBerserk();
     this.tick(); // the countdown and clock follow the state at once, not at the next tick
     if ((m.state === "finished" || m.state === "aborted") && m.result) this.showFinished(m);
   }
@@ -384,6 +397,55 @@ class RacePage {
     this.els.oppName.textContent = opp.taken ? name + (opp.computer && opp.level ? ` (${opp.level})` : "") + (opp.ghost ? " (recording)" : "") : "Waiting for an opponent";
     if (opp.solo) this.els.oppName.textContent = "nobody: a solo race";
     if (opp.ghost) this.els.oppName.dataset.ghost = "";
+    // An arena's racer who went berserk plays on half their time.
+    if (opp.berserk) this.els.oppName.append(" ", h("span", { class: "badge berserk-mark", "data-testid": "opp-berserk", title: "Went berserk: half their time" }, "berserk"));
+  }
+
+  /** arena is the arena this race was paired in ("" for none), as this tab remembers. */
+  get arena() { return arenaOfRace.get(this.id); }
+
+  /** isBerserk reports whether this player went berserk (answered, or as the state says). */
+  get isBerserk() {
+    const me = this.state && this.seat !== null ? this.state.players[this.seat] : null;
+    return this.berserked || !!(me && me.berserk);
+  }
+
+  /**
+   * renderBerserk offers berserk in an arena race's countdown: pressed
+   * (or once the state says so) it reads "Berserk!" and is disabled;
+   * after the countdown it is gone, and a mark by the clock remains.
+   */
+  renderBerserk() {
+    const st = this.state;
+    const box = this.els.berserk;
+    const btn = box.querySelector("button");
+    const on = this.isBerserk;
+    const show = !!this.arena && !!st && st.state === "countdown" && this.seat !== null;
+    if (!show && box.contains(document.activeElement)) this.els.board.focus({ preventScroll: true });
+    box.hidden = !show;
+    if (!show) this.notices.clear("berserk"); // the race is on: its board is what matters
+    box.dataset.berserk = on ? "on" : "";
+    btn.disabled = on || this.berserkAsked;
+    btn.textContent = on ? "Berserk!" : "Berserk";
+    this.els.berserkMark.hidden = !(on && st && (st.state === "countdown" || st.state === "running"));
+  }
+
+  async berserkClick() {
+    if (this.berserkAsked || this.isBerserk) return;
+    this.berserkAsked = true;
+    this.renderBerserk();
+    let said;
+    try {
+      await this.sock.berserk();
+      this.berserked = true;
+      said = ["Berserk! Half your time: a win is worth a point more.", "info"];
+    } catch (err) {
+      said = [err && err.code === "berserk-late" ? "Too late: berserk is chosen in the countdown." : `Berserk refused: ${(err && err.message) || err}`, "warn"];
+    }
+    this.berserkAsked = false;
+    this.renderBerserk();
+    this.notices.show("berserk", said[0], said[1], 4000);
+    this.tick();
   }
 
   renderInvite() {
@@ -400,7 +462,7 @@ class RacePage {
       // The lobby paired us: the other seat is kept for the opponent, who
       // is on the way (no link to send).
       fill(this.els.invite, h("h2", {}, "Waiting for your opponent"),
-        h("p", {}, "The lobby paired you; the race starts three seconds after they arrive."));
+        h("p", {}, `${this.arena ? "The arena" : "The lobby"} paired you; the race starts three seconds after they arrive.`));
       return;
     }
     const link = inviteLink(this.id);
@@ -447,9 +509,14 @@ class RacePage {
     // cards, and leaving forfeits nothing (PROTOCOL.md section 4).
     this.els.leave.hidden = !(out || st.state === "finished" || st.state === "aborted");
     this.els.leaveNote.hidden = !out;
+    // An arena's race leads back to the arena, not to the lobby.
+    const arena = this.arena;
+    const back = arena ? "the arena" : "the lobby";
+    this.els.leave.textContent = `Back to ${back}`;
+    this.els.leave.href = arena ? `/?arena=${encodeURIComponent(arena)}` : "/";
     if (out) {
       const other = this.many ? "The others play" : `${(this.names && this.names[1 - this.seat]) || "your opponent"} plays`;
-      this.els.leaveNote.textContent = `Your game is over with ${v.score} card${v.score === 1 ? "" : "s"} up. ${other} on; you may wait for the result or go back to the lobby: leaving now forfeits nothing.`;
+      this.els.leaveNote.textContent = `Your game is over with ${v.score} card${v.score === 1 ? "" : "s"} up. ${other} on; you may wait for the result or go back to ${back}: leaving now forfeits nothing.`;
     }
     const phase = {
       waiting: this.many ? `Waiting for racers: ${joinedText(st.players)}.` : "Waiting for the second player.",
@@ -658,6 +725,16 @@ class RacePage {
    * and a racer who does not come would abort it for everyone.
    */
   onRoomRace(m) {
+    const arena = this.arena;
+    if (m.via === "arena" && arena && m.arena === arena && m.race !== this.id) {
+      // Back in the arena's pool after this race, the player was paired
+      // again while on its result: to the next race at once.
+      clearInterval(this.arenaReturn);
+      identity.matched(m.race);
+      arenaOfRace.set(m.race, arena);
+      location.assign(`/?race=${encodeURIComponent(m.race)}&auto=1`);
+      return;
+    }
     const room = roomOfRace.get(this.id);
     if (m.via !== "room" || !room || m.room !== room || m.race === this.id) return;
     identity.matched(m.race);
@@ -698,17 +775,59 @@ class RacePage {
       const ghostRace = info.players.some((p) => p.ghost);
       // A rematch and a ghost challenge are races of two.
       const duel = !isMany(info.players);
-      const canRematch = duel && info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated && !ghostRace;
+      // An arena pairs its races itself: no rematch from one.
+      const canRematch = duel && info.result && info.result.outcome !== "aborted" && !(info.result.match && !info.result.match.over) && this.seated && !ghostRace && !this.arena;
       const canGhost = duel && info.result && info.result.outcome !== "aborted" && this.seated && identity.get();
       renderResult(el, info, {
         seat: this.seat,
         onRematch: canRematch ? () => this.sock.send("rematch") : null,
         onGhost: canGhost ? () => this.sock.makeGhost(this.id, this.seat) : null,
       });
+      if (this.arena && this.seat !== null) this.backToArena(el);
     } catch (err) {
       fill(el, h("p", {}, `The race is over, but its record could not be read: ${err.message}`));
     }
     this.notices.clear("presence");
+  }
+
+  /**
+   * backToArena counts down, under the result's buttons, to the page going
+   * back to the arena by itself (the result's "Back to the arena" goes at
+   * once); "Stay here" stops it. The result drawn again keeps the count.
+   */
+  backToArena(el) {
+    const href = `/?arena=${encodeURIComponent(this.arena)}`;
+    const bar = h("p", { class: "arena-return", "data-testid": "arena-return" });
+    const actions = el.querySelector(".actions");
+    if (actions) actions.after(bar);
+    else el.prepend(bar);
+    if (this.arenaStay) {
+      fill(bar, "You stay here; go back to the arena when you like.");
+      return;
+    }
+    this.arenaReturnAt = this.arenaReturnAt || performance.now() + ARENA_RETURN_S * 1000;
+    const left = h("span", { role: "timer", "data-testid": "arena-return-left" });
+    const stay = h("button", {
+      type: "button", "data-action": "arena-stay",
+      onclick: () => {
+        clearInterval(this.arenaReturn);
+        this.arenaStay = true;
+        fill(bar, "You stay here; go back to the arena when you like.");
+        const link = el.querySelector("[data-action=back-to-arena]");
+        if (link) link.focus();
+      },
+    }, "Stay here");
+    fill(bar, left, " ", stay);
+    const count = () => {
+      const s = Math.max(0, Math.ceil((this.arenaReturnAt - performance.now()) / 1000));
+      left.textContent = `Back to the arena in ${s} s.`;
+      if (s > 0) return;
+      clearInterval(this.arenaReturn);
+      location.assign(href);
+    };
+    clearInterval(this.arenaReturn);
+    this.arenaReturn = setInterval(count, 250);
+    count();
   }
 
   tick() {
@@ -725,8 +844,12 @@ class RacePage {
       cd.hidden = true;
     }
     if (st.endsAt && (st.state === "running" || st.state === "countdown")) {
-      const left = Date.parse(st.endsAt) - now;
-      const text = fmtClock(Math.min(left, st.timeLimitMs));
+      // A berserk racer's own time is half the race's.
+      const half = this.isBerserk && st.startAt;
+      const limit = half ? st.timeLimitMs / 2 : st.timeLimitMs;
+      const end = half ? Math.min(Date.parse(st.endsAt), Date.parse(st.startAt) + limit) : Date.parse(st.endsAt);
+      const left = end - now;
+      const text = fmtClock(Math.min(left, limit));
       if (this.els.clock.textContent !== text) this.els.clock.textContent = text;
       this.els.clock.classList.toggle("low", left < 30000);
     } else if (st.state === "waiting") {

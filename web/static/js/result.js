@@ -2,7 +2,7 @@
 // foundation counts over time, the opened commitment, rematch and replay.
 
 import { h, s, fill, fmtClock } from "./ui.js";
-import { reasonText, getRace, getSolution, getPlayer, identity, roomOfRace } from "./proto.js";
+import { reasonText, getRace, getSolution, getPlayer, identity, roomOfRace, arenaOfRace } from "./proto.js";
 import { timeline } from "./game.js";
 import { verify } from "./fairplay.js";
 import { playerLabel, raceTitle, isMany } from "./widgets.js";
@@ -143,6 +143,7 @@ export function renderResult(el, info, opts = {}) {
       ghostBtn,
       h("a", { class: "button", href: `/?replay=${encodeURIComponent(info.race)}` }, "Watch the replay"),
       roomBackLink(info.race),
+      arenaBackLink(info.race),
       h("a", { class: "button", href: "/" }, "Back to the lobby")),
     h("p", { class: "rematch-note", role: "status", "aria-live": "polite" }),
     ghostNote,
@@ -161,6 +162,12 @@ export function renderResult(el, info, opts = {}) {
 function roomBackLink(race) {
   const code = roomOfRace.get(race);
   return code ? h("a", { class: "button", href: `/?room=${encodeURIComponent(code)}`, "data-action": "back-to-room" }, "Back to the room") : null;
+}
+
+/** arenaBackLink leads back to the arena this tab's race was paired in, if any. */
+function arenaBackLink(race) {
+  const id = arenaOfRace.get(race);
+  return id ? h("a", { class: "button primary-soft", href: `/?arena=${encodeURIComponent(id)}`, "data-action": "back-to-arena" }, "Back to the arena") : null;
 }
 
 /**
