@@ -24,6 +24,7 @@ var pageEntries = []pageEntry{
 	{"result", "js/result.js"},
 	{"player", "js/profile.js"},
 	{"room", "js/room.js"},
+	{"arena", "js/arena.js"},
 	{"", "js/lobby.js"},
 }
 
