@@ -135,7 +135,7 @@ func parseServe(e env) (serveConfig, error) {
 	dur(&c.spectatorDelay, groupLobby, "spectator-delay", 10*time.Second, "delay of the spectators' feed in public races")
 	dur(&c.grace, groupLobby, "grace", race.DefaultGrace, "how long a disconnected player has to resume before forfeiting")
 	dur(&c.computerOffer, groupLobby, "computer-offer-after", lobby.DefaultComputerOfferAfter, "how long a quick-play player waits before being offered the computer")
-	str(&c.arenasFlag, groupLobby, "arenas", "", `the arenas made on a schedule, split by ";": "NAME,VARIANT,RACE LIMIT,DURATION,EVERY[,GRADE]" (an arena of DURATION every EVERY, on the multiples of EVERY in UTC, of races of RACE LIMIT), e.g. "Hourly classic,classic,5m,55m,1h"; empty: none`)
+	str(&c.arenasFlag, groupLobby, "arenas", defaultArenas, `the arenas made on a schedule, split by ";": "NAME,VARIANT,RACE LIMIT,DURATION,EVERY[,GRADE]" (an arena of DURATION every EVERY, on the multiples of EVERY in UTC, of races of RACE LIMIT); empty: none`)
 	dur(&c.retention, groupLobby, "retention", defaultRetention, "memory mode: how long a finished race stays for its result and replay; Redis mode keeps it for --redis-retention")
 	str(&c.dataDir, groupData, "data", defaultData, "folder of the SQLite database keeping players, ratings, finished races, ghosts, days' boards and analyses; one server at a time (not used with --database)")
 	str(&c.databaseURL, groupData, "database", "", "postgres://user[:password]@host[:port]/db: keep that data in this PostgreSQL instead of --data; --redis needs it (every instance on the same)")
@@ -195,6 +195,11 @@ func parseServe(e env) (serveConfig, error) {
 	}
 	return c, nil
 }
+
+// defaultArenas are the arenas a server runs unless told otherwise: a
+// classic arena every hour (55 minutes of 5-minute races) and a daily
+// one in another variant, from midnight UTC for two hours.
+const defaultArenas = "Hourly classic,classic,5m,55m,1h;Daily aces-out,aces-out,5m,120m,24h"
 
 func newLogger(w io.Writer, format, level string) (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(level)
