@@ -9,6 +9,7 @@ package lobby
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -91,8 +92,8 @@ func (l *Lobby) MakeArena(id string, spec ArenaSpec, start time.Time) (Arena, er
 	if err != nil {
 		return Arena{}, err
 	}
-	a := Arena{ID: id, Name: spec.Name, Variant: spec.Variant, Grade: spec.Grade, TimeLimitMs: spec.TimeLimit.Milliseconds(),
-		StartAt: start.UTC(), EndAt: start.Add(spec.Duration).UTC(), Entries: []ArenaEntry{}}
+	a := Arena{ArenaInfo: ArenaInfo{ID: id, Name: spec.Name, Variant: spec.Variant, Grade: spec.Grade, TimeLimitMs: spec.TimeLimit.Milliseconds(),
+		StartAt: start.UTC(), EndAt: start.Add(spec.Duration).UTC()}, Entries: []ArenaEntry{}}
 	ctx, cancel := opCtx()
 	defer cancel()
 	if _, err := l.deps.Stores.Arenas.Make(ctx, a); err != nil {
@@ -195,14 +196,8 @@ type ArenaStanding struct {
 // ArenaView is an arena as a player or a watcher sees it (the "arena"
 // message).
 type ArenaView struct {
-	ID          string      `json:"id"`
-	Name        string      `json:"name"`
-	Variant     string      `json:"variant"`
-	Grade       string      `json:"grade,omitempty"`
-	TimeLimitMs int64       `json:"timeLimitMs"`
-	StartAt     time.Time   `json:"startAt"`
-	EndAt       time.Time   `json:"endAt"`
-	Status      ArenaStatus `json:"status"`
+	ArenaInfo
+	Status ArenaStatus `json:"status"`
 	// Now is the server's time as the view was made, for countdowns.
 	Now time.Time `json:"now"`
 	// Players counts the entries; Racing those in a race now; Played
@@ -222,8 +217,7 @@ type ArenaView struct {
 
 // view is a as player (or a watcher, "") sees it at now.
 func (a *Arena) view(player string, now time.Time) ArenaView {
-	v := ArenaView{ID: a.ID, Name: a.Name, Variant: a.Variant, Grade: a.Grade, TimeLimitMs: a.TimeLimitMs,
-		StartAt: a.StartAt, EndAt: a.EndAt, Status: a.status(now), Now: now, Players: len(a.Entries), Played: a.Played,
+	v := ArenaView{ArenaInfo: a.ArenaInfo, Status: a.status(now), Now: now, Players: len(a.Entries), Played: a.Played,
 		Standings: []ArenaStanding{}}
 	order := standings(a)
 	for rank, i := range order {
@@ -284,15 +278,9 @@ var _ race.Event = (*ArenaEvent)(nil)
 
 // ArenaBrief is an arena as the lobby lists it.
 type ArenaBrief struct {
-	ID          string      `json:"id"`
-	Name        string      `json:"name"`
-	Variant     string      `json:"variant"`
-	Grade       string      `json:"grade,omitempty"`
-	TimeLimitMs int64       `json:"timeLimitMs"`
-	StartAt     time.Time   `json:"startAt"`
-	EndAt       time.Time   `json:"endAt"`
-	Status      ArenaStatus `json:"status"`
-	Players     int         `json:"players"`
+	ArenaInfo
+	Status  ArenaStatus `json:"status"`
+	Players int         `json:"players"`
 }
 
 // errArenaSame leaves an arena as it was: nothing to change.
@@ -447,7 +435,7 @@ func (l *Lobby) watchArena(s *Session, id string) {
 }
 
 // arenaWatcher is a session's watch of an arena: which, and the last
-// message sent, not to send it again unchanged.
+// view sent (its JSON without the time), not to send it again unchanged.
 type arenaWatcher struct {
 	arena string
 	last  string
@@ -497,8 +485,7 @@ func (l *Lobby) runArenas() {
 	briefs := make([]ArenaBrief, 0, len(list))
 	for i := range list {
 		a := &list[i]
-		briefs = append(briefs, ArenaBrief{ID: a.ID, Name: a.Name, Variant: a.Variant, Grade: a.Grade, TimeLimitMs: a.TimeLimitMs,
-			StartAt: a.StartAt, EndAt: a.EndAt, Status: a.status(now), Players: len(a.Entries)})
+		briefs = append(briefs, ArenaBrief{ArenaInfo: a.ArenaInfo, Status: a.status(now), Players: len(a.Entries)})
 	}
 	l.mu.Lock()
 	l.arenaList = briefs
@@ -507,44 +494,50 @@ func (l *Lobby) runArenas() {
 }
 
 // sendArenas sends each session watching one of list's arenas its view,
-// when it is not the one it was sent last.
+// unless it is the one it was sent last but for the time. The views are
+// made outside the lobby's lock: one a watcher, each from the whole
+// arena.
 func (l *Lobby) sendArenas(list []Arena, now time.Time) {
 	byID := make(map[string]*Arena, len(list))
 	for i := range list {
 		byID[list[i].ID] = &list[i]
 	}
-	type send struct {
-		s  *Session
-		ev *ArenaEvent
+	type watch struct {
+		s     *Session
+		w     *arenaWatcher
+		a     *Arena
+		who   string
+		ev    *ArenaEvent
+		views []byte // the view without its time, to compare
 	}
-	var out []send
+	var ws []watch
 	l.mu.Lock()
 	for s, w := range l.arenaWatch {
-		a := byID[w.arena]
-		if a == nil {
-			continue
+		if a := byID[w.arena]; a != nil {
+			ws = append(ws, watch{s: s, w: w, a: a, who: s.who.ID})
 		}
-		v := a.view(s.who.ID, now)
-		key := fmt.Sprintf("%s|%d|%d|%v|%s", v.Status, v.Players, v.Played, v.You, standingsKey(v.Standings))
-		if key == w.last {
-			continue
-		}
-		w.last = key
-		out = append(out, send{s, &ArenaEvent{Arena: v}})
 	}
 	l.mu.Unlock()
-	for _, o := range out {
-		o.s.sub.Deliver(o.ev)
+	for i := range ws {
+		v := ws[i].a.view(ws[i].who, now)
+		v.Now = time.Time{}
+		ws[i].views, _ = json.Marshal(&v)
+		v.Now = now
+		ws[i].ev = &ArenaEvent{Arena: v}
 	}
-}
-
-// standingsKey sums a leaderboard up for sendArenas's comparison.
-func standingsKey(sts []ArenaStanding) string {
-	var b strings.Builder
-	for _, st := range sts {
-		fmt.Fprintf(&b, "%s:%d:%s:%s;", st.Player, st.Points, st.State, st.Sheet)
+	n := 0
+	l.mu.Lock()
+	for _, x := range ws {
+		if string(x.views) != x.w.last {
+			x.w.last = string(x.views)
+			ws[n] = x
+			n++
+		}
 	}
-	return b.String()
+	l.mu.Unlock()
+	for _, x := range ws[:n] {
+		x.s.sub.Deliver(x.ev)
+	}
 }
 
 // staleEntries are the entries of a whose pairing's race was never made

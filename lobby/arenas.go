@@ -39,9 +39,10 @@ const (
 	EntryPaused EntryState = "paused"
 )
 
-// Arena is an arena as stored: its rules, every player's entry and its
-// races under way.
-type Arena struct {
+// ArenaInfo is what an arena is: its name, its races' rules and its
+// time. The stored arena, the arena's message and the lobby's list all
+// carry it.
+type ArenaInfo struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Variant, Grade and TimeLimitMs are every race's: its secret deals
@@ -53,6 +54,12 @@ type Arena struct {
 	// way then finish and count).
 	StartAt time.Time `json:"startAt"`
 	EndAt   time.Time `json:"endAt"`
+}
+
+// Arena is an arena as stored: what it is, every player's entry and its
+// races under way.
+type Arena struct {
+	ArenaInfo
 	// Entries are the players who joined, in the order they came.
 	Entries []ArenaEntry `json:"entries"`
 	// Races are the arena's races under way.

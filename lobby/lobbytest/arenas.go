@@ -35,8 +35,8 @@ var arenaStart = time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
 // part of it shows.
 func sampleArena(id string) lobby.Arena {
 	return lobby.Arena{
-		ID: id, Name: "Hourly " + id, Variant: "classic", Grade: "easy", TimeLimitMs: 300_000,
-		StartAt: arenaStart, EndAt: arenaStart.Add(time.Hour),
+		ArenaInfo: lobby.ArenaInfo{ID: id, Name: "Hourly " + id, Variant: "classic", Grade: "easy", TimeLimitMs: 300_000,
+			StartAt: arenaStart, EndAt: arenaStart.Add(time.Hour)},
 		Entries: []lobby.ArenaEntry{
 			{Player: "p1", Name: "Ann", Points: 6, Streak: 2, State: lobby.EntryRacing, Race: "r3", Last: "p2",
 				Since: arenaStart.Add(10 * time.Minute), Sheet: []lobby.ArenaScore{

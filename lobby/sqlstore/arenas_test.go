@@ -71,7 +71,7 @@ func TestArenaChangeRunsAgainOnTheNewerArena(t *testing.T) {
 	dbs := twoInstances(t, sqlstore.Postgres)
 	ctx := context.Background()
 	s := sqlstore.NewArenas(dbs[0])
-	a := lobby.Arena{ID: "a1", Name: "first", Variant: "classic", StartAt: time.Unix(1_000, 0).UTC(), EndAt: time.Unix(5_000, 0).UTC()}
+	a := lobby.Arena{ArenaInfo: lobby.ArenaInfo{ID: "a1", Name: "first", Variant: "classic", StartAt: time.Unix(1_000, 0).UTC(), EndAt: time.Unix(5_000, 0).UTC()}}
 	if made, err := s.Make(ctx, a); err != nil || !made {
 		t.Fatalf("make: %v %v", made, err)
 	}
@@ -104,7 +104,7 @@ func TestArenaChangeGivesUpUnavailable(t *testing.T) {
 	dbs := twoInstances(t, sqlstore.Postgres)
 	ctx := context.Background()
 	s := sqlstore.NewArenas(dbs[0])
-	a := lobby.Arena{ID: "a1", Name: "first", Variant: "classic", StartAt: time.Unix(1_000, 0).UTC(), EndAt: time.Unix(5_000, 0).UTC()}
+	a := lobby.Arena{ArenaInfo: lobby.ArenaInfo{ID: "a1", Name: "first", Variant: "classic", StartAt: time.Unix(1_000, 0).UTC(), EndAt: time.Unix(5_000, 0).UTC()}}
 	if made, err := s.Make(ctx, a); err != nil || !made {
 		t.Fatalf("make: %v %v", made, err)
 	}
@@ -132,7 +132,7 @@ func TestArenaNotStorableID(t *testing.T) {
 			s := sqlstore.NewArenas(dbs[0])
 			ctx := context.Background()
 			bad := "a\x00b"
-			if _, err := s.Make(ctx, lobby.Arena{ID: bad}); !race.IsRefusal(err) {
+			if _, err := s.Make(ctx, lobby.Arena{ArenaInfo: lobby.ArenaInfo{ID: bad}}); !race.IsRefusal(err) {
 				t.Fatalf("make of id %q: %v, want a refusal", bad, err)
 			}
 			if _, ok, err := s.Get(ctx, bad); ok || err != nil {
