@@ -57,20 +57,10 @@ func TestRedisRaceOfFourAcrossInstances(t *testing.T) {
 			}
 		}
 	}
-	results := make([]string, seats)
-	for i, p := range ps {
-		results[i] = p.c.result()
-		if results[i] != results[0] {
-			t.Errorf("racer %d's result %s, racer 0's %s", i, results[i], results[0])
-		}
-	}
-	var r race.Result
-	if err := json.Unmarshal([]byte(results[0]), &r); err != nil {
-		t.Fatal(err)
-	}
+	r, text := sameResult(t, ps)
 	score := ps[0].game.Score()
 	if r.Outcome != race.OutcomeDraw || r.Reason != race.ReasonEqualCards || len(r.Ranking) != seats {
-		t.Fatalf("result %s: want a draw of the three level racers, ranked", results[0])
+		t.Fatalf("result %s: want a draw of the three level racers, ranked", text)
 	}
 	for i, p := range r.Ranking {
 		wantPlace, wantCards := 1, score
@@ -98,4 +88,22 @@ func TestRedisRaceOfFourAcrossInstances(t *testing.T) {
 	if len(boards) != seats {
 		t.Errorf("the spectator on b got the boards of seats %v, want all %d", boards, seats)
 	}
+}
+
+// sameResult waits for every player's result and checks they all got the
+// same one; it returns it, decoded and as text.
+func sameResult(t *testing.T, ps []*player) (race.Result, string) {
+	t.Helper()
+	results := make([]string, len(ps))
+	for i, p := range ps {
+		results[i] = p.c.result()
+		if results[i] != results[0] {
+			t.Errorf("racer %d's result %s, racer 0's %s", i, results[i], results[0])
+		}
+	}
+	var r race.Result
+	if err := json.Unmarshal([]byte(results[0]), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r, results[0]
 }

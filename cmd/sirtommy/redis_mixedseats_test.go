@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"sirtommy/engine"
-	"sirtommy/race"
 	"sirtommy/race/racetest"
 )
 
@@ -74,20 +73,10 @@ func TestRedisTenSeatsOfPeopleComputersAndGhosts(t *testing.T) {
 	for idle.move() {
 	}
 
-	results := make([]string, len(ps))
-	for i, p := range ps {
-		results[i] = p.c.result()
-		if results[i] != results[0] {
-			t.Errorf("person %d's result %s, person 0's %s", i, results[i], results[0])
-		}
-	}
-	var r race.Result
-	if err := json.Unmarshal([]byte(results[0]), &r); err != nil {
-		t.Fatal(err)
-	}
+	r, text := sameResult(t, ps)
 	in := raceInfo(t, a, id)
 	if len(r.Ranking) != 10 || len(in.Moves) == 0 {
-		t.Fatalf("result %s: want ten ranked", results[0])
+		t.Fatalf("result %s: want ten ranked", text)
 	}
 	if want := racetest.Ranking(&r, in.Moves); !racetest.SamePlaces(r.Ranking, want) {
 		t.Errorf("ranking %+v, want by the rules %+v", r.Ranking, want)
