@@ -54,6 +54,21 @@ func (m *manySeats) join(t *testing.T, name string) int {
 	return tk.Seat
 }
 
+// startPeople seats a person in every seat, runs the countdown and
+// returns each seat's game as the deal starts, for the test to follow.
+func (m *manySeats) startPeople(t *testing.T) []engine.Game {
+	t.Helper()
+	for range m.seats {
+		m.join(t, "person")
+	}
+	m.clock.Advance(race.DefaultCountdown)
+	games := make([]engine.Game, m.seats)
+	for s := range games {
+		games[s] = newGame(m.deal)
+	}
+	return games
+}
+
 // games replays the race's log: every seat's game as it stands.
 func (m *manySeats) games(t *testing.T) []engine.Game {
 	t.Helper()
@@ -277,14 +292,7 @@ func TestManySeatsOnTime(t *testing.T) {
 	const seats = 4
 	deal := wonAndLostDeal(t)
 	m := newManySeats(t, seats, deal)
-	for range seats {
-		m.join(t, "person")
-	}
-	m.clock.Advance(race.DefaultCountdown)
-	games := make([]engine.Game, seats)
-	for s := range games {
-		games[s] = newGame(deal)
-	}
+	games := m.startPeople(t)
 	// Seats 0 and 1 play the same moves; seat 2 a few; seat 3 leaves.
 	m.play(t, 0, &games[0], racetest.Greedy, func() bool { return games[0].Score() >= 6 })
 	m.play(t, 1, &games[1], racetest.Greedy, func() bool { return games[1].Score() >= 6 })
@@ -368,13 +376,8 @@ func TestManySeatsRestored(t *testing.T) {
 	const seats = 4
 	deal := wonAndLostDeal(t)
 	m := newManySeats(t, seats, deal)
-	for range seats {
-		m.join(t, "person")
-	}
-	m.clock.Advance(race.DefaultCountdown)
-	games := make([]engine.Game, seats)
+	games := m.startPeople(t)
 	for s := range games {
-		games[s] = newGame(deal)
 		m.play(t, s, &games[s], racetest.Greedy, movesOf(2+s))
 	}
 	rec := race.RecordForTest(m.race)
