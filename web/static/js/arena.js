@@ -6,10 +6,9 @@
 // goes to the race, whose result comes back here (arenaOfRace).
 
 import { h, fill } from "./ui.js";
-import { Socket, identity, playerName, arenaOfRace } from "./proto.js";
+import { identity, arenaOfRace } from "./proto.js";
+import { GroupPage } from "./grouppage.js";
 import { ServerClock, whenText, whatText, statusWord, playersText, minutes, arenaErrorText } from "./arenas.js";
-
-const RECONNECT_MAX_MS = 5000;
 
 const points = (n) => (n === 1 ? "1 point" : `${n} points`);
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -47,15 +46,11 @@ export function sheetEl(sheet) {
   return h("span", { class: "sheet" }, out);
 }
 
-class ArenaPage {
+class ArenaPage extends GroupPage {
   constructor(root, id) {
-    this.root = root;
+    super(root);
     this.id = id;
     this.arena = null; // the last arena message's view
-    this.me = null; // welcome
-    this.sock = null;
-    this.attempt = 0;
-    this.leaving = false;
     this.pauseAfter = false; // paused while racing: out of the pool after this race
     this.clock = new ServerClock();
     this.build();
@@ -80,65 +75,26 @@ class ArenaPage {
       e.conn, e.error, e.news, e.body,
       h("p", {}, h("a", { href: "/", "data-action": "to-lobby" }, "Back to the lobby"))));
     this.timer = setInterval(() => this.renderClock(), 1000);
-    window.addEventListener("pagehide", () => { this.leaving = true; if (this.sock) this.sock.close(); });
-    window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
   }
 
-  start() {
-    // A first-time visitor chooses the name the others will see.
-    if (identity.get()) this.connect();
-    else this.askName();
+  // GroupPage's hooks.
+  get statusEl() { return this.els.conn; }
+  get errorEl() { return this.els.error; }
+  get bodyEl() { return this.els.body; }
+  get noLobbyText() { return "This server has no lobby, so no arenas."; }
+  get nameForm() {
+    return {
+      id: "arena-name-input", testid: "arena-name-form", action: "arena-name", button: "Go on",
+      prompt: "Choose the name the others will see on the leaderboard:",
+    };
   }
-
-  askName() {
-    const e = this.els;
-    e.conn.textContent = "";
-    const input = h("input", { id: "arena-name-input", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() });
-    fill(e.body,
-      h("p", {}, "Choose the name the others will see on the leaderboard:"),
-      h("form", {
-        class: "row-form", "data-testid": "arena-name-form",
-        onsubmit: (ev) => {
-          ev.preventDefault();
-          e.error.textContent = "";
-          this.connect(input.value.trim());
-        },
-      }, h("label", { for: "arena-name-input" }, "Your name"), input,
-      h("button", { type: "submit", class: "primary", "data-action": "arena-name" }, "Go on")));
-    input.focus();
-  }
-
-  async connect(name) {
-    const sock = new Socket();
-    this.sock = sock;
+  listen(sock) {
     sock.on("arena", (m) => this.onArena(m.arena));
     sock.on("matched", (m) => this.onMatched(m));
     sock.on("error", (m) => { this.els.error.textContent = arenaErrorText(m); });
-    sock.on("close", (ev) => {
-      if (this.leaving || ev.byUs) return;
-      if (ev.wasOpen) this.els.conn.textContent = "Connection lost: reconnecting…";
-      setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 250 * 2 ** this.attempt++));
-    });
-    try {
-      await sock.open();
-      this.me = await sock.hello(name);
-      if (!this.me) {
-        this.els.conn.textContent = "This server has no lobby, so no arenas.";
-        return;
-      }
-      await sock.arenaWatch(this.id);
-      this.attempt = 0;
-      this.els.conn.textContent = "";
-    } catch (err) {
-      if (err && err.code === "closed") return; // the close handler reconnects
-      if (err && err.code === "bad-name") {
-        sock.close();
-        this.askName();
-      }
-      this.els.error.textContent = arenaErrorText(err);
-      this.els.conn.textContent = "";
-    }
   }
+  enter(sock) { return sock.arenaWatch(this.id); }
+  errorText(err) { return arenaErrorText(err); }
 
   /** onMatched goes to the race the arena paired this player in. */
   onMatched(m) {

@@ -7,11 +7,11 @@
 // result is taken to the next race by the race page).
 
 import { h, fill, copyText } from "./ui.js";
-import { Socket, identity, playerName, roomOfRace } from "./proto.js";
+import { identity, roomOfRace } from "./proto.js";
+import { GroupPage } from "./grouppage.js";
 
 // MAX_MEMBERS is how many a room holds (race.MaxSeats).
 const MAX_MEMBERS = 10;
-const RECONNECT_MAX_MS = 5000;
 
 /** roomCode is a code as the server keeps it: case, spaces and dashes do not matter. */
 export const roomCode = (text) => text.replace(/[\s-]/g, "").toUpperCase();
@@ -36,15 +36,11 @@ export function roomPage(root, code) {
   return page;
 }
 
-class RoomPage {
+class RoomPage extends GroupPage {
   constructor(root, code) {
-    this.root = root;
+    super(root);
     this.code = code;
     this.room = null; // the last room message's room
-    this.me = null; // welcome
-    this.sock = null;
-    this.attempt = 0;
-    this.leaving = false;
     this.build();
   }
 
@@ -59,64 +55,25 @@ class RoomPage {
       h("h1", {}, "Race a group"),
       e.status, e.error, e.news, e.body,
       h("p", {}, h("a", { href: "/", "data-action": "to-lobby" }, "Back to the lobby"))));
-    window.addEventListener("pagehide", () => { this.leaving = true; if (this.sock) this.sock.close(); });
-    window.addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
   }
 
-  start() {
-    // A first-time visitor chooses the name the others will see.
-    if (identity.get()) this.connect();
-    else this.askName();
-  }
-
-  askName() {
-    const e = this.els;
-    e.status.textContent = "";
-    const input = h("input", { id: "room-name", autocomplete: "nickname", maxlength: 24, required: true, value: playerName.get() });
-    const submit = (ev) => {
-      ev.preventDefault();
-      e.error.textContent = "";
-      this.connect(input.value.trim());
+  // GroupPage's hooks.
+  get statusEl() { return this.els.status; }
+  get errorEl() { return this.els.error; }
+  get bodyEl() { return this.els.body; }
+  get noLobbyText() { return "This server has no lobby, so no rooms."; }
+  get nameForm() {
+    return {
+      id: "room-name", testid: "room-name-form", action: "join-room", button: "Join the room",
+      prompt: "You are asked to race a group at Sir Tommy patience, everyone on the same deal. Choose the name the others will see:",
     };
-    fill(e.body,
-      h("p", {}, "You are asked to race a group at Sir Tommy patience, everyone on the same deal. Choose the name the others will see:"),
-      h("form", { class: "row-form", "data-testid": "room-name-form", onsubmit: submit },
-        h("label", { for: "room-name" }, "Your name"), input,
-        h("button", { type: "submit", class: "primary", "data-action": "join-room" }, "Join the room")));
-    input.focus();
   }
-
-  async connect(name) {
-    const sock = new Socket();
-    this.sock = sock;
+  listen(sock) {
     sock.on("room", (m) => this.onRoom(m));
     sock.on("matched", (m) => this.onMatched(m));
-    sock.on("close", (ev) => {
-      if (this.leaving || ev.byUs) return;
-      if (ev.wasOpen) this.els.status.textContent = "Connection lost: reconnecting…";
-      setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 250 * 2 ** this.attempt++));
-    });
-    try {
-      await sock.open();
-      this.me = await sock.hello(name);
-      if (!this.me) {
-        this.els.status.textContent = "This server has no lobby, so no rooms.";
-        return;
-      }
-      await sock.joinRoom(this.code);
-      this.attempt = 0;
-      this.els.status.textContent = "";
-    } catch (err) {
-      if (err && err.code === "closed") return; // the close handler reconnects
-      if (err && err.code === "bad-name") {
-        // A name the server refuses: ask again, on a new connection.
-        sock.close();
-        this.askName();
-      }
-      this.els.error.textContent = roomErrorText(err, this.code);
-      this.els.status.textContent = "";
-    }
   }
+  enter(sock) { return sock.joinRoom(this.code); }
+  errorText(err) { return roomErrorText(err, this.code); }
 
   onMatched(m) {
     if (m.via !== "room" || roomCode(m.room || "") !== roomCode(this.code)) return;
