@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sirtommy/lobby"
 	"syscall"
 	"testing"
 	"time"
@@ -64,8 +65,11 @@ func TestRedisArenaAcrossInstances(t *testing.T) {
 				p.result()
 			}
 		}
+		// Counted when every player has raced round races: the next
+		// round may be paired at the next heartbeat already (its matched
+		// waits for takeSeat), so Played and Racing may have moved on.
 		deadline := time.Now().Add(safetyTimeout)
-		for v := watchArena(t, ps[0], id); v.Played != 2*round || v.Racing != 0; v = watchArena(t, ps[0], id) {
+		for v := watchArena(t, ps[0], id); !racedAll(v, len(ps), round); v = watchArena(t, ps[0], id) {
 			if time.Now().After(deadline) {
 				t.Fatalf("round %d not counted: %+v", round, v)
 			}
@@ -88,6 +92,20 @@ func TestRedisArenaAcrossInstances(t *testing.T) {
 	if want := 2 * va.Played; sum != want {
 		t.Errorf("the points sum to %d, want %d for %d races (no fire in two rounds)", sum, want, va.Played)
 	}
+}
+
+// racedAll reports whether each of the arena's players players has
+// raced n races, counted.
+func racedAll(v lobby.ArenaView, players, n int) bool {
+	if len(v.Standings) != players {
+		return false
+	}
+	for _, st := range v.Standings {
+		if st.Races != n {
+			return false
+		}
+	}
+	return true
 }
 
 // playOn plays the player's game from v, then from the views the server
