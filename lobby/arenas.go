@@ -11,6 +11,7 @@ package lobby
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"sirtommy/race"
@@ -66,6 +67,16 @@ type Arena struct {
 	Races []ArenaRace `json:"races,omitempty"`
 	// Played counts the races started.
 	Played int `json:"played"`
+}
+
+// Clone is a copy of a that shares no slice with it.
+func (a Arena) Clone() Arena {
+	a.Entries = slices.Clone(a.Entries)
+	for i := range a.Entries {
+		a.Entries[i].Sheet = slices.Clone(a.Entries[i].Sheet)
+	}
+	a.Races = slices.Clone(a.Races)
+	return a
 }
 
 // ArenaEntry is one player's part in an arena.

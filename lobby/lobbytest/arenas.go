@@ -19,6 +19,7 @@ func ArenasSuite(t *testing.T, newStores func(t *testing.T) [2]lobby.Arenas) {
 	t.Run("MakeOnce", func(t *testing.T) { arenasMakeOnce(t, newStores(t)) })
 	t.Run("GetNone", func(t *testing.T) { arenasGetNone(t, newStores(t)) })
 	t.Run("ChangeSeenByTheOther", func(t *testing.T) { arenasChange(t, newStores(t)) })
+	t.Run("ChangesBackAndForth", func(t *testing.T) { arenasBackAndForth(t, newStores(t)) })
 	t.Run("ChangeRefusedLeavesIt", func(t *testing.T) { arenasChangeRefused(t, newStores(t)) })
 	t.Run("ChangeNone", func(t *testing.T) { arenasChangeNone(t, newStores(t)) })
 	t.Run("ConcurrentChangesLoseNone", func(t *testing.T) { arenasConcurrent(t, newStores(t)) })
@@ -133,6 +134,39 @@ func arenasChange(t *testing.T, s [2]lobby.Arenas) {
 	}
 	sameArena(t, "the changed arena returned", got, want)
 	sameArena(t, "the changed arena, read by the other handle", mustGet(t, s[1], "a1"), want)
+}
+
+// arenasBackAndForth: each handle, having read the arena, sees the
+// other's changes at its next read and builds its own on them (a store
+// that keeps what it read, by version, must not hand out an old one).
+func arenasBackAndForth(t *testing.T, s [2]lobby.Arenas) {
+	ctx := context.Background()
+	mustMake(t, s[0], sampleArena("a1"))
+	want := sampleArena("a1")
+	for round := range 6 {
+		me, other := s[round%2], s[1-round%2]
+		mustGet(t, me, "a1") // read (and kept) before the other's change
+		if _, err := other.Current(ctx, arenaStart); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := other.Change(ctx, "a1", func(a *lobby.Arena) error {
+			a.Played++
+			a.Entries[0].Points += round
+			return nil
+		})
+		if err != nil || !ok {
+			t.Fatalf("round %d: change a1: found %v, %v", round, ok, err)
+		}
+		want.Played++
+		want.Entries[0].Points += round
+		sameArena(t, fmt.Sprintf("round %d: the change returned", round), got, want)
+		sameArena(t, fmt.Sprintf("round %d: read by the handle that did not change it", round), mustGet(t, me, "a1"), want)
+		list, err := me.Current(ctx, arenaStart)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("round %d: current: %d arenas, %v", round, len(list), err)
+		}
+		sameArena(t, fmt.Sprintf("round %d: listed by the handle that did not change it", round), list[0], want)
+	}
 }
 
 // arenasChangeRefused: change's error comes back as it was, and what

@@ -34,7 +34,7 @@ func (m *Arenas) Make(_ context.Context, a lobby.Arena) (bool, error) {
 	if _, ok := m.byID[a.ID]; ok {
 		return false, nil
 	}
-	m.byID[a.ID] = cloneArena(a)
+	m.byID[a.ID] = a.Clone()
 	return true, nil
 }
 
@@ -46,7 +46,7 @@ func (m *Arenas) Get(_ context.Context, id string) (lobby.Arena, bool, error) {
 	if !ok {
 		return lobby.Arena{}, false, nil
 	}
-	return cloneArena(a), true, nil
+	return a.Clone(), true, nil
 }
 
 // Change applies change to a copy of arena id under the store's lock,
@@ -60,12 +60,12 @@ func (m *Arenas) Change(_ context.Context, id string, change func(*lobby.Arena) 
 	if !ok {
 		return lobby.Arena{}, false, nil
 	}
-	a := cloneArena(old)
+	a := old.Clone()
 	if err := change(&a); err != nil {
 		return lobby.Arena{}, true, err
 	}
 	a.ID = id
-	m.byID[id] = cloneArena(a)
+	m.byID[id] = a.Clone()
 	return a, true, nil
 }
 
@@ -76,7 +76,7 @@ func (m *Arenas) Current(_ context.Context, now time.Time) ([]lobby.Arena, error
 	out := []lobby.Arena{}
 	for _, a := range m.byID {
 		if a.EndAt.After(now) {
-			out = append(out, cloneArena(a))
+			out = append(out, a.Clone())
 		}
 	}
 	slices.SortFunc(out, byStart)
@@ -89,16 +89,4 @@ func byStart(a, b lobby.Arena) int {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
-}
-
-// cloneArena is a with slices of its own (its entries, each entry's
-// sheet, its races), so that the store's copy and a caller's never share
-// one.
-func cloneArena(a lobby.Arena) lobby.Arena {
-	a.Entries = slices.Clone(a.Entries)
-	for i := range a.Entries {
-		a.Entries[i].Sheet = slices.Clone(a.Entries[i].Sheet)
-	}
-	a.Races = slices.Clone(a.Races)
-	return a
 }

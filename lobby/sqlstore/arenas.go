@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"sirtommy/lobby"
@@ -22,12 +23,71 @@ import (
 // to another instance's change reads the arena again and runs again.
 type Arenas struct {
 	db *DB
+	// decoded keeps the last arena this store read or wrote of each id,
+	// by version: an arena of a thousand players is hundreds of
+	// kilobytes of JSON, and most reads find the version they had, so
+	// they skip the decoding (a copy is handed out, never the kept one).
+	mu      sync.Mutex
+	decoded map[string]versioned
+}
+
+// versioned is an arena as of a version.
+type versioned struct {
+	version int64
+	arena   lobby.Arena
 }
 
 var _ lobby.Arenas = (*Arenas)(nil)
 
 // NewArenas is the arenas kept in db.
-func NewArenas(db *DB) *Arenas { return &Arenas{db: db} }
+func NewArenas(db *DB) *Arenas { return &Arenas{db: db, decoded: map[string]versioned{}} }
+
+// kept is arena id as of version, if this store has it decoded.
+func (s *Arenas) kept(id string, version int64) (lobby.Arena, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.decoded[id]
+	if !ok || v.version != version {
+		return lobby.Arena{}, false
+	}
+	return v.arena.Clone(), true
+}
+
+// keep remembers a (a copy) as arena id's version, unless a later one
+// is kept.
+func (s *Arenas) keep(id string, version int64, a lobby.Arena) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.decoded[id]; ok && v.version > version {
+		return
+	}
+	s.decoded[id] = versioned{version: version, arena: a.Clone()}
+}
+
+// forget drops the arenas kept that end before now: the store reads
+// them no more.
+func (s *Arenas) forget(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, v := range s.decoded {
+		if v.arena.EndAt.Before(now) {
+			delete(s.decoded, id)
+		}
+	}
+}
+
+// decode is arena id of version from its body, or as kept.
+func (s *Arenas) decode(id string, version int64, body string) (lobby.Arena, error) {
+	if a, ok := s.kept(id, version); ok {
+		return a, nil
+	}
+	var a lobby.Arena
+	if err := json.Unmarshal([]byte(body), &a); err != nil {
+		return lobby.Arena{}, err
+	}
+	s.keep(id, version, a)
+	return a, nil
+}
 
 // arenaChangeTries bounds the tries of one Change while other instances
 // change the same arena: each lost try sees the winner's arena, so a
@@ -40,14 +100,13 @@ const arenaChangeTries = 50
 const (
 	insertArena = "INSERT INTO arenas (id, start_ms, end_ms, version, body) VALUES ($1, $2, $3, 1, $4)" +
 		" ON CONFLICT (id) DO NOTHING"
-	selectArena        = "SELECT body FROM arenas WHERE id = $1"
-	selectArenaVersion = "SELECT body, version FROM arenas WHERE id = $1"
+	selectArena = "SELECT body, version FROM arenas WHERE id = $1"
 	// updateArena writes a change over the version it was made from
 	// only: no row is updated when another change came in between.
 	updateArena = "UPDATE arenas SET body = $1, version = version + 1, start_ms = $2, end_ms = $3 WHERE id = $4 AND version = $5"
 	// selectCurrent takes the arenas that end in now's millisecond or
 	// after: Current keeps those that end after now to the nanosecond.
-	selectCurrent = "SELECT body FROM arenas WHERE end_ms >= $1 ORDER BY start_ms, id"
+	selectCurrent = "SELECT id, body, version FROM arenas WHERE end_ms >= $1 ORDER BY start_ms, id"
 )
 
 // Make stores a unless an arena has its id already (of two callers at
@@ -76,12 +135,17 @@ func (s *Arenas) Get(ctx context.Context, id string) (lobby.Arena, bool, error) 
 	if !storable(id) {
 		return lobby.Arena{}, false, nil
 	}
-	var a lobby.Arena
-	err := scanJSON(s.db.queryRow(ctx, selectArena, id), &a)
+	var body string
+	var version int64
+	err := s.db.queryRow(ctx, selectArena, id).Scan(&body, &version)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return lobby.Arena{}, false, nil
 	case err != nil:
+		return lobby.Arena{}, false, fmt.Errorf("sqlstore: arena %s: %w", id, err)
+	}
+	a, err := s.decode(id, version, body)
+	if err != nil {
 		return lobby.Arena{}, false, fmt.Errorf("sqlstore: arena %s: %w", id, err)
 	}
 	return a, true, nil
@@ -125,14 +189,14 @@ func (s *Arenas) try(ctx context.Context, id string, change func(*lobby.Arena) e
 	}()
 	var body string
 	var version int64
-	err = s.db.txQueryRow(ctx, tx, selectArenaVersion, id).Scan(&body, &version)
+	err = s.db.txQueryRow(ctx, tx, selectArena, id).Scan(&body, &version)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return lobby.Arena{}, false, false, nil
 	case err != nil:
 		return lobby.Arena{}, false, false, fmt.Errorf("sqlstore: change arena %s: read: %w", id, err)
 	}
-	if err := json.Unmarshal([]byte(body), &a); err != nil {
+	if a, err = s.decode(id, version, body); err != nil {
 		return lobby.Arena{}, false, false, fmt.Errorf("sqlstore: change arena %s: read: %w", id, err)
 	}
 	if err := change(&a); err != nil {
@@ -158,6 +222,7 @@ func (s *Arenas) try(ctx context.Context, id string, change func(*lobby.Arena) e
 		return lobby.Arena{}, true, false, fmt.Errorf("sqlstore: change arena %s: commit: %w", id, err)
 	}
 	committed = true
+	s.keep(id, version+1, a)
 	return a, true, false, nil
 }
 
@@ -173,8 +238,13 @@ func (s *Arenas) Current(ctx context.Context, now time.Time) ([]lobby.Arena, err
 	defer rows.Close()
 	out := []lobby.Arena{}
 	for rows.Next() {
-		var a lobby.Arena
-		if err := scanJSON(rows, &a); err != nil {
+		var id, body string
+		var version int64
+		if err := rows.Scan(&id, &body, &version); err != nil {
+			return nil, fmt.Errorf("sqlstore: current arenas: %w", err)
+		}
+		a, err := s.decode(id, version, body)
+		if err != nil {
 			return nil, fmt.Errorf("sqlstore: current arenas: %w", err)
 		}
 		if a.EndAt.After(now) {
@@ -184,6 +254,7 @@ func (s *Arenas) Current(ctx context.Context, now time.Time) ([]lobby.Arena, err
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlstore: current arenas: %w", err)
 	}
+	s.forget(now)
 	slices.SortStableFunc(out, func(a, b lobby.Arena) int {
 		if c := a.StartAt.Compare(b.StartAt); c != 0 {
 			return c
