@@ -27,8 +27,10 @@ const ViaArena Via = "arena"
 const arenaTag = "arena:"
 
 // pendingRace starts an entry's Race while its race is made: the
-// pairing's time (Unix ms) and instance-unique id follow, so that a
-// pairing whose maker died can be undone (arenaPendingFor).
+// pairing's time (Unix ms), its instance-unique id and the pair's index
+// in it follow ("pending:MS:ID:K"), so that a pairing whose maker died
+// can be undone (arenaPendingFor), and a race that ended before it was
+// recorded is known by its pair's token (pendingOf).
 const pendingRace = "pending:"
 
 // Arena limits and timings.
@@ -217,23 +219,36 @@ type ArenaView struct {
 
 // view is a as player (or a watcher, "") sees it at now.
 func (a *Arena) view(player string, now time.Time) ArenaView {
+	return a.board(now).viewOf(a, player)
+}
+
+// arenaBoard is what every viewer of an arena sees alike at one time,
+// made once for all of them: its leaderboard's order is a sort of every
+// entry, which an arena of a thousand players should not do a thousand
+// times a heartbeat.
+type arenaBoard struct {
+	shared ArenaView             // the view without You
+	place  map[string]boardPlace // each player's place on it
+}
+
+// boardPlace is a player's rank (from 1) and entry (its index in
+// Entries).
+type boardPlace struct{ rank, entry int }
+
+// board is a's board at now.
+func (a *Arena) board(now time.Time) *arenaBoard {
 	v := ArenaView{ArenaInfo: a.ArenaInfo, Status: a.status(now), Now: now, Players: len(a.Entries), Played: a.Played,
 		Standings: []ArenaStanding{}}
 	order := standings(a)
-	for rank, i := range order {
+	place := make(map[string]boardPlace, len(order))
+	for r, i := range order {
 		e := &a.Entries[i]
+		place[e.Player] = boardPlace{rank: r + 1, entry: i}
 		if e.State == EntryRacing {
 			v.Racing++
 		}
-		if rank >= arenaTop && e.Player != player {
-			continue
-		}
-		st := standingOf(e, rank+1)
-		if rank < arenaTop {
-			v.Standings = append(v.Standings, st)
-		}
-		if e.Player == player {
-			v.You = &st
+		if r < arenaTop {
+			v.Standings = append(v.Standings, standingOf(e, r+1))
 		}
 		if v.TopRace == "" && e.State == EntryRacing && !strings.HasPrefix(e.Race, pendingRace) {
 			v.TopRace = e.Race
@@ -241,6 +256,16 @@ func (a *Arena) view(player string, now time.Time) ArenaView {
 	}
 	if v.Status == ArenaOver {
 		v.Podium = v.Standings[:min(3, len(v.Standings))]
+	}
+	return &arenaBoard{shared: v, place: place}
+}
+
+// viewOf is the board as player sees it: with their own line.
+func (b *arenaBoard) viewOf(a *Arena, player string) ArenaView {
+	v := b.shared
+	if p, ok := b.place[player]; ok {
+		st := standingOf(&a.Entries[p.entry], p.rank)
+		v.You = &st
 	}
 	return v
 }
@@ -435,10 +460,11 @@ func (l *Lobby) watchArena(s *Session, id string) {
 }
 
 // arenaWatcher is a session's watch of an arena: which, and the last
-// view sent (its JSON without the time), not to send it again unchanged.
+// view sent (the board's JSON without the time, and the watcher's own
+// line's), not to send it again unchanged.
 type arenaWatcher struct {
-	arena string
-	last  string
+	arena         string
+	last, lastYou string
 }
 
 // arenaOf is the current arena player is in (waiting or racing), nil
@@ -494,42 +520,60 @@ func (l *Lobby) runArenas() {
 }
 
 // sendArenas sends each session watching one of list's arenas its view,
-// unless it is the one it was sent last but for the time. The views are
-// made outside the lobby's lock: one a watcher, each from the whole
-// arena.
+// unless it is the one it was sent last but for the time. Each arena's
+// board is made once, outside the lobby's lock, and compared as JSON
+// without the time; each watcher's own line apart.
 func (l *Lobby) sendArenas(list []Arena, now time.Time) {
-	byID := make(map[string]*Arena, len(list))
-	for i := range list {
-		byID[list[i].ID] = &list[i]
-	}
-	type watch struct {
-		s     *Session
-		w     *arenaWatcher
+	type arenaNow struct {
 		a     *Arena
-		who   string
-		ev    *ArenaEvent
-		views []byte // the view without its time, to compare
+		board *arenaBoard
+		key   string // the board's JSON without the time
+	}
+	byID := make(map[string]*arenaNow, len(list))
+	type watch struct {
+		s   *Session
+		w   *arenaWatcher
+		a   *arenaNow
+		who string
+		you string // the watcher's own line as JSON
+		ev  *ArenaEvent
 	}
 	var ws []watch
 	l.mu.Lock()
 	for s, w := range l.arenaWatch {
-		if a := byID[w.arena]; a != nil {
-			ws = append(ws, watch{s: s, w: w, a: a, who: s.who.ID})
+		for i := range list {
+			if list[i].ID == w.arena {
+				an := byID[w.arena]
+				if an == nil {
+					an = &arenaNow{a: &list[i]}
+					byID[w.arena] = an
+				}
+				ws = append(ws, watch{s: s, w: w, a: an, who: s.who.ID})
+				break
+			}
 		}
 	}
 	l.mu.Unlock()
-	for i := range ws {
-		v := ws[i].a.view(ws[i].who, now)
+	for _, an := range byID {
+		an.board = an.a.board(now)
+		v := an.board.shared
 		v.Now = time.Time{}
-		ws[i].views, _ = json.Marshal(&v)
-		v.Now = now
+		key, _ := json.Marshal(&v)
+		an.key = string(key)
+	}
+	for i := range ws {
+		v := ws[i].a.board.viewOf(ws[i].a.a, ws[i].who)
+		if v.You != nil {
+			you, _ := json.Marshal(v.You)
+			ws[i].you = string(you)
+		}
 		ws[i].ev = &ArenaEvent{Arena: v}
 	}
 	n := 0
 	l.mu.Lock()
 	for _, x := range ws {
-		if string(x.views) != x.w.last {
-			x.w.last = string(x.views)
+		if x.a.key != x.w.last || x.you != x.w.lastYou {
+			x.w.last, x.w.lastYou = x.a.key, x.you
 			ws[n] = x
 			n++
 		}
@@ -595,18 +639,19 @@ func (l *Lobby) pairArenaPool(a *Arena, now time.Time) (Arena, bool) {
 	if len(ready) < 2 {
 		return Arena{}, false
 	}
-	token := pendingRace + strconv.FormatInt(now.UnixMilli(), 10) + ":" + newCode()
-	var pairs [][2]ArenaEntry
+	pairing := pendingRace + strconv.FormatInt(now.UnixMilli(), 10) + ":" + newCode() + ":"
+	var pairs []arenaPair
 	b, err := l.changeArena(a.ID, func(a *Arena) error {
 		pairs = pairs[:0]
 		if a.status(now) != ArenaRunning {
 			return errArenaSame
 		}
-		for _, p := range pairArena(a, func(player string) bool { return ready[player] }) {
+		for k, p := range pairArena(a, func(player string) bool { return ready[player] }) {
+			token := pairing + strconv.Itoa(k)
 			for _, i := range p {
 				a.Entries[i].State, a.Entries[i].Race = EntryRacing, token
 			}
-			pairs = append(pairs, [2]ArenaEntry{a.Entries[p[0]], a.Entries[p[1]]})
+			pairs = append(pairs, arenaPair{entries: [2]ArenaEntry{a.Entries[p[0]], a.Entries[p[1]]}, token: token})
 		}
 		if len(pairs) == 0 {
 			return errArenaSame
@@ -617,57 +662,83 @@ func (l *Lobby) pairArenaPool(a *Arena, now time.Time) (Arena, bool) {
 		l.log.Warn().Err(err).Str("arena", a.ID).Msg("arena not paired")
 		return Arena{}, false
 	}
-	for _, p := range pairs {
-		if c, ok := l.startArenaRace(&b, p, token, now); ok {
-			b = c
-		}
+	made := make([]arenaMade, len(pairs))
+	for k, p := range pairs {
+		made[k] = l.makeArenaRace(&b, p)
 	}
-	return b, true
+	c, err := l.changeArena(a.ID, func(a *Arena) error { return recordArenaRaces(a, made, now) })
+	if err != nil {
+		l.log.Warn().Err(err).Str("arena", a.ID).Int("races", len(made)).Msg("arena races not recorded in their arena; their pairings are undone after a minute")
+		return b, true
+	}
+	return c, true
 }
 
-// startArenaRace makes the race of a pair of arena a's pool and records
-// it in the arena; when it cannot be made, the pair goes back to the
-// pool (a player found racing elsewhere is paused).
-func (l *Lobby) startArenaRace(a *Arena, pair [2]ArenaEntry, token string, now time.Time) (Arena, bool) {
-	players := []PlayerRef{{ID: pair[0].Player, Name: pair[0].Name}, {ID: pair[1].Player, Name: pair[1].Name}}
+// arenaPair is two entries of an arena's pool paired, and their
+// pending token (pendingRace) until their race is recorded.
+type arenaPair struct {
+	entries [2]ArenaEntry
+	token   string
+}
+
+// arenaMade is a pair's race as makeArenaRace made it, or why not.
+type arenaMade struct {
+	players [2]PlayerRef
+	token   string // the pair's pending token
+	race    string // its id; "" when it was not made
+	err     error
+}
+
+// makeArenaRace makes the race of a pair of arena a's pool.
+func (l *Lobby) makeArenaRace(a *Arena, p arenaPair) arenaMade {
+	pair := p.entries
+	m := arenaMade{players: [2]PlayerRef{{ID: pair[0].Player, Name: pair[0].Name}, {ID: pair[1].Player, Name: pair[1].Name}}, token: p.token}
 	ratings := []float64{l.rating(a.Variant, pair[0].Player), l.rating(a.Variant, pair[1].Player)}
 	opts := race.Options{Variant: a.Variant, Grade: a.Grade, TimeLimit: time.Duration(a.TimeLimitMs) * time.Millisecond,
 		Public: true, Tag: arenaTag + a.ID, Berserk: true}
-	var raceID string
-	err := l.start(pairing{opts: opts, via: ViaArena, code: a.ID, players: players, ratings: ratings,
-		dests: []dest{{to: ToAll}, {to: ToAll}}, made: func(id string) { raceID = id }})
-	var busy *busyError
-	errors.As(err, &busy)
-	b, cerr := l.changeArena(a.ID, func(a *Arena) error {
-		for _, p := range players {
+	m.err = l.start(pairing{opts: opts, via: ViaArena, code: a.ID, players: m.players[:], ratings: ratings,
+		dests: []dest{{to: ToAll}, {to: ToAll}}, made: func(id string) { m.race = id }})
+	if m.err != nil {
+		l.log.Warn().Err(m.err).Str("arena", a.ID).Msg("arena race not made")
+	}
+	return m
+}
+
+// recordArenaRaces records in a the races of one pairing: each
+// made race's players race it, and a pair whose race was not made goes
+// back to the pool (a player found racing elsewhere is paused). One
+// change for the whole pairing, however many races it made: the arena
+// is read and written whole. A race that ended before it was recorded
+// (countArenaRace counted it from the pending token) is not listed as
+// under way.
+func recordArenaRaces(a *Arena, made []arenaMade, now time.Time) error {
+	for _, m := range made {
+		var busy *busyError
+		errors.As(m.err, &busy)
+		pending := false
+		for _, p := range m.players {
 			i := a.entry(p.ID)
-			if i < 0 || a.Entries[i].Race != token {
+			if i < 0 || a.Entries[i].Race != m.token {
 				continue
 			}
 			e := &a.Entries[i]
 			switch {
-			case err == nil:
-				e.Race = raceID
+			case m.err == nil:
+				e.Race, pending = m.race, true
 			case busy != nil && busy.player == p.ID:
 				e.State, e.Race = EntryPaused, ""
 			default:
 				e.State, e.Race, e.Since = EntryWaiting, "", now
 			}
 		}
-		if err == nil {
-			a.Races = append(a.Races, ArenaRace{Race: raceID, Players: [2]string{players[0].ID, players[1].ID}, At: now})
+		if m.err == nil {
 			a.Played++
+			if pending {
+				a.Races = append(a.Races, ArenaRace{Race: m.race, Players: [2]string{m.players[0].ID, m.players[1].ID}, At: now})
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		l.log.Warn().Err(err).Str("arena", a.ID).Msg("arena race not made")
 	}
-	if cerr != nil {
-		l.log.Warn().Err(cerr).Str("arena", a.ID).Str("race", raceID).Msg("arena race not recorded in its arena; its pairing is undone after a minute")
-		return Arena{}, false
-	}
-	return b, true
+	return nil
 }
 
 // arenaEnded counts the end of an arena's race (e.Tag names the arena):
@@ -676,33 +747,7 @@ func (l *Lobby) startArenaRace(a *Arena, pair [2]ArenaEntry, token string, now t
 // the arena no longer has under way was counted already.
 func (l *Lobby) arenaEnded(ctx context.Context, e race.Ended, at time.Time) error {
 	id := strings.TrimPrefix(e.Tag, arenaTag)
-	outs := arenaOutcomes(e.Result)
-	_, ok, err := l.deps.Stores.Arenas.Change(ctx, id, func(a *Arena) error {
-		k := slices.IndexFunc(a.Races, func(r ArenaRace) bool { return r.Race == e.Race })
-		if k < 0 {
-			return errArenaSame
-		}
-		a.Races = slices.Delete(a.Races, k, k+1)
-		for s := range min(len(e.Players), 2) {
-			i := a.entry(e.Players[s].Player)
-			if i < 0 {
-				continue
-			}
-			en := &a.Entries[i]
-			if outs != nil {
-				en.count(scoreRace(en, e.Race, outs[s], e.Players[s].Berserk))
-			}
-			en.Last = e.Players[1-s].Player
-			if en.State == EntryRacing && en.Race == e.Race {
-				en.Race, en.Since = "", at
-				en.State = EntryWaiting
-				if en.PauseAfter {
-					en.State, en.PauseAfter = EntryPaused, false
-				}
-			}
-		}
-		return nil
-	})
+	_, ok, err := l.deps.Stores.Arenas.Change(ctx, id, func(a *Arena) error { return countArenaRace(a, e, at) })
 	switch {
 	case errors.Is(err, errArenaSame), err == nil && !ok:
 		return nil // counted already, or no such arena
@@ -711,6 +756,67 @@ func (l *Lobby) arenaEnded(ctx context.Context, e race.Ended, at time.Time) erro
 	}
 	l.log.Info().Str("arena", id).Str("race", e.Race).Msg("arena race counted")
 	return nil
+}
+
+// countArenaRace counts race e's end in a at at: each player's score on
+// their sheet, their last opponent, and back to the pool (or paused).
+// A race a does not have under way is counted already (errArenaSame),
+// unless it ended before its pairing recorded it: its two players then
+// still race on their pairing's pending token.
+func countArenaRace(a *Arena, e race.Ended, at time.Time) error {
+	k := slices.IndexFunc(a.Races, func(r ArenaRace) bool { return r.Race == e.Race })
+	pending := ""
+	switch {
+	case k >= 0:
+		a.Races = slices.Delete(a.Races, k, k+1)
+	default:
+		if pending = pendingOf(a, e); pending == "" {
+			return errArenaSame
+		}
+	}
+	outs := arenaOutcomes(e.Result)
+	for s := range min(len(e.Players), 2) {
+		i := a.entry(e.Players[s].Player)
+		if i < 0 {
+			continue
+		}
+		en := &a.Entries[i]
+		if outs != nil {
+			en.count(scoreRace(en, e.Race, outs[s], e.Players[s].Berserk))
+		}
+		en.Last = e.Players[1-s].Player
+		if en.State == EntryRacing && (en.Race == e.Race || (pending != "" && en.Race == pending)) {
+			en.Race, en.Since = "", at
+			en.State = EntryWaiting
+			if en.PauseAfter {
+				en.State, en.PauseAfter = EntryPaused, false
+			}
+		}
+	}
+	return nil
+}
+
+// pendingOf is the pending token race e's two players race on, when
+// e ended before its pairing recorded it in a; "" otherwise. Each pair
+// of a pairing has its own token, so that two players on one token are
+// that pair: they are out of the pool until e is counted, and never
+// paired again at once after.
+func pendingOf(a *Arena, e race.Ended) string {
+	if len(e.Players) != 2 {
+		return ""
+	}
+	token := ""
+	for _, p := range e.Players {
+		i := a.entry(p.Player)
+		if i < 0 || a.Entries[i].State != EntryRacing || !strings.HasPrefix(a.Entries[i].Race, pendingRace) {
+			return ""
+		}
+		if token != "" && a.Entries[i].Race != token {
+			return ""
+		}
+		token = a.Entries[i].Race
+	}
+	return token
 }
 
 // arenaOutcomes are a race of two's outcomes by seat; nil for an aborted
