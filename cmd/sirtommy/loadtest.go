@@ -142,6 +142,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
 	memProfile := fs.String("memprofile", "", "write the load client's allocation profile to this file at the end")
+	arena := fs.String("arena", "", "join the players (2 × --races) to this arena (its id or name, running or starting soon) instead of quick play, and make the spectators watch its leaderboard; reports the pairing delay after each race's end and the leaderboard's updates")
 	idle := fs.Int("idle", 0, "instead of races: hold this many idle websockets to --url for --duration, and report what each costs the server (heap and stacks in use, from its /metrics, before and during)")
 	gcURL := fs.String("gc-url", "", "with --idle: the server's --pprof address (http://HOST:PORT), to force a garbage collection before each memory reading")
 	if _, err := parseInterspersed(fs, e.args); err != nil {
@@ -164,6 +165,9 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if *localShare > 0 && !*direct {
 		return usagef("loadtest: --local-share needs --direct (quick play seats each race's players on one instance already)")
+	}
+	if *arena != "" && (*direct || *seats != 2) {
+		return usagef("loadtest: --arena pairs players two by two: no --direct, no --seats")
 	}
 	if *idle > 0 {
 		if len(urls) == 0 {
@@ -206,7 +210,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
 				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct, LocalShare: *localShare,
 				URLs: urls, Races: *races, Seats: *seats, Spectators: *spectators, Duration: *duration, Warmup: *warmup,
-				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()),
+				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()), Arena: *arena,
 			}, progress)
 			if err != nil {
 				return fmt.Errorf("loadtest: %w", err)
@@ -296,6 +300,13 @@ func printLoadReport(w io.Writer, rep loadtestReport) {
 		fmt.Fprintf(w, "  moves that crossed their race's end (race-over, not errors) %d\n", r.LateMoves)
 		fmt.Fprintf(w, "  dropped connections %d, errors:\n", r.Dropped)
 		errs(r.Errors)
+		if a := r.Arena; a != nil {
+			fmt.Fprintf(w, "  arena %s: %d players, %d watchers\n", a.Arena, a.Players, a.Watchers)
+			q("join→first pairing", a.FirstPairing)
+			q("race end→next pairing", a.Repairing)
+			q("between two updates", a.Gaps)
+			fmt.Fprintf(w, "  leaderboard updates %d (%.2f a connection a second), shortest gap %.0f ms\n", a.Updates, a.UpdatesPerSecond, a.ShortestGapMs)
+		}
 		if f := r.Flood; f != nil {
 			fmt.Fprintf(w, "  flood: %d clients sent %d messages (%.0f/s) on %d connections, ended by:\n", f.Clients, f.Sent, f.SentPerSec, f.Connections)
 			errs(f.Ends)

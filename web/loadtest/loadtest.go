@@ -88,6 +88,10 @@ type Config struct {
 	// more are made over the API, as Direct makes them: quick play pairs
 	// two.
 	Seats int
+	// Arena, when set, is an arena's id or name (one running or starting
+	// soon): the 2×Races players join it instead of quick play, and the
+	// spectators watch its leaderboard instead of races (arena.go).
+	Arena string
 }
 
 // playerURL is the index in URLs that player i (the i%Seats-th of race
@@ -150,6 +154,8 @@ type Report struct {
 	Dropped   int64 `json:"droppedConnections"`
 	// Flood is what the flooders did, when there were any.
 	Flood *FloodReport `json:"flood,omitempty"`
+	// Arena is what an arena run measured of its arena.
+	Arena *ArenaReport `json:"arena,omitempty"`
 }
 
 // FloodReport is what the flooding connections sent and how they ended.
@@ -185,6 +191,8 @@ type run struct {
 	// perRace of them.
 	live    chan string
 	perRace int
+	// arena is an arena run's arena and measures; nil otherwise.
+	arena *arenaRun
 }
 
 // raceTrack ties the players of one race together, so that the
@@ -321,12 +329,22 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	if cfg.Seats > 2 {
 		cfg.Direct = true // quick play pairs two
 	}
+	if cfg.Arena != "" && (cfg.Direct || cfg.Seats != 2) {
+		return Report{}, errors.New("loadtest: an arena pairs its players two by two: no --direct, no --seats")
+	}
 	r := &run{
 		cfg: cfg, start: time.Now(), from: time.Now().Add(cfg.Warmup), own: newLatency(), opp: newLatency(),
 		oppCross: newLatency(), oppLocal: newLatency(),
 		races: make(map[string]*raceTrack), live: make(chan string, max(cfg.Spectators, 1)),
 	}
 	r.perRace = (cfg.Spectators + cfg.Races - 1) / cfg.Races
+	if cfg.Arena != "" {
+		id, err := resolveArena(ctx, cfg.URLs[0], cfg.Arena)
+		if err != nil {
+			return Report{}, fmt.Errorf("loadtest: %w", err)
+		}
+		r.arena = newArenaRun(id)
+	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	sem := make(chan struct{}, dialConcurrency)
@@ -342,6 +360,10 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 		wg.Go(func() { r.player(ctx, sem, cfg.playerURL(i), cfg.Seed+uint64(i), pairs[i/cfg.Seats], i%cfg.Seats) })
 	}
 	for range cfg.Spectators {
+		if r.arena != nil {
+			wg.Go(func() { r.arenaWatcher(ctx, sem) })
+			continue
+		}
 		wg.Go(func() { r.spectator(ctx, sem) })
 	}
 	for range cfg.Flooders {
@@ -388,6 +410,9 @@ loop:
 	}
 	if rep.Errors == nil {
 		rep.Errors = map[string]int64{}
+	}
+	if r.arena != nil {
+		rep.Arena = r.arena.report(cfg.Seats*cfg.Races, cfg.Spectators, elapsed)
 	}
 	return rep, nil
 }

@@ -66,13 +66,19 @@ func legalFromViewMatches(t *testing.T, variant string) {
 // a test listener.
 func newServer(t *testing.T) string {
 	t.Helper()
+	return newServerWith(t, lobby.Config{})
+}
+
+// newServerWith is newServer with the lobby's configuration cfg.
+func newServerWith(t *testing.T, cfg lobby.Config) string {
+	t.Helper()
 	clock := race.SystemClock{}
 	races := race.NewService(race.Deps{Clock: clock, Log: zerolog.Nop(), Store: memrace.NewStore(), Bus: memrace.NewBus()})
 	tokens, err := lobby.NewTokens(lobby.NewSecret(), clock, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lob := lobby.New(lobby.Config{}, lobby.Deps{
+	lob := lobby.New(cfg, lobby.Deps{
 		Clock: clock, Log: zerolog.Nop(), Races: races, Tokens: tokens,
 		Stores: memlobby.NewStores(lobby.MatchConfig{}, clock),
 	})
@@ -295,5 +301,57 @@ func TestWarmupIsLeftOut(t *testing.T) {
 	_, err := Run(context.Background(), Config{URLs: []string{"ws://127.0.0.1:1/ws"}, Races: 1, Duration: time.Second, Warmup: time.Second}, nil)
 	if err == nil {
 		t.Fatal("a warm-up as long as the run was taken")
+	}
+}
+
+// TestRunArena runs an arena's load: the players join it, are paired,
+// race (races of 4 s, 3 s of countdown), and are paired again at their
+// races' ends; the watchers and players get its leaderboard; nobody is
+// refused or dropped.
+func TestRunArena(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real countdowns take seconds")
+	}
+	spec := lobby.ArenaSpec{Name: "Load", Variant: "classic", TimeLimit: 4 * time.Second, Duration: 3 * time.Hour}
+	url := newServerWith(t, lobby.Config{Tick: 200 * time.Millisecond,
+		Arenas: []lobby.ArenaSchedule{{Spec: spec, Every: 3 * time.Hour}}})
+	rep, err := Run(context.Background(), Config{
+		URLs: []string{url}, Races: 3, Spectators: 2, Duration: 14 * time.Second, Level: engine.Easy, Rate: 5, Arena: "Load",
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rep.Arena
+	if a == nil || !strings.HasPrefix(a.Arena, "load-") || a.Players != 6 || a.Watchers != 2 {
+		t.Fatalf("arena report %+v", a)
+	}
+	if a.FirstPairing.Count != 6 {
+		t.Errorf("players paired after joining: %d, want 6", a.FirstPairing.Count)
+	}
+	if a.Repairing.Count == 0 || rep.RacesStarted <= 3 || rep.RacesFinished == 0 {
+		t.Errorf("paired again after a race %d times; races started %d, finished %d", a.Repairing.Count, rep.RacesStarted, rep.RacesFinished)
+	}
+	if a.Updates == 0 || a.Gaps.Count == 0 {
+		t.Errorf("leaderboard updates %d, gaps %d", a.Updates, a.Gaps.Count)
+	}
+	if rep.Moves == 0 || len(rep.Errors) != 0 || rep.Dropped != 0 {
+		t.Errorf("moves %d, errors %v, dropped %d", rep.Moves, rep.Errors, rep.Dropped)
+	}
+}
+
+// TestRunArenaRefusesBadShapes: an arena pairs two by two, and must be
+// one the lobby lists.
+func TestRunArenaRefusesBadShapes(t *testing.T) {
+	defer func(d time.Duration) { resolveTimeout = d }(resolveTimeout)
+	resolveTimeout = time.Second
+	url := newServer(t)
+	for _, cfg := range []Config{
+		{URLs: []string{url}, Races: 1, Duration: time.Second, Arena: "Load", Seats: 3},
+		{URLs: []string{url}, Races: 1, Duration: time.Second, Arena: "Load", Direct: true},
+		{URLs: []string{url}, Races: 1, Duration: time.Second, Arena: "none such"},
+	} {
+		if _, err := Run(context.Background(), cfg, nil); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
 	}
 }

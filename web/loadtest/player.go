@@ -22,6 +22,7 @@ type outMsg struct {
 	Move    string `json:"move,omitempty"`
 	Variant string `json:"variant,omitempty"`
 	Name    string `json:"name,omitempty"`
+	Arena   string `json:"arena,omitempty"`
 }
 
 // inMsg is the fields of server messages the load client reads.
@@ -39,6 +40,8 @@ type inMsg struct {
 	// seats) in a spectator's "state": decoded by type in decode.
 	RawCounts json.RawMessage `json:"counts"`
 	Counts    *counts         `json:"-"`
+	// pushed marks an "arena" message the server sent unasked.
+	pushed bool
 }
 
 // counts is the part of a Counts the load client reads.
@@ -82,6 +85,8 @@ func decode(b []byte) (inMsg, error) {
 	switch typ := peekType(b); typ {
 	case "lobby", "presence", "board", "welcome", "watching", "queued", "pong":
 		return inMsg{Type: typ}, nil
+	case "arena": // only counted and timed
+		return inMsg{Type: typ, pushed: isArenaPush(b)}, nil
 	case "opponent":
 		var o struct {
 			Seat   int    `json:"seat"` // the mover's
@@ -141,6 +146,14 @@ type player struct {
 	// lastInFlight is the move in flight when the last race ended: its
 	// race-over refusal may come after the final state.
 	lastInFlight string
+	// In an arena run: when the player joined the arena, whether they
+	// were paired since, when their last race ended (zero once paired
+	// again), and their leaderboard updates.
+	joinedAt time.Time
+	rejoinAt time.Time // when to send arena-join again, after unavailable
+	paired   bool
+	endedAt  time.Time
+	follow   arenaFollower
 }
 
 // next waits for the next message, or ends with the run or connection.
@@ -176,6 +189,9 @@ func (p *player) again() error {
 		p.pair.done <- struct{}{} // room for every player: never blocks
 		return nil
 	}
+	if p.run.arena != nil {
+		return nil // the arena pairs them again
+	}
 	return p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant})
 }
 
@@ -188,7 +204,13 @@ func (p *player) play(ctx context.Context) error {
 	if err := p.c.send(outMsg{V: 1, Type: "hello", ID: "h"}); err != nil {
 		return err
 	}
-	if p.pair == nil {
+	switch {
+	case p.run.arena != nil:
+		p.joinedAt = time.Now()
+		if err := p.c.send(outMsg{V: 1, Type: "arena-join", ID: "aj", Arena: p.run.arena.id}); err != nil {
+			return err
+		}
+	case p.pair == nil:
 		if err := p.c.send(outMsg{V: 1, Type: "queue", ID: "q", Variant: p.run.cfg.Variant}); err != nil {
 			return err
 		}
@@ -213,6 +235,12 @@ func (p *player) play(ctx context.Context) error {
 			return err
 		}
 		if ticked {
+			if !p.rejoinAt.IsZero() && time.Now().After(p.rejoinAt) {
+				p.rejoinAt = time.Time{}
+				if err := p.c.send(outMsg{V: 1, Type: "arena-join", ID: "aj", Arena: p.run.arena.id}); err != nil {
+					return err
+				}
+			}
 			if err := p.tryMove(); err != nil {
 				return err
 			}
@@ -228,6 +256,7 @@ func (p *player) handle(m inMsg) error {
 	r := p.run
 	switch m.Type {
 	case "matched":
+		p.pairedAgain()
 		p.leaveRace()
 		p.raceID, p.seat, p.running, p.inFlight = m.Race, m.Seat, false, ""
 		p.track = r.track(m.Race)
@@ -258,6 +287,7 @@ func (p *player) handle(m inMsg) error {
 			p.running = true
 		case "finished", "aborted":
 			p.running, p.lastInFlight, p.inFlight = false, p.inFlight, ""
+			p.endedAt = time.Now()
 			if m.Seat == 0 {
 				if m.State == "finished" {
 					r.finished.Add(1)
@@ -290,7 +320,16 @@ func (p *player) handle(m inMsg) error {
 				}
 			}
 		}
+	case "arena":
+		if m.pushed && r.arena != nil {
+			p.follow.pushed(r.arena)
+		}
 	case "error":
+		if m.ID == "aj" && m.Code == "unavailable" { // as a client would: again in a second
+			r.errs.add(m.Code)
+			p.rejoinAt = time.Now().Add(time.Second)
+			return nil
+		}
 		if m.Code == "race-over" && m.ID != "" && (m.ID == p.inFlight || m.ID == p.lastInFlight) {
 			// The move crossed the race's end (the opponent won, or the
 			// time ran out) on the wire: every player of a fast game
@@ -310,6 +349,21 @@ func (p *player) handle(m inMsg) error {
 		}
 	}
 	return nil
+}
+
+// pairedAgain times an arena's pairing: the first since the player
+// joined, or the next after their race's end.
+func (p *player) pairedAgain() {
+	a := p.run.arena
+	switch {
+	case a == nil:
+	case !p.paired:
+		p.paired = true
+		a.first.record(time.Since(p.joinedAt))
+	case !p.endedAt.IsZero():
+		a.repair.recordSince(p.endedAt, p.run.from)
+	}
+	p.endedAt = time.Time{}
 }
 
 // tryMove sends the bot's next move when the race runs and no move is in
