@@ -271,22 +271,8 @@ func (b *arenaBoard) viewOf(a *Arena, player string) ArenaView {
 }
 
 func standingOf(e *ArenaEntry, rank int) ArenaStanding {
-	st := ArenaStanding{Rank: rank, Player: e.Player, Name: e.Name, Points: e.Points, Fire: e.OnFire(), Races: len(e.Sheet), State: e.State}
-	var b strings.Builder
-	for _, s := range e.Sheet {
-		b.WriteString(strconv.Itoa(s.Points))
-		if s.Fire {
-			b.WriteByte('!')
-		}
-		if s.Outcome == ArenaWin {
-			st.Wins++
-		}
-		if s.Berserk {
-			st.Berserks++
-		}
-	}
-	st.Sheet = b.String()
-	return st
+	return ArenaStanding{Rank: rank, Player: e.Player, Name: e.Name, Points: e.Points, Fire: e.OnFire(),
+		Races: e.Races, Wins: e.Wins, Berserks: e.Berserks, State: e.State, Sheet: e.Marks}
 }
 
 // ArenaEvent ("arena") is an arena as it is now: the reply to
@@ -775,14 +761,17 @@ func countArenaRace(a *Arena, e race.Ended, at time.Time) error {
 		}
 	}
 	outs := arenaOutcomes(e.Result)
+	res := ArenaResult{Race: e.Race, At: at}
 	for s := range min(len(e.Players), 2) {
+		res.Players[s], res.Names[s] = e.Players[s].Player, e.Players[s].Name
 		i := a.entry(e.Players[s].Player)
 		if i < 0 {
 			continue
 		}
 		en := &a.Entries[i]
 		if outs != nil {
-			en.count(scoreRace(en, e.Race, outs[s], e.Players[s].Berserk))
+			res.Scores[s] = scoreRace(en, outs[s], e.Players[s].Berserk)
+			en.count(res.Scores[s])
 		}
 		en.Last = e.Players[1-s].Player
 		if en.State == EntryRacing && (en.Race == e.Race || (pending != "" && en.Race == pending)) {
@@ -792,6 +781,9 @@ func countArenaRace(a *Arena, e race.Ended, at time.Time) error {
 				en.State, en.PauseAfter = EntryPaused, false
 			}
 		}
+	}
+	if outs != nil {
+		a.Counted = append(a.Counted, res)
 	}
 	return nil
 }

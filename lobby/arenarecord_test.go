@@ -86,10 +86,14 @@ func TestArenaRaceEndedBeforeRecorded(t *testing.T) {
 	if err := countArenaRace(a, e, ended); err != nil {
 		t.Fatalf("count: %v", err)
 	}
+	if len(a.Counted) != 1 || a.Counted[0].Race != "r1" || a.Counted[0].Players != [2]string{"a", "b"} ||
+		a.Counted[0].Scores[0].Points != arenaWinPoints || a.Counted[0].Scores[1].Outcome != ArenaLoss {
+		t.Errorf("counted %+v, want r1: a's win, b's loss", a.Counted)
+	}
 	if err := countArenaRace(a, e, ended); !errors.Is(err, errArenaSame) {
 		t.Errorf("counted twice: %v", err)
 	}
-	if a.Entries[0].Points != arenaWinPoints || a.Entries[1].Points != 0 || len(a.Entries[0].Sheet) != 1 || len(a.Entries[1].Sheet) != 1 {
+	if a.Entries[0].Points != arenaWinPoints || a.Entries[1].Points != 0 || a.Entries[0].Races != 1 || a.Entries[1].Races != 1 {
 		t.Errorf("a %+v, b %+v: want a's win counted, b's loss", a.Entries[0], a.Entries[1])
 	}
 	if err := recordArenaRaces(a, []arenaMade{made(0, "r1", nil), made(1, "r2", nil), made(2, "r3", nil)}, recordStart.Add(3*time.Second)); err != nil {

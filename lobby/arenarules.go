@@ -7,6 +7,7 @@ package lobby
 import (
 	"cmp"
 	"slices"
+	"strconv"
 )
 
 // What a race is worth in an arena: a win 2, a draw 1, a loss 0; both
@@ -22,11 +23,11 @@ const (
 	arenaFireAfter = 2
 )
 
-// scoreRace is what race raceID, ended with out for the entry's player,
-// is worth to them as they stand before it; berserk is their choice of
-// half the time in it, a point more for a win.
-func scoreRace(e *ArenaEntry, raceID string, out ArenaOutcome, berserk bool) ArenaScore {
-	s := ArenaScore{Race: raceID, Outcome: out, Fire: e.OnFire(), Berserk: berserk}
+// scoreRace is what a race ended with out for the entry's player is
+// worth to them as they stand before it; berserk is their choice of half
+// the time in it, a point more for a win.
+func scoreRace(e *ArenaEntry, out ArenaOutcome, berserk bool) ArenaScore {
+	s := ArenaScore{Outcome: out, Fire: e.OnFire(), Berserk: berserk}
 	switch out {
 	case ArenaWin:
 		s.Points = arenaWinPoints
@@ -42,15 +43,30 @@ func scoreRace(e *ArenaEntry, raceID string, out ArenaOutcome, berserk bool) Are
 	return s
 }
 
-// count adds a race's score to the entry: its sheet, its points and its
-// streak (a win adds one, anything else ends it).
+// count adds a race's score to the entry: its counts and marks, its
+// points and its streak (a win adds one, anything else ends it).
 func (e *ArenaEntry) count(s ArenaScore) {
-	e.Sheet = append(e.Sheet, s)
-	e.Points += s.Points
+	e.mark(s)
 	if s.Outcome == ArenaWin {
 		e.Streak++
 	} else {
 		e.Streak = 0
+	}
+}
+
+// mark adds a race's score to the entry's points, counts and marks.
+func (e *ArenaEntry) mark(s ArenaScore) {
+	e.Points += s.Points
+	e.Races++
+	if s.Outcome == ArenaWin {
+		e.Wins++
+	}
+	if s.Berserk {
+		e.Berserks++
+	}
+	e.Marks += strconv.Itoa(s.Points)
+	if s.Fire {
+		e.Marks += "!"
 	}
 }
 
@@ -62,7 +78,7 @@ func standingsOrder(a, b *ArenaEntry) int {
 	if c := cmp.Compare(b.Points, a.Points); c != 0 {
 		return c
 	}
-	return cmp.Compare(len(a.Sheet), len(b.Sheet))
+	return cmp.Compare(a.Races, b.Races)
 }
 
 // standings are the indexes of a's entries in leaderboard order.

@@ -26,8 +26,8 @@ func TestArenaScoring(t *testing.T) {
 		t.Run(fmt.Sprint(tc.races), func(t *testing.T) {
 			var e ArenaEntry
 			var got []int
-			for i, out := range tc.races {
-				s := scoreRace(&e, fmt.Sprint("r", i), out, false)
+			for _, out := range tc.races {
+				s := scoreRace(&e, out, false)
 				e.count(s)
 				got = append(got, s.Points)
 			}
@@ -35,7 +35,7 @@ func TestArenaScoring(t *testing.T) {
 			for _, p := range tc.points {
 				want += p
 			}
-			if !slices.Equal(got, tc.points) || e.Points != want || e.Streak != tc.streak || len(e.Sheet) != len(tc.races) {
+			if !slices.Equal(got, tc.points) || e.Points != want || e.Streak != tc.streak || e.Races != len(tc.races) || len(e.Marks) < len(tc.races) {
 				t.Errorf("points %v (total %d, streak %d), want %v (total %d, streak %d)", got, e.Points, e.Streak, tc.points, want, tc.streak)
 			}
 		})
@@ -53,9 +53,27 @@ func TestArenaBerserk(t *testing.T) {
 		{0, ArenaWin, 3}, {2, ArenaWin, 5}, {0, ArenaDraw, 1}, {2, ArenaDraw, 2}, {3, ArenaLoss, 0},
 	} {
 		e := ArenaEntry{Streak: tc.streak}
-		if s := scoreRace(&e, "r", tc.out, true); s.Points != tc.points || !s.Berserk {
+		if s := scoreRace(&e, tc.out, true); s.Points != tc.points || !s.Berserk {
 			t.Errorf("streak %d, %s with berserk: %+v, want %d points", tc.streak, tc.out, s, tc.points)
 		}
+	}
+}
+
+// TestArenaUpgrade: an arena stored with score sheets keeps its points
+// and gets its counts and marks from them.
+func TestArenaUpgrade(t *testing.T) {
+	a := Arena{Entries: []ArenaEntry{{Player: "a", Points: 8, Streak: 1, Sheet: []ArenaScore{
+		{Race: "r1", Outcome: ArenaWin, Points: 2}, {Race: "r2", Outcome: ArenaWin, Points: 2},
+		{Race: "r3", Outcome: ArenaLoss, Fire: true}, {Race: "r4", Outcome: ArenaWin, Berserk: true, Points: 3},
+	}}}}
+	a.Upgrade()
+	e := a.Entries[0]
+	if e.Points != 8 || e.Races != 4 || e.Wins != 3 || e.Berserks != 1 || e.Marks != "220!3" || e.Sheet != nil || e.Streak != 1 {
+		t.Errorf("upgraded %+v", e)
+	}
+	a.Upgrade()
+	if a.Entries[0].Marks != "220!3" || a.Entries[0].Races != 4 {
+		t.Errorf("upgraded twice: %+v", a.Entries[0])
 	}
 }
 

@@ -58,7 +58,10 @@ type ArenaInfo struct {
 }
 
 // Arena is an arena as stored: what it is, every player's entry and its
-// races under way.
+// races under way. Its size grows with its players, not with its races:
+// each race's scores are kept apart (Counted, ArenaResult), so that a
+// change of an arena of a thousand players writes a few hundred
+// kilobytes however long it has run.
 type Arena struct {
 	ArenaInfo
 	// Entries are the players who joined, in the order they came.
@@ -67,6 +70,10 @@ type Arena struct {
 	Races []ArenaRace `json:"races,omitempty"`
 	// Played counts the races started.
 	Played int `json:"played"`
+	// Counted are the races a change counted: the store adds them to the
+	// arena's results (Arenas.Results) with the change, atomically, and
+	// hands the arena back without them.
+	Counted []ArenaResult `json:"-"`
 }
 
 // Clone is a copy of a that shares no slice with it.
@@ -76,16 +83,40 @@ func (a Arena) Clone() Arena {
 		a.Entries[i].Sheet = slices.Clone(a.Entries[i].Sheet)
 	}
 	a.Races = slices.Clone(a.Races)
+	a.Counted = slices.Clone(a.Counted)
 	return a
+}
+
+// Upgrade folds the score sheets of an arena stored before its results
+// were kept apart (Sheet) into its entries' counts. The stores call it
+// on every arena they read; it changes nothing of one stored since.
+func (a *Arena) Upgrade() {
+	for i := range a.Entries {
+		e := &a.Entries[i]
+		points := e.Points // the sheet's sum already
+		for _, s := range e.Sheet {
+			e.mark(s)
+		}
+		e.Points, e.Sheet = points, nil
+	}
 }
 
 // ArenaEntry is one player's part in an arena.
 type ArenaEntry struct {
 	Player string `json:"player"`
 	Name   string `json:"name"`
-	// Points are the sum of Sheet's.
+	// Points are the sum of their races' points.
 	Points int `json:"points"`
-	// Sheet is each counted race's score, in the order they ended.
+	// Races, Wins and Berserks count their races counted, won, and
+	// raced with half their time.
+	Races    int `json:"races,omitempty"`
+	Wins     int `json:"wins,omitempty"`
+	Berserks int `json:"berserks,omitempty"`
+	// Marks is each counted race's points in order, a digit each, "!"
+	// after one that counted double (the leaderboard's sheet).
+	Marks string `json:"marks,omitempty"`
+	// Sheet is each race's score as arenas stored before their results
+	// were kept apart: read only, folded by Upgrade.
 	Sheet []ArenaScore `json:"sheet,omitempty"`
 	// Streak counts the wins in a row up to now: from two on, the next
 	// race's points are doubled (OnFire).
@@ -105,14 +136,25 @@ type ArenaEntry struct {
 // OnFire reports whether the entry's next race counts double.
 func (e *ArenaEntry) OnFire() bool { return e.Streak >= arenaFireAfter }
 
-// ArenaScore is one race's part in an entry's points.
+// ArenaScore is one race's part in a player's points.
 type ArenaScore struct {
-	Race    string       `json:"race"`
+	// Race is set in the sheets of arenas stored before ArenaResult.
+	Race    string       `json:"race,omitempty"`
 	Outcome ArenaOutcome `json:"outcome"`
 	// Fire is set when the race counted double (a streak before it).
 	Fire    bool `json:"fire,omitempty"`
 	Berserk bool `json:"berserk,omitempty"`
 	Points  int  `json:"points"`
+}
+
+// ArenaResult is one counted race of an arena: its two players and
+// their scores, by seat.
+type ArenaResult struct {
+	Race    string        `json:"race"`
+	At      time.Time     `json:"at"` // when it was counted
+	Players [2]string     `json:"players"`
+	Names   [2]string     `json:"names"`
+	Scores  [2]ArenaScore `json:"scores"`
 }
 
 // ArenaOutcome is a race's outcome for one of its players.
@@ -149,4 +191,8 @@ type Arenas interface {
 	Change(ctx context.Context, id string, change func(*Arena) error) (a Arena, ok bool, err error)
 	// Current lists the arenas that end after now, by start, then id.
 	Current(ctx context.Context, now time.Time) ([]Arena, error)
+	// Results lists arena id's counted races (Arena.Counted), in the
+	// order they were counted; with player, only theirs. A race is
+	// counted once: counted again, it is ignored.
+	Results(ctx context.Context, id, player string) ([]ArenaResult, error)
 }

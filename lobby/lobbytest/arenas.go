@@ -20,6 +20,7 @@ func ArenasSuite(t *testing.T, newStores func(t *testing.T) [2]lobby.Arenas) {
 	t.Run("GetNone", func(t *testing.T) { arenasGetNone(t, newStores(t)) })
 	t.Run("ChangeSeenByTheOther", func(t *testing.T) { arenasChange(t, newStores(t)) })
 	t.Run("ChangesBackAndForth", func(t *testing.T) { arenasBackAndForth(t, newStores(t)) })
+	t.Run("ResultsWithTheChange", func(t *testing.T) { arenasResults(t, newStores(t)) })
 	t.Run("ChangeRefusedLeavesIt", func(t *testing.T) { arenasChangeRefused(t, newStores(t)) })
 	t.Run("ChangeNone", func(t *testing.T) { arenasChangeNone(t, newStores(t)) })
 	t.Run("ConcurrentChangesLoseNone", func(t *testing.T) { arenasConcurrent(t, newStores(t)) })
@@ -31,21 +32,17 @@ func ArenasSuite(t *testing.T, newStores func(t *testing.T) [2]lobby.Arenas) {
 // the lobby makes them.
 var arenaStart = time.Date(2026, 12, 6, 15, 0, 0, 0, time.UTC)
 
-// sampleArena is an arena with every field set: two entries, one with a
-// sheet, and a race under way, so that a store that drops or shares a
+// sampleArena is an arena with every field set: two entries, one with
+// counted races, and a race under way, so that a store that drops or shares a
 // part of it shows.
 func sampleArena(id string) lobby.Arena {
 	return lobby.Arena{
 		ArenaInfo: lobby.ArenaInfo{ID: id, Name: "Hourly " + id, Variant: "classic", Grade: "easy", TimeLimitMs: 300_000,
 			StartAt: arenaStart, EndAt: arenaStart.Add(time.Hour)},
 		Entries: []lobby.ArenaEntry{
-			{Player: "p1", Name: "Ann", Points: 6, Streak: 2, State: lobby.EntryRacing, Race: "r3", Last: "p2",
-				Since: arenaStart.Add(10 * time.Minute), Sheet: []lobby.ArenaScore{
-					{Race: "r1", Outcome: lobby.ArenaWin, Points: 2},
-					{Race: "r2", Outcome: lobby.ArenaWin, Points: 4, Fire: true, Berserk: true},
-				}},
-			{Player: "p2", Name: "Bob", State: lobby.EntryRacing, Race: "r3", Last: "p1", Since: arenaStart.Add(10 * time.Minute),
-				Sheet: []lobby.ArenaScore{{Race: "r1", Outcome: lobby.ArenaLoss}, {Race: "r2", Outcome: lobby.ArenaLoss}}},
+			{Player: "p1", Name: "Ann", Points: 6, Races: 2, Wins: 2, Berserks: 1, Marks: "24!", Streak: 2, State: lobby.EntryRacing, Race: "r3", Last: "p2",
+				Since: arenaStart.Add(10 * time.Minute)},
+			{Player: "p2", Name: "Bob", Races: 2, Marks: "00", State: lobby.EntryRacing, Race: "r3", Last: "p1", Since: arenaStart.Add(10 * time.Minute)},
 		},
 		Races:  []lobby.ArenaRace{{Race: "r3", Players: [2]string{"p1", "p2"}, At: arenaStart.Add(11 * time.Minute)}},
 		Played: 3,
@@ -166,6 +163,80 @@ func arenasBackAndForth(t *testing.T, s [2]lobby.Arenas) {
 			t.Fatalf("round %d: current: %d arenas, %v", round, len(list), err)
 		}
 		sameArena(t, fmt.Sprintf("round %d: listed by the handle that did not change it", round), list[0], want)
+	}
+}
+
+// arenasResults: the races a change counts (Counted) are the arena's
+// results from that change on, in the order counted, each once, listed
+// whole or by player by either handle; a refused change adds none; the
+// arena comes back without them.
+func arenasResults(t *testing.T, s [2]lobby.Arenas) {
+	ctx := context.Background()
+	mustMake(t, s[0], sampleArena("a1"))
+	mustMake(t, s[0], sampleArena("a2"))
+	result := func(race, a, b string, pa int) lobby.ArenaResult {
+		return lobby.ArenaResult{Race: race, At: arenaStart.Add(20 * time.Minute), Players: [2]string{a, b}, Names: [2]string{a + "'s", b + "'s"},
+			Scores: [2]lobby.ArenaScore{{Outcome: lobby.ArenaWin, Points: pa, Fire: pa > 2}, {Outcome: lobby.ArenaLoss}}}
+	}
+	count := func(h lobby.Arenas, id string, rs ...lobby.ArenaResult) {
+		t.Helper()
+		got, ok, err := h.Change(ctx, id, func(a *lobby.Arena) error {
+			if len(a.Counted) != 0 {
+				t.Errorf("change handed %d counted races", len(a.Counted))
+			}
+			a.Played++
+			a.Counted = append(a.Counted, rs...)
+			return nil
+		})
+		if err != nil || !ok {
+			t.Fatalf("count in %s: found %v, %v", id, ok, err)
+		}
+		if len(got.Counted) != 0 {
+			t.Errorf("the changed arena came back with %d counted races", len(got.Counted))
+		}
+	}
+	r1, r2, r3, r4 := result("r1", "p1", "p2", 2), result("r2", "p3", "p1", 4), result("r3", "p2", "p3", 2), result("r4", "p1", "p2", 5)
+	count(s[0], "a1", r1)
+	count(s[1], "a1", r2, r3)
+	count(s[0], "a2", r4)
+	count(s[1], "a1", r1) // again: ignored
+	if _, _, err := s[0].Change(ctx, "a1", func(a *lobby.Arena) error {
+		a.Counted = append(a.Counted, r4)
+		return errors.New("refused")
+	}); err == nil {
+		t.Fatal("a refused change came back without its error")
+	}
+	same := func(what string, got, want []lobby.ArenaResult) {
+		t.Helper()
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Errorf("%s:\n got %s\nwant %s", what, g, w)
+		}
+	}
+	for i, h := range s {
+		all, err := h.Results(ctx, "a1", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(fmt.Sprintf("a1's results by handle %d", i), all, []lobby.ArenaResult{r1, r2, r3})
+		p1, err := h.Results(ctx, "a1", "p1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(fmt.Sprintf("p1's results in a1 by handle %d", i), p1, []lobby.ArenaResult{r1, r2})
+		other, err := h.Results(ctx, "a2", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(fmt.Sprintf("a2's results by handle %d", i), other, []lobby.ArenaResult{r4})
+		none, err := h.Results(ctx, "nosuch", "")
+		if err != nil || none == nil || len(none) != 0 {
+			t.Errorf("the results of no arena: %v, %v; want an empty list", none, err)
+		}
+	}
+	if a := mustGet(t, s[1], "a1"); a.Played != sampleArena("a1").Played+3 {
+		t.Errorf("a1 played %d after three changes", a.Played)
 	}
 }
 
@@ -318,8 +389,7 @@ func arenasCurrent(t *testing.T, s [2]lobby.Arenas) {
 }
 
 // arenasCopies: an arena handed to the store or got from it shares
-// nothing with the stored one: changing its entries, their sheets or
-// its races, after Make, Get, Change (inside change too) or Current,
+// nothing with the stored one: changing its entries or its races, after Make, Get, Change (inside change too) or Current,
 // leaves the store's as it was.
 func arenasCopies(t *testing.T, s [2]lobby.Arenas) {
 	ctx := context.Background()
@@ -328,7 +398,6 @@ func arenasCopies(t *testing.T, s [2]lobby.Arenas) {
 	mustMake(t, s[0], mine)
 	scribble := func(a lobby.Arena) {
 		a.Entries[0].Name = "scribbled"
-		a.Entries[0].Sheet[0].Points = 99
 		a.Races[0].Race = "scribbled"
 	}
 	scribble(mine)

@@ -18,13 +18,17 @@ import (
 type Arenas struct {
 	mu   sync.Mutex
 	byID map[string]lobby.Arena
+	// results are each arena's counted races, in order; counted the race
+	// ids of each.
+	results map[string][]lobby.ArenaResult
+	counted map[string]map[string]bool
 }
 
 var _ lobby.Arenas = (*Arenas)(nil)
 
 // NewArenas makes an empty store.
 func NewArenas() *Arenas {
-	return &Arenas{byID: make(map[string]lobby.Arena)}
+	return &Arenas{byID: make(map[string]lobby.Arena), results: make(map[string][]lobby.ArenaResult), counted: make(map[string]map[string]bool)}
 }
 
 // Make stores a unless an arena has its id already.
@@ -61,12 +65,37 @@ func (m *Arenas) Change(_ context.Context, id string, change func(*lobby.Arena) 
 		return lobby.Arena{}, false, nil
 	}
 	a := old.Clone()
+	a.Counted = nil
 	if err := change(&a); err != nil {
 		return lobby.Arena{}, true, err
 	}
 	a.ID = id
+	if m.counted[id] == nil {
+		m.counted[id] = make(map[string]bool)
+	}
+	for _, r := range a.Counted {
+		if !m.counted[id][r.Race] {
+			m.counted[id][r.Race] = true
+			m.results[id] = append(m.results[id], r)
+		}
+	}
+	a.Counted = nil
 	m.byID[id] = a.Clone()
 	return a, true, nil
+}
+
+// Results lists arena id's counted races in order; with player, only
+// theirs.
+func (m *Arenas) Results(_ context.Context, id, player string) ([]lobby.ArenaResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []lobby.ArenaResult{}
+	for _, r := range m.results[id] {
+		if player == "" || r.Players[0] == player || r.Players[1] == player {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // Current lists the arenas that end after now, by start, then id.

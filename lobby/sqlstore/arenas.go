@@ -85,6 +85,7 @@ func (s *Arenas) decode(id string, version int64, body string) (lobby.Arena, err
 	if err := json.Unmarshal([]byte(body), &a); err != nil {
 		return lobby.Arena{}, err
 	}
+	a.Upgrade()
 	s.keep(id, version, a)
 	return a, nil
 }
@@ -104,6 +105,11 @@ const (
 	// updateArena writes a change over the version it was made from
 	// only: no row is updated when another change came in between.
 	updateArena = "UPDATE arenas SET body = $1, version = version + 1, start_ms = $2, end_ms = $3 WHERE id = $4 AND version = $5"
+	// insertResult adds a counted race; counted again, it is ignored.
+	insertResult = "INSERT INTO arena_results (arena_id, race_id, seq, player_a, player_b, body) VALUES ($1, $2, $3, $4, $5, $6)" +
+		" ON CONFLICT (arena_id, race_id) DO NOTHING"
+	selectResults       = "SELECT body FROM arena_results WHERE arena_id = $1 ORDER BY seq"
+	selectPlayerResults = "SELECT body FROM arena_results WHERE arena_id = $1 AND (player_a = $2 OR player_b = $2) ORDER BY seq"
 	// selectCurrent takes the arenas that end in now's millisecond or
 	// after: Current keeps those that end after now to the nanosecond.
 	selectCurrent = "SELECT id, body, version FROM arenas WHERE end_ms >= $1 ORDER BY start_ms, id"
@@ -199,6 +205,7 @@ func (s *Arenas) try(ctx context.Context, id string, change func(*lobby.Arena) e
 	if a, err = s.decode(id, version, body); err != nil {
 		return lobby.Arena{}, false, false, fmt.Errorf("sqlstore: change arena %s: read: %w", id, err)
 	}
+	a.Counted = nil
 	if err := change(&a); err != nil {
 		return lobby.Arena{}, true, false, err // as it is: the caller's refusal
 	}
@@ -218,12 +225,58 @@ func (s *Arenas) try(ctx context.Context, id string, change func(*lobby.Arena) e
 	if n == 0 {
 		return lobby.Arena{}, true, true, nil
 	}
+	for k, r := range a.Counted {
+		rb, err := json.Marshal(r)
+		if err != nil {
+			return lobby.Arena{}, true, false, race.Errorf(race.CodeInternal, "sqlstore: arena %s: result of %s cannot be encoded: %v", id, r.Race, err)
+		}
+		// seq: the version this change writes, then the result's place
+		// in it (a change counts few races: fewer than resultsPerChange).
+		seq := (version+1)*resultsPerChange + int64(k)
+		if _, err := s.db.txExec(ctx, tx, insertResult, id, r.Race, seq, r.Players[0], r.Players[1], string(rb)); err != nil {
+			return lobby.Arena{}, true, false, fmt.Errorf("sqlstore: change arena %s: result of %s: %w", id, r.Race, err)
+		}
+	}
+	a.Counted = nil
 	if err := tx.Commit(); err != nil {
 		return lobby.Arena{}, true, false, fmt.Errorf("sqlstore: change arena %s: commit: %w", id, err)
 	}
 	committed = true
 	s.keep(id, version+1, a)
 	return a, true, false, nil
+}
+
+// resultsPerChange bounds the races one change of an arena may count,
+// for the results' order (seq); the lobby counts one a change.
+const resultsPerChange = 1 << 16
+
+// Results lists arena id's counted races in the order they were
+// counted; with player, only theirs.
+func (s *Arenas) Results(ctx context.Context, id, player string) ([]lobby.ArenaResult, error) {
+	out := []lobby.ArenaResult{}
+	if !storable(id) || (player != "" && !storable(player)) {
+		return out, nil
+	}
+	q, args := selectResults, []any{id}
+	if player != "" {
+		q, args = selectPlayerResults, []any{id, player}
+	}
+	rows, err := s.db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: arena %s results: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r lobby.ArenaResult
+		if err := scanJSON(rows, &r); err != nil {
+			return nil, fmt.Errorf("sqlstore: arena %s results: %w", id, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlstore: arena %s results: %w", id, err)
+	}
+	return out, nil
 }
 
 // Current lists the arenas that end after now, by start, then id. The

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,6 +141,47 @@ func TestArenaNotStorableID(t *testing.T) {
 			}
 			if _, ok, err := s.Change(ctx, bad, func(*lobby.Arena) error { return nil }); ok || err != nil {
 				t.Fatalf("change of id %q: found %v, %v", bad, ok, err)
+			}
+		})
+	}
+}
+
+// TestArenaStoredWithSheetsIsUpgraded: an arena stored before its
+// results were kept apart (each entry's score sheet in its row) is read
+// with its points as they were and its counts and marks from the sheet,
+// and changed on from there.
+func TestArenaStoredWithSheetsIsUpgraded(t *testing.T) {
+	for _, kind := range arenaKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			db := twoInstances(t, kind)[0]
+			emptyArenas(t, db)
+			start := time.Date(2026, 12, 5, 15, 0, 0, 0, time.UTC)
+			body := `{"id":"old","name":"Old","variant":"classic","timeLimitMs":300000,"startAt":"2026-12-05T15:00:00Z","endAt":"2026-12-05T16:00:00Z",` +
+				`"entries":[{"player":"p1","name":"Ann","points":7,"streak":2,"state":"waiting","since":"2026-12-05T15:10:00Z",` +
+				`"sheet":[{"race":"r1","outcome":"win","points":2},{"race":"r2","outcome":"win","points":2,"berserk":true},{"race":"r3","outcome":"draw","points":2,"fire":true}]}],"played":3}`
+			if _, err := db.SQL().Exec("INSERT INTO arenas (id, start_ms, end_ms, version, body) VALUES ($1, $2, $3, 1, $4)",
+				"old", start.UnixMilli(), start.Add(time.Hour).UnixMilli(), body); err != nil {
+				t.Fatal(err)
+			}
+			s := sqlstore.NewArenas(db)
+			a, ok, err := s.Get(context.Background(), "old")
+			if err != nil || !ok {
+				t.Fatalf("get: %v, %v", ok, err)
+			}
+			e := a.Entries[0]
+			if e.Points != 7 || e.Races != 3 || e.Wins != 2 || e.Berserks != 1 || e.Marks != "222!" || e.Sheet != nil {
+				t.Errorf("read %+v", e)
+			}
+			a, _, err = s.Change(context.Background(), "old", func(a *lobby.Arena) error { a.Played++; return nil })
+			if err != nil || a.Entries[0].Marks != "222!" {
+				t.Fatalf("changed: %+v, %v", a.Entries, err)
+			}
+			var stored string
+			if err := db.SQL().QueryRow("SELECT body FROM arenas WHERE id = $1", "old").Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(stored, `"sheet"`) || !strings.Contains(stored, `"marks":"222!"`) {
+				t.Errorf("stored after a change: %s", stored)
 			}
 		})
 	}
