@@ -19,6 +19,8 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.Handle("GET /api/races/{id}", compressed(handleGetRace(s.log, s.deps.Races)))
 	mux.Handle("GET /api/races/{id}/solution", compressed(handleSolution(s.log, s.deps.Races, s.solutions)))
 	mux.Handle("GET /api/races/{id}/analysis", compressed(handleAnalysis(s.log, s.deps.Races, s.coach)))
+	mux.Handle("POST /api/races/{id}/practice", everyRequestLimiter(s.deps.Limits.PracticePerMinute,
+		"too many tries from your address; try again in a minute")(handlePractice(s.log, s.deps.Races, s.practice)))
 	mux.Handle("GET /api/variants", compressed(handleVariants()))
 	mux.Handle("GET /api/lobby", compressed(handleLobby(s.deps.Lobby)))
 	mux.Handle("GET /api/leaderboard/{variant}", compressed(handleLeaderboard(s.log, s.deps.Lobby, s.deps.Accounts)))
