@@ -60,6 +60,15 @@ export function getAnalysis(id) {
   return api("GET", "/api/races/" + encodeURIComponent(id) + "/analysis");
 }
 
+/**
+ * practise judges a try of "find the better move" (POST
+ * /api/races/{id}/practice): try {seat, position, move} gives {verdict:
+ * "winnable"|"lost"|"illegal"|"unknown", reason, message, line}.
+ */
+export function practise(id, try_) {
+  return api("POST", "/api/races/" + encodeURIComponent(id) + "/practice", try_);
+}
+
 /** inviteLink is the link that seats the second player. */
 export function inviteLink(id) {
   return `${location.origin}/?race=${encodeURIComponent(id)}`;
