@@ -21,6 +21,9 @@ type practiceRequest struct {
 	Seat     *int   `json:"seat"`
 	Position *int   `json:"position"`
 	Move     string `json:"move"`
+	// Token, the player's, is optional: with it, a winning try at their
+	// own seat marks the mistake in their list solved.
+	Token string `json:"token,omitempty"`
 }
 
 // practiceResponse is its reply (web/PROTOCOL.md).
@@ -36,13 +39,15 @@ type practiceResponse struct {
 	Line      []engine.Move `json:"line,omitempty"`
 	Nodes     int64         `json:"nodes,omitempty"`
 	Conflicts int64         `json:"conflicts,omitempty"`
+	// Solved tells that this try marked the player's mistake solved.
+	Solved bool `json:"solved,omitempty"`
 }
 
 // handlePractice is POST /api/races/{id}/practice: "find the better
 // move". It plays a try at a position of a racer's game of a finished
 // race and judges it with the solver, which knows the stock (the race is
 // over: nothing is hidden any more).
-func handlePractice(log zerolog.Logger, races *race.Service, judge *practiceJudge) http.HandlerFunc {
+func handlePractice(log zerolog.Logger, races *race.Service, judge *practiceJudge, mistakes *mistakeRoutes) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req practiceRequest
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
@@ -65,6 +70,14 @@ func handlePractice(log zerolog.Logger, races *race.Service, judge *practiceJudg
 			writeError(w, http.StatusBadRequest, CodeBadPractice, "move %q is not a move: CARD>PILE as in 9H>W1, R to redeal or T to turn", req.Move)
 			return
 		}
+		var player lobby.Identity
+		if req.Token != "" && mistakes.kept() {
+			id, ok := who(w, mistakes.lobby, req.Token)
+			if !ok {
+				return
+			}
+			player = id
+		}
 		info, ok := raceInfo(w, r, log, races)
 		if !ok {
 			return
@@ -82,11 +95,15 @@ func handlePractice(log zerolog.Logger, races *race.Service, judge *practiceJudg
 			writeError(w, http.StatusInternalServerError, race.CodeInternal, "the try could not be judged")
 			return
 		}
-		writeJSON(w, http.StatusOK, practiceResponse{
+		resp := practiceResponse{
 			Race: info.Race, Seat: *req.Seat, Position: *req.Position, Move: m.String(),
 			Verdict: res.Verdict, Reason: res.Reason, Message: res.Detail, Line: res.Line,
 			Nodes: res.Nodes, Conflicts: res.Conflicts,
-		})
+		}
+		if res.Verdict == PracticeWinnable && player.ID != "" && info.Players[*req.Seat].Player == player.ID {
+			resp.Solved = mistakes.solve(r.Context(), player.ID, info.Race, *req.Seat, *req.Position)
+		}
+		writeJSON(w, http.StatusOK, resp)
 	}
 }
 

@@ -129,6 +129,10 @@ type Deps struct {
 	// Accounts keeps accounts with passkeys (accounts.go); nil: none, and
 	// every player is a guest.
 	Accounts *account.Service
+	// Mistakes keeps the players' "My mistakes" (mistakes.go): durable
+	// where the server has a database; nil keeps none (the practice still
+	// judges tries).
+	Mistakes lobby.Mistakes
 }
 
 // Stats count what the server did to protect itself.

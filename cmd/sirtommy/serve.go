@@ -333,6 +333,7 @@ func runServe(ctx context.Context, e env) error {
 		Grace:          cfg.grace,
 		Check:          be.check,
 		Analyses:       be.analyses,
+		Mistakes:       be.stores.Mistakes,
 		Instance:       be.instance,
 	})
 	met.Watch(&srv.Stats, races)
