@@ -214,3 +214,117 @@ func waitAnalysisOf(t *testing.T, url, id string) *coach.Game {
 	t.Fatal("the analysis did not finish")
 	return nil
 }
+
+// TestBrowserMyMistakes: ann's lobby race on deal 3 (an invite that names
+// the deal) lost by one move; opening its practice from the result page
+// keeps the position in her mistakes, finding the move marks it found,
+// and her player page lists it with a link back to the practice. bob's
+// practice of her game keeps nothing in his list.
+func TestBrowserMyMistakes(t *testing.T) {
+	srv := startLiveServerWith(t, liveOptions{limits: &playLimits})
+	b := newBrowser(t)
+	dial := func() *client {
+		ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.url, "http")+"/ws", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ws.Close() })
+		return &client{t: t, ws: ws}
+	}
+	a, bo := dial(), dial()
+	ann, bob := a.hello("ann"), bo.hello("bob")
+	a.send(map[string]any{"type": "invite", "deal": "3", "id": "i"})
+	inv := decode[invited](t, a.untilType("invited"))
+	bo.send(map[string]any{"type": "accept-invite", "code": inv.Code, "id": "a"})
+	id := a.takeSeat().Race
+	bo.takeSeat()
+	a.untilState(race.Running)
+	bo.untilState(race.Running)
+	botMoves(a, 3, 200)
+	bo.send(map[string]any{"type": "resign"})
+	if a.result() == nil {
+		t.Fatal("no result")
+	}
+	seat := a.seat
+	var g *coach.Game
+	for range 1200 { // the analysis, as the page waits for it
+		if st, got := analysisOf(t, srv.url, id); st == http.StatusOK {
+			g = got.Games[seat]
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if g == nil || g.Verdict != "lost-at" {
+		t.Fatalf("ann's game: %+v", g)
+	}
+
+	// as opens a tab holding who's identity, as the lobby left it.
+	as := func(name string, w welcome, wd, ht int64) *page {
+		p := b.newPage(name, wd, ht)
+		p.do(chromedp.Navigate(srv.url + "/?result=" + id)) // a page of the site, which says no hello
+		eval[bool](p, fmt.Sprintf(`localStorage.setItem("sirtommy.player", JSON.stringify({player: %q, name: %q, token: %q})) || true`, w.Player, w.Name, w.Token))
+		return p
+	}
+	// bob practises ann's game: nothing kept for him.
+	bp := as("bob", bob, 1280, 800)
+	bp.do(chromedp.Navigate(fmt.Sprintf("%s/?practice=%s&seat=%d", srv.url, id, seat)))
+	bp.waitJS(`(document.querySelector("[data-testid=practice]")||{dataset:{}}).dataset.state === "trying"`)
+	if !eval[bool](bp, `document.querySelector("[data-testid=practice-kept]").hidden`) {
+		t.Fatal("bob's practice of ann's game says it is kept")
+	}
+
+	p := as("ann", ann, 1280, 800)
+	p.do(chromedp.Navigate(srv.url + "/?result=" + id))
+	p.waitJS(`(document.querySelector("[data-testid=coach]")||{dataset:{}}).dataset.state === "done"`)
+	p.click(fmt.Sprintf(`[data-action=practice][data-seat='%d']`, seat))
+	p.waitJS(`(document.querySelector("[data-testid=practice-kept]")||{dataset:{}}).dataset.state === "kept"`)
+	card, pile, _ := strings.Cut(g.WinningMove, ">")
+	p.clickCard(fmt.Sprintf(`[data-testid=practice-board] [data-src][data-card=%q]`, card))
+	p.click(fmt.Sprintf(`[data-testid=practice-board] [data-pile=%q]`, pile))
+	p.waitJS(`document.querySelector("[data-testid=practice-kept]").dataset.state === "solved"`)
+	p.screenshot("practice-found")
+
+	p.do(chromedp.Navigate(srv.url + "/?player=" + ann.Player))
+	p.waitJS(`(document.querySelector("[data-testid=mistakes]")||{dataset:{}}).dataset.state === "done"`)
+	rows := eval[[]string](p, `[...document.querySelectorAll("[data-testid=mistakes] li")].map((li) => li.dataset.race + "/" + li.dataset.seat + "/" + li.dataset.solved)`)
+	if want := fmt.Sprintf("%s/%d/yes", id, seat); len(rows) != 1 || rows[0] != want {
+		t.Fatalf("ann's mistakes %v, want %s", rows, want)
+	}
+	if said := p.text("[data-testid=mistakes] li"); !strings.Contains(said, fmt.Sprintf("after move %d", g.LastWinnable)) || !strings.Contains(said, "Found.") {
+		t.Fatalf("ann's mistake says %q", said)
+	}
+	p.do(chromedp.ScrollIntoView(chromedp.CSS("#mistakes")))
+	p.screenshot("mistakes")
+	// No axe here: the player page's "Races" (an h3 under its h1) skips a
+	// heading level, which is older than this section.
+	phone := as("ann-phone", ann, 360, 740)
+	phone.do(chromedp.Navigate(srv.url + "/?player=" + ann.Player + "#mistakes"))
+	phone.waitJS(`(document.querySelector("[data-testid=mistakes]")||{dataset:{}}).dataset.state === "done"`)
+	phone.screenshot("phone-mistakes")
+	phone.click(`[data-testid=mistakes] [data-action=practice]`)
+	phone.waitJS(`(document.querySelector("[data-testid=practice-kept]")||{dataset:{}}).dataset.state === "solved"`)
+
+	bp.do(chromedp.Navigate(srv.url + "/?player=" + bob.Player))
+	bp.waitJS(`(document.querySelector("[data-testid=mistakes]")||{dataset:{}}).dataset.state === "done"`)
+	if n := eval[int](bp, `document.querySelectorAll("[data-testid=mistakes] li").length`); n != 0 {
+		t.Fatalf("bob's list has %d mistakes", n)
+	}
+	for _, pg := range []*page{p, phone, bp} {
+		pg.expectCleanConsole()
+	}
+}
+
+// analysisOf is the status and body of race id's analysis.
+func analysisOf(t *testing.T, url, id string) (int, analysisBody) {
+	t.Helper()
+	res, err := http.Get(url + "/api/races/" + id + "/analysis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var a analysisBody
+	if err := json.NewDecoder(res.Body).Decode(&a); err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, a
+}

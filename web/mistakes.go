@@ -154,11 +154,23 @@ func (m *mistakeRoutes) add(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, race.CodeUnavailable, "your mistakes cannot be written now; try again shortly")
 		return
 	}
-	status := http.StatusOK
 	if added {
-		status = http.StatusCreated
+		writeJSON(w, http.StatusCreated, mk)
+		return
 	}
-	writeJSON(w, status, mk)
+	// Kept before: answer it as it is kept (solved or not).
+	list, err := m.store.List(r.Context(), id.ID, -1)
+	if err != nil {
+		m.log.Error().Err(err).Str("race", info.Race).Msg("mistakes: list")
+		writeError(w, http.StatusServiceUnavailable, race.CodeUnavailable, "your mistakes cannot be read now; try again shortly")
+		return
+	}
+	for _, k := range list {
+		if k.Race == mk.Race && k.Seat == mk.Seat {
+			mk = k
+		}
+	}
+	writeJSON(w, http.StatusOK, mk)
 }
 
 // mistakesResponse is the reply to GET /api/players/me/mistakes.

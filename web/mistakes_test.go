@@ -207,6 +207,9 @@ func TestMistakesOwnSeatOnly(t *testing.T) {
 	if l := e.mistakesOf(ann.Token); l[0].SolvedAt == nil {
 		t.Fatalf("not solved: %+v", l[0])
 	}
+	if st, got := add(ann.Token, as); st != http.StatusOK || got.SolvedAt == nil {
+		t.Fatalf("added again once solved: %d %+v, want 200 as kept, solved", st, got.Mistake)
+	}
 
 	for _, h := range [][]string{nil, {"Authorization", "Bearer forged"}, {"Authorization", "Basic x"}} {
 		if st, got := e.request("GET", "/api/players/me/mistakes", "", h...); st != http.StatusBadRequest || got.Error == nil || got.Error.Code != string(lobby.CodeInvalidToken) {

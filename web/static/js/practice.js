@@ -5,7 +5,7 @@
 // or once found, the solver's winning line is stepped through.
 
 import { h, fill } from "./ui.js";
-import { getRace, practise } from "./proto.js";
+import { getRace, practise, addMistake, identity } from "./proto.js";
 import { Game } from "./game.js";
 import { renderBoard } from "./board.js";
 import { MoveInput } from "./input.js";
@@ -35,12 +35,17 @@ export async function practicePage(root, id, seat) {
       h("a", { href: `/?result=${encodeURIComponent(id)}` }, "The result"));
     return;
   }
-  new Practice(root, info, seat, name, g);
+  // Your own seat's game (a lobby race reserved it for you) goes to "My
+  // mistakes"; anyone else practises without keeping it.
+  const me = identity.get();
+  const own = !!(me && me.token && info.players[seat] && info.players[seat].player === me.player);
+  new Practice(root, info, seat, name, g, own ? me.token : "");
 }
 
 class Practice {
-  constructor(root, info, seat, name, g) {
+  constructor(root, info, seat, name, g, token) {
     this.info = info;
+    this.token = token; // the player's, when it is their own game
     this.seat = seat;
     this.g = g;
     this.n = g.lastWinnable;
@@ -57,6 +62,7 @@ class Practice {
       tries: h("ol", { class: "practice-tries", "data-testid": "practice-tries" }),
       left: h("span", { "data-testid": "practice-left" }),
       answer: h("div", { class: "line-bar", role: "group", "aria-label": "The solver's winning line", hidden: true }),
+      kept: h("p", { class: "muted", "data-testid": "practice-kept" }),
       giveUp: h("button", { "data-action": "show-answer", onclick: () => this.showAnswer("You asked for the answer.") }, "Show the answer"),
     };
     this.root = h("div", { class: "practice-page", "data-testid": "practice", "data-state": "trying" },
@@ -64,7 +70,8 @@ class Practice {
         h("h1", {}, "Find the better move"),
         h("p", {}, `${name}'s game on deal ${info.result.deal} (${info.variant}), after move ${this.n}, the last position that could still be won. `,
           h("strong", {}, `The move played here, ${moveText(g.losingMove)}, lost the game: find one that keeps it winnable.`)),
-        h("p", { class: "muted" }, "Each try is judged by the solver, which knows the order of the stock. ", this.els.left)),
+        h("p", { class: "muted" }, "Each try is judged by the solver, which knows the order of the stock. ", this.els.left),
+        this.els.kept),
       this.els.answer,
       h("section", { class: "seat seat" + seat }, h("div", { class: "who" }, h("h2", {}, name), this.els.progress), this.els.board),
       this.els.feedback,
@@ -82,7 +89,21 @@ class Practice {
     });
     this.render();
     this.showLeft();
+    this.keep();
     window.addEventListener("resize", () => { if (!this.stepper) this.render(); });
+  }
+
+  /** keep adds the position to the player's mistakes, if it is their game. */
+  keep() {
+    const el = this.els.kept;
+    if (!this.token) { el.hidden = true; return; }
+    addMistake(this.token, this.info.race, this.seat)
+      .then((m) => {
+        el.dataset.state = m.solvedAt ? "solved" : "kept";
+        el.replaceChildren("Kept in ", h("a", { href: `/?player=${encodeURIComponent(identity.get().player)}#mistakes` }, "your mistakes"),
+          m.solvedAt ? ": you found the better move before." : ", to come back to.");
+      })
+      .catch((err) => { el.dataset.state = "failed"; el.textContent = `Not kept in your mistakes: ${err.message}`; });
   }
 
   /** at is the game at the position, then after moves. */
@@ -114,7 +135,7 @@ class Practice {
     fb.textContent = `${moveText(m)}: asking the solver…`;
     let r;
     try {
-      r = await practise(this.info.race, { seat: this.seat, position: this.n, move: m });
+      r = await practise(this.info.race, { seat: this.seat, position: this.n, move: m, ...(this.token ? { token: this.token } : {}) });
     } catch (err) {
       fb.textContent = `${moveText(m)} could not be judged: ${err.message}`;
       fb.dataset.verdict = "error";
@@ -134,6 +155,7 @@ class Practice {
     this.els.tries.append(h("li", { "data-verdict": r.verdict }, say));
     if (r.verdict === "winnable") {
       this.root.dataset.state = "found";
+      if (r.solved) { this.els.kept.dataset.state = "solved"; this.els.kept.textContent = "Marked found in your mistakes."; }
       this.finish([r.move, ...(r.line || [])], `Found: ${moveText(r.move)} keeps it winnable. Step through the solver's win from there:`);
       return;
     }
