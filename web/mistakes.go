@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/lobby"
+	"sirtommy/lobby/account"
 	"sirtommy/race"
 	"sirtommy/web/coach"
 )
@@ -36,11 +37,15 @@ type mistakeRoutes struct {
 	lobby *lobby.Lobby
 	store lobby.Mistakes
 	coach *coach.Coach
+	// accounts, when the server keeps them, guard an account's player as
+	// the websocket does (conn.admit): its token counts only with its
+	// session, and an API token names its account's player.
+	accounts *account.Service
 }
 
 // newMistakeRoutes are the server's routes of "My mistakes".
 func newMistakeRoutes(s *Server) *mistakeRoutes {
-	return &mistakeRoutes{log: s.log, races: s.deps.Races, lobby: s.deps.Lobby, store: s.deps.Mistakes, coach: s.coach}
+	return &mistakeRoutes{log: s.log, races: s.deps.Races, lobby: s.deps.Lobby, store: s.deps.Mistakes, coach: s.coach, accounts: s.deps.Accounts}
 }
 
 // addMistakeRoutes lists the routes of "My mistakes" on mux.
@@ -74,10 +79,20 @@ func (m *mistakeRoutes) ready(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// who is the player whose signed token tok is; on failure it has written
-// the refusal (400 with the token's code).
-func who(w http.ResponseWriter, l *lobby.Lobby, tok string) (lobby.Identity, bool) {
-	id, err := l.VerifyToken(tok)
+// who is the player whose token tok is: a signed player token (an
+// account's only with that account's session cookie) or an account's API
+// token. On failure it has written the refusal.
+func (m *mistakeRoutes) who(w http.ResponseWriter, r *http.Request, tok string) (lobby.Identity, bool) {
+	if m.accounts != nil && strings.HasPrefix(tok, account.APITokenPrefix) {
+		acc, err := m.accounts.ByAPIToken(r.Context(), tok)
+		if err != nil {
+			code := race.ErrorCode(err)
+			writeError(w, accountStatus(code), code, "the API token is not one of this server's")
+			return lobby.Identity{}, false
+		}
+		return lobby.Identity{ID: acc.Player, Name: acc.Username}, true
+	}
+	id, err := m.lobby.VerifyToken(tok)
 	if err != nil {
 		code := race.ErrorCode(err)
 		if code != lobby.CodeExpiredToken {
@@ -85,6 +100,21 @@ func who(w http.ResponseWriter, l *lobby.Lobby, tok string) (lobby.Identity, boo
 		}
 		writeError(w, http.StatusBadRequest, code, "the player token is not one of this server's: open the lobby to get one")
 		return lobby.Identity{}, false
+	}
+	if m.accounts == nil {
+		return id, true
+	}
+	acc, kept, err := m.accounts.Of(r.Context(), id.ID)
+	if err != nil {
+		m.log.Error().Err(err).Str("player", id.ID).Msg("mistakes: whose account")
+		writeError(w, http.StatusServiceUnavailable, race.CodeUnavailable, "the accounts cannot be read now; try again shortly")
+		return lobby.Identity{}, false
+	}
+	if kept {
+		if s, err := m.accounts.SignedIn(r.Context(), sessionToken(r)); err != nil || s.Player != acc.Player {
+			writeError(w, http.StatusUnauthorized, account.CodeSignInRequired, "player %s is the account %q: sign in with its passkey in this browser", acc.Player, acc.Username)
+			return lobby.Identity{}, false
+		}
 	}
 	return id, true
 }
@@ -111,7 +141,7 @@ func (m *mistakeRoutes) add(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadPractice, "race and seat are both needed")
 		return
 	}
-	id, ok := who(w, m.lobby, req.Token)
+	id, ok := m.who(w, r, req.Token)
 	if !ok {
 		return
 	}
@@ -187,7 +217,7 @@ func (m *mistakeRoutes) list(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, lobby.CodeInvalidToken, "send your player token as Authorization: Bearer TOKEN")
 		return
 	}
-	id, ok := who(w, m.lobby, strings.TrimSpace(tok))
+	id, ok := m.who(w, r, strings.TrimSpace(tok))
 	if !ok {
 		return
 	}

@@ -230,3 +230,17 @@ func TestMistakesNotKept(t *testing.T) {
 		t.Fatalf("%d %+v", st, got.Error)
 	}
 }
+
+// TestMistakesOfAnAccount: an account's player token lists its mistakes
+// only with the account's session, as the websocket admits it; a copied
+// token elsewhere is refused.
+func TestMistakesOfAnAccount(t *testing.T) {
+	e := newAccountEnv(t, func(d *web.Deps) { d.Mistakes = memlobby.NewMistakes() })
+	laptop := e.device()
+	k := laptop.keep(laptop.guest().Token, "ann")
+	tok := k.Welcome.Token
+	laptop.do("GET", "/api/players/me/mistakes", nil, "Authorization", "Bearer "+tok).want(t, "with the session", http.StatusOK, "")
+	e.device().do("GET", "/api/players/me/mistakes", nil, "Authorization", "Bearer "+tok).want(t, "a copied token", http.StatusUnauthorized, "sign-in-required")
+	guest := e.device()
+	guest.do("GET", "/api/players/me/mistakes", nil, "Authorization", "Bearer "+guest.guest().Token).want(t, "a guest", http.StatusOK, "")
+}

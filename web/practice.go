@@ -72,7 +72,7 @@ func handlePractice(log zerolog.Logger, races *race.Service, judge *practiceJudg
 		}
 		var player lobby.Identity
 		if req.Token != "" && mistakes.kept() {
-			id, ok := who(w, mistakes.lobby, req.Token)
+			id, ok := mistakes.who(w, r, req.Token)
 			if !ok {
 				return
 			}
