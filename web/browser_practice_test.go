@@ -26,8 +26,9 @@ import (
 // she played (by clicks) is refused as losing too, a card put by keys on
 // a foundation that does not take it is refused with the engine's reason,
 // and the solver's move is accepted, with its winning line stepped by
-// keys to the win. On a phone, in another practice of the same position,
-// three wrong tries bring the answer, stepped with the buttons.
+// keys to the win. On a phone, in another practice of the same position
+// opened from the replay, three wrong tries bring the answer, stepped
+// with the buttons.
 func TestBrowserFindTheBetterMove(t *testing.T) {
 	srv := startLiveServerWith(t, liveOptions{limits: &playLimits})
 	b := newBrowser(t)
@@ -164,9 +165,11 @@ func TestBrowserFindTheBetterMove(t *testing.T) {
 	wide.screenshot("found")
 	wide.expectCleanConsole()
 
-	// The phone: three wrong tries, then the answer.
+	// The phone: from the replay's link, three wrong tries, then the answer.
 	phone := b.newPage("ann-phone", 360, 740)
-	phone.do(chromedp.Navigate(srv.url + "/?practice=" + id + "&seat=0"))
+	phone.do(chromedp.Navigate(srv.url + "/?replay=" + id))
+	phone.waitJS(`(document.querySelector("[data-testid=coach]")||{dataset:{}}).dataset.state === "done"`)
+	phone.click(`[data-action=practice][data-seat='0']`)
 	phone.waitJS(`(document.querySelector("[data-testid=practice]")||{dataset:{}}).dataset.state === "trying"`)
 	phone.screenshot("phone-trying")
 	clickTry(phone, g.LosingMove)
