@@ -99,6 +99,7 @@ class Practice {
     if (!this.token) { el.hidden = true; return; }
     addMistake(this.token, this.info.race, this.seat)
       .then((m) => {
+        if (el.dataset.state === "solved") return; // found meanwhile: that says more
         el.dataset.state = m.solvedAt ? "solved" : "kept";
         el.replaceChildren("Kept in ", h("a", { href: `/?player=${encodeURIComponent(identity.get().player)}#mistakes` }, "your mistakes"),
           m.solvedAt ? ": you found the better move before." : ", to come back to.");
