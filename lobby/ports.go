@@ -57,6 +57,11 @@ type Stores struct {
 	// Arenas keeps the arenas, their entries and points: durable (the
 	// SQL store) where the server has a database; required.
 	Arenas Arenas
+	// Mistakes keeps the players' "My mistakes", the positions they
+	// practise (web: POST /api/races/{id}/practice): durable where the
+	// server has a database; nil keeps none. The lobby itself does not
+	// use it.
+	Mistakes Mistakes
 	// Courier carries notices to the other instances; nil in memory mode,
 	// where every connection is here.
 	Courier Courier

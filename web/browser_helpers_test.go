@@ -183,7 +183,8 @@ func startLiveServerWith(t *testing.T, o liveOptions) *liveServer {
 		DailySecret: dailySecret(o.daily),
 	})
 	t.Cleanup(lob.Close) // after the connections close (cleanups run last first)
-	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget}
+	deps := web.Deps{Log: zerolog.Nop(), Races: races, Lobby: lob, Computer: engineComputer, SolveBudget: browserSolveBudget, AnalysisBudget: analysisBudget,
+		Mistakes: stores.Mistakes}
 	if o.limits != nil {
 		deps.Limits = *o.limits
 	}

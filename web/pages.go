@@ -21,6 +21,7 @@ var pageEntries = []pageEntry{
 	{"race", "js/race.js"},
 	{"watch", "js/spectate.js"},
 	{"replay", "js/replay.js"},
+	{"practice", "js/practice.js"},
 	{"result", "js/result.js"},
 	{"player", "js/profile.js"},
 	{"room", "js/room.js"},

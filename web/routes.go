@@ -19,6 +19,9 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.Handle("GET /api/races/{id}", compressed(handleGetRace(s.log, s.deps.Races)))
 	mux.Handle("GET /api/races/{id}/solution", compressed(handleSolution(s.log, s.deps.Races, s.solutions)))
 	mux.Handle("GET /api/races/{id}/analysis", compressed(handleAnalysis(s.log, s.deps.Races, s.coach)))
+	mistakes := newMistakeRoutes(s)
+	mux.Handle("POST /api/races/{id}/practice", everyRequestLimiter(s.deps.Limits.PracticePerMinute,
+		"too many tries from your address; try again in a minute")(handlePractice(s.log, s.deps.Races, s.practice, mistakes)))
 	mux.Handle("GET /api/variants", compressed(handleVariants()))
 	mux.Handle("GET /api/lobby", compressed(handleLobby(s.deps.Lobby)))
 	mux.Handle("GET /api/leaderboard/{variant}", compressed(handleLeaderboard(s.log, s.deps.Lobby, s.deps.Accounts)))
@@ -31,6 +34,7 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.Handle("GET /api/daily/{variant}/{day}", compressed(handleDaily(s.log, s.deps.Lobby, false)))
 	mux.Handle("GET /api/daily/{variant}/{day}/reveal", compressed(handleDaily(s.log, s.deps.Lobby, true)))
 	addAccountRoutes(mux, s)
+	addMistakeRoutes(mux, mistakes)
 	mux.HandleFunc("GET /ws", s.handleWebsocket)
 	mux.Handle("GET /", handleStatic())
 }

@@ -68,15 +68,21 @@ type Limits struct {
 	// recover, add a passkey) one client address may begin in a minute;
 	// 0 or less: no limit. Each begun one is stored until it expires.
 	CeremoniesPerMinute int
+	// PracticePerMinute is how many tries of "find the better move" (POST
+	// /api/races/{id}/practice) one client address may send in a minute,
+	// answered or not; 0 or less: no limit. Each may cost a solve.
+	PracticePerMinute int
 }
 
 // DefaultLimits suit people playing by hand: 20 messages a second with
 // bursts of 40 is four times the fastest play; 20 refused messages in a row
 // is a flood, not a burst; 64 queued messages are several seconds of a busy
 // race; 30 races a minute is one every two seconds, more than a person
-// makes; 30 ceremonies a minute are more than anyone signing in needs.
+// makes; 30 ceremonies a minute are more than anyone signing in needs;
+// 30 tries a minute are one every two seconds, more than a player thinking
+// over a position makes.
 func DefaultLimits() Limits {
-	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64, RacesPerMinute: 30, CeremoniesPerMinute: 30}
+	return Limits{MsgRate: 20, MsgBurst: 40, FloodStrikes: 20, SendQueue: 64, RacesPerMinute: 30, CeremoniesPerMinute: 30, PracticePerMinute: 30}
 }
 
 // Deps are the server's dependencies.
@@ -123,6 +129,10 @@ type Deps struct {
 	// Accounts keeps accounts with passkeys (accounts.go); nil: none, and
 	// every player is a guest.
 	Accounts *account.Service
+	// Mistakes keeps the players' "My mistakes" (mistakes.go): durable
+	// where the server has a database; nil keeps none (the practice still
+	// judges tries).
+	Mistakes lobby.Mistakes
 }
 
 // Stats count what the server did to protect itself.
@@ -137,6 +147,9 @@ type Stats struct {
 	// solved (each deal's start is the solution's, counted in Solves).
 	Analyses       atomic.Int64
 	AnalysisSolves atomic.Int64
+	// PracticeSolves counts the positions solved to judge tries of POST
+	// /api/races/{id}/practice (tries judged before are not counted).
+	PracticeSolves atomic.Int64
 }
 
 // Server is the HTTP handler of the service.
@@ -158,6 +171,7 @@ type Server struct {
 
 	solutions *solutions
 	coach     *coach.Coach
+	practice  *practiceJudge
 }
 
 // errShutdown closes websockets with 1001 (going away).
@@ -182,6 +196,7 @@ func NewServer(deps Deps) *Server {
 		Solver: coachSolver{c: s.solutions, solved: &s.Stats}, Budget: deps.AnalysisBudget,
 		Holder: deps.Instance, Analyses: &s.Stats.Analyses,
 	})
+	s.practice = newPracticeJudge(s.practiceSolver(deps.AnalysisBudget.Solve))
 	s.connCtx, s.cancelConn = context.WithCancelCause(context.Background())
 	s.upgrader = websocket.Upgrader{
 		HandshakeTimeout: handshakeTimeout,

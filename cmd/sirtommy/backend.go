@@ -68,14 +68,15 @@ func memoryBackend(log zerolog.Logger) *backend {
 // useDatabase puts what must outlive the process (docs/storage.md) in the
 // durable store db, whichever the live state's backend: this is the one
 // place where the durable stores are plugged in: ratings and every game,
-// ghosts, the days' boards, the arenas, the archive of finished races and
-// the coach's analyses. /readyz pings db, and /metrics reports its pool and
+// ghosts, the days' boards, the arenas, the players' mistakes, the archive
+// of finished races and the coach's analyses. /readyz pings db, and /metrics reports its pool and
 // pings.
 func (be *backend) useDatabase(db *sqlstore.DB, met *metrics.Metrics) {
 	be.stores.Ratings = sqlstore.NewRatings(db)
 	be.stores.Ghosts = sqlstore.NewGhosts(db, be.deps.Clock)
 	be.stores.Dailies = sqlstore.NewDailies(db)
 	be.stores.Arenas = sqlstore.NewArenas(db)
+	be.stores.Mistakes = sqlstore.NewMistakes(db)
 	be.deps.Archive = sqlstore.NewArchive(db)
 	be.analyses = coach.NewSplit(sqlstore.NewAnalyses(db), be.claims)
 

@@ -57,6 +57,7 @@ type serveConfig struct {
 	arenas     []lobby.ArenaSchedule
 	retention  time.Duration
 	apiRaces   int
+	practice   int // tries of "find the better move" a minute per address
 	// Durable data: PostgreSQL at databaseURL, else SQLite in dataDir.
 	dataDir     string
 	databaseURL string
@@ -143,6 +144,7 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.redisPrefix, groupRedis, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
 	dur(&c.redisRetention, groupRedis, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
 	intFlag(&c.apiRaces, groupLimits, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
+	intFlag(&c.practice, groupLimits, "practice-per-minute", web.DefaultLimits().PracticePerMinute, "tries of \"find the better move\" one client address may send (POST /api/races/{id}/practice) a minute; 0: no limit")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, "usage: sirtommy serve [flags]\n\nRuns the race server on one port, in memory or (--redis) sharing races with\nother instances through Redis; what outlives the process is kept in SQLite\n(--data) or PostgreSQL (--database). Every flag can also be set by its\nenvironment variable; the flag wins.")
@@ -172,6 +174,9 @@ func parseServe(e env) (serveConfig, error) {
 	c.arenas = arenas
 	if c.apiRaces < 0 {
 		return c, usagef("--api-races-per-minute must be 0 (no limit) or more, not %d", c.apiRaces)
+	}
+	if c.practice < 0 {
+		return c, usagef("--practice-per-minute must be 0 (no limit) or more, not %d", c.practice)
 	}
 	if c.retention <= 0 {
 		return c, usagef("--retention must be positive, not %s", c.retention)
@@ -314,6 +319,7 @@ func runServe(ctx context.Context, e env) error {
 	defer func() { stopRun(); <-swept }()
 	limits := web.DefaultLimits()
 	limits.RacesPerMinute = cfg.apiRaces
+	limits.PracticePerMinute = cfg.practice
 	srv := web.NewServer(web.Deps{
 		Accounts:       accounts,
 		Limits:         limits,
@@ -327,6 +333,7 @@ func runServe(ctx context.Context, e env) error {
 		Grace:          cfg.grace,
 		Check:          be.check,
 		Analyses:       be.analyses,
+		Mistakes:       be.stores.Mistakes,
 		Instance:       be.instance,
 	})
 	met.Watch(&srv.Stats, races)

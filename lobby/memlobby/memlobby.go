@@ -106,7 +106,7 @@ func (r *Ratings) Leaderboard(_ context.Context, variant string, n int) ([]lobby
 func (r *Ratings) Standings(_ context.Context, player string) ([]lobby.Standing, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []lobby.Standing
+	out := []lobby.Standing{} // none is [], as the SQL store answers, never null
 	for _, m := range r.standings {
 		if s, ok := m[player]; ok {
 			out = append(out, s)

@@ -207,13 +207,14 @@ type Seats struct {
 
 // NewStores makes every in-memory store of one lobby on its own: its
 // Ratings, Queue, Challenges, Invites and Seats (the queue and the seats
-// tied together as the interfaces ask), Ghosts, Dailies, Rooms and
-// Arenas. Courier, Races and Presence stay nil: every connection is here.
+// tied together as the interfaces ask), Ghosts, Dailies, Rooms, Arenas
+// and Mistakes. Courier, Races and Presence stay nil: every connection is here.
 func NewStores(cfg lobby.MatchConfig, clock race.Clock) lobby.Stores {
 	q, s := NewQueue(cfg, clock), NewSeats()
 	q.seats, s.queue = s, q
 	return lobby.Stores{Ratings: NewRatings(), Queue: q, Challenges: NewChallenges(), Invites: NewInvites(clock), Seats: s,
-		Ghosts: NewGhosts(), Dailies: NewDailies(), Rooms: NewRooms(clock), Arenas: NewArenas()}
+		Ghosts: NewGhosts(), Dailies: NewDailies(), Rooms: NewRooms(clock), Arenas: NewArenas(),
+		Mistakes: NewMistakes()}
 }
 
 // inRace is the lobby's refusal for a player in race id ("" while it is

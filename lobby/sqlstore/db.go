@@ -1,7 +1,7 @@
 // Package sqlstore keeps sirtommy's durable data (docs/storage.md) in a
 // SQL database: players, ratings and every rating change, every finished
 // race, ghost challenges and their runs, the days' boards, the arenas,
-// the coach's analyses and the token-signing secret. One implementation serves both
+// the players' mistakes to practise, the coach's analyses and the token-signing secret. One implementation serves both
 // databases the service runs on: SQLite in a data folder (the single
 // binary's default, through a pure-Go driver so that the binary stays
 // static) and PostgreSQL shared by a fleet. The queries are written once,

@@ -4,6 +4,7 @@
 //   /?watch=ID     spectate
 //   /?replay=ID    replay a finished race
 //   /?result=ID    a finished race's result
+//   /?practice=ID&seat=S  "find the better move" in a finished race's game
 //   /?player=ID    a player's ratings and recent races
 //   /?room=CODE    a room: a group who race together
 //   /?arena=ID     an arena: back-to-back races for a set time
@@ -30,6 +31,11 @@ async function route() {
     document.title = "Replay · Sir Tommy";
     const { replayPage } = await import("./replay.js");
     return replayPage(root, q.get("replay"));
+  }
+  if (q.get("practice")) {
+    document.title = "Find the better move · Sir Tommy";
+    const { practicePage } = await import("./practice.js");
+    return practicePage(root, q.get("practice"), Number(q.get("seat")) || 0);
   }
   if (q.get("result")) {
     document.title = "Result · Sir Tommy";

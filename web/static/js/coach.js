@@ -109,3 +109,13 @@ export function coachList(analysis, names, result, lineLink) {
 export function unknownNote() {
   return h("p", { class: "muted" }, "The solver knows the order of the stock and plays perfectly. Each position it may search a bounded number of positions; where it stops before it is sure, the page says unknown, never lost.");
 }
+
+/**
+ * practiceLink opens "find the better move" at a game's last winnable
+ * position, for a game lost by a known move (null otherwise).
+ */
+export function practiceLink(race, seat, g) {
+  if (g.verdict !== "lost-at") return null;
+  return h("a", { href: `/?practice=${encodeURIComponent(race)}&seat=${seat}`, "data-action": "practice", "data-seat": seat, class: "practice-link" },
+    "Find the better move");
+}

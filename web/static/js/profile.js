@@ -36,7 +36,8 @@ export function renderProfile(el, p, { full = false } = {}) {
     h("h3", {}, full ? "Races" : "Recent races"),
     rows,
     full ? gamesFooter(p, rows)
-      : p.history.length ? h("p", {}, h("a", { href: playerLink(p.player), "data-action": "player-page" }, "Every race, the rating chart and a download")) : null,
+      : p.history.length ? h("p", {}, h("a", { href: playerLink(p.player), "data-action": "player-page" }, "Every race, the rating chart and a download"),
+        (identity.get() || {}).player === p.player ? [" · ", h("a", { href: `${playerLink(p.player)}#mistakes`, "data-action": "my-mistakes" }, "My mistakes")] : null) : null,
     p.ghosts ? ghostSection(p.ghosts) : null);
 }
 
@@ -203,5 +204,11 @@ export async function playerPage(root, id) {
     renderProfile(body, p, { full: true });
   } catch (ex) {
     fill(body, h("p", { class: "muted" }, ex.code === "no-such-player" ? "This player has no lobby races yet." : ex.message));
+  }
+  // Your own page: your mistakes too, which only your token lists.
+  const me = identity.get();
+  if (me && me.player === id && me.token) {
+    const { mistakesSection } = await import("./mistakes.js");
+    root.querySelector(".player-page").append(mistakesSection(me.token));
   }
 }

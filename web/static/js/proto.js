@@ -60,6 +60,38 @@ export function getAnalysis(id) {
   return api("GET", "/api/races/" + encodeURIComponent(id) + "/analysis");
 }
 
+/**
+ * practise judges a try of "find the better move" (POST
+ * /api/races/{id}/practice): try {seat, position, move} gives {verdict:
+ * "winnable"|"lost"|"illegal"|"unknown", reason, message, line}.
+ */
+export function practise(id, try_) {
+  return api("POST", "/api/races/" + encodeURIComponent(id) + "/practice", try_);
+}
+
+/**
+ * addMistake keeps your own seat's game of a finished race in "My
+ * mistakes" (POST /api/players/me/mistakes): the mistake kept.
+ */
+export function addMistake(token, race, seat) {
+  return api("POST", "/api/players/me/mistakes", { token, race, seat });
+}
+
+/**
+ * getMistakes lists "My mistakes" of the player holding token (GET
+ * /api/players/me/mistakes): {player, mistakes: [{race, seat, position,
+ * variant, move, racedAt, addedAt, solvedAt}]}, the latest first.
+ */
+export async function getMistakes(token, n = 50) {
+  const res = await fetch(`/api/players/me/mistakes?n=${n}`, { headers: { Authorization: `Bearer ${token}` } });
+  const data = await res.json().catch(() => null);
+  if (!res.ok) {
+    const e = (data && data.error) || {};
+    throw new ApiError(res.status, e.code || "http-" + res.status, e.message || res.statusText);
+  }
+  return data;
+}
+
 /** inviteLink is the link that seats the second player. */
 export function inviteLink(id) {
   return `${location.origin}/?race=${encodeURIComponent(id)}`;

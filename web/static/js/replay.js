@@ -10,7 +10,7 @@ import { headline, why, chart } from "./result.js";
 import { progressEl, setProgress, raceTitle, playerLabel } from "./widgets.js";
 import { moveText } from "./cards.js";
 import { timeline } from "./game.js";
-import { waitAnalysis, marks, coachList, unknownNote, chanceAt } from "./coach.js";
+import { waitAnalysis, marks, coachList, unknownNote, chanceAt, practiceLink } from "./coach.js";
 import { chanceChart, curveAt } from "./chancechart.js";
 
 const SPEEDS = [1, 2, 5, 10, 30]; // playback speeds, times real time
@@ -117,8 +117,9 @@ class Replay {
       const series = timeline(this.info.variant, r.deal, this.info.moves || []);
       fig = chart(series, this.names, Math.max(...r.scores, 13), marks(a, series));
     } catch { /* no chart: the words say it all */ }
-    out.replaceChildren(fig || "", chanceChart(a, this.names) || "", coachList(a, this.names, r, (seat, g) =>
-      h("button", { "data-action": "line", "data-seat": seat, onclick: () => this.openLine(seat) }, `Play the winning line from there (${g.line.length} moves)`)), unknownNote());
+    out.replaceChildren(fig || "", chanceChart(a, this.names) || "", coachList(a, this.names, r, (seat, g) => [
+      practiceLink(this.info.race, seat, g), practiceLink(this.info.race, seat, g) ? " " : null,
+      h("button", { "data-action": "line", "data-seat": seat, onclick: () => this.openLine(seat) }, `Play the winning line from there (${g.line.length} moves)`)]), unknownNote());
     out.dataset.state = "done";
     this.showChance();
     const want = new URLSearchParams(location.search).get("line");

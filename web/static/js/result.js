@@ -7,7 +7,7 @@ import { timeline } from "./game.js";
 import { verify } from "./fairplay.js";
 import { playerLabel, raceTitle, isMany } from "./widgets.js";
 import { cardName } from "./cards.js";
-import { waitAnalysis, marks, coachList, unknownNote } from "./coach.js";
+import { waitAnalysis, marks, coachList, unknownNote, practiceLink } from "./coach.js";
 import { chanceChart } from "./chancechart.js";
 import { keepForm, me, passkeysSupported } from "./account.js";
 
@@ -321,9 +321,10 @@ export function chartSection(info, names, coach) {
       const shown = chart(series, names, top, marks(a, series));
       fig.replaceWith(shown);
       fig = shown;
-      out.replaceChildren(chanceChart(a, names) || "", coachList(a, names, r, (seat, g) =>
+      out.replaceChildren(chanceChart(a, names) || "", coachList(a, names, r, (seat, g) => [
+        practiceLink(info.race, seat, g), practiceLink(info.race, seat, g) ? " · " : null,
         h("a", { href: `/?replay=${encodeURIComponent(info.race)}&line=${seat}`, "data-action": "open-line", "data-seat": seat },
-          `Play the winning line from there (${g.line.length} moves) in the replay`)), unknownNote());
+          `Play the winning line from there (${g.line.length} moves) in the replay`)]), unknownNote());
       out.dataset.state = "done";
     })
     .catch((err) => { out.textContent = `The analysis could not be had: ${err.message}`; out.dataset.state = "failed"; });
