@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // ArenaReport is what an arena run measured.
@@ -100,22 +102,25 @@ var resolveTimeout = 10 * time.Second
 func resolveArena(ctx context.Context, url, named string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	r := &run{}
-	c, err := r.dial(ctx, make(chan struct{}, 1), url)
+	// A websocket of its own, read here (the run's connections have a
+	// reader goroutine that keeps only what the players use).
+	d := websocket.Dialer{HandshakeTimeout: dialTimeout}
+	ws, _, err := d.DialContext(ctx, url, nil)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("dial %s: %w", url, err)
 	}
-	defer c.ws.Close()
+	defer ws.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = ws.SetWriteDeadline(dl)
+		_ = ws.SetReadDeadline(dl)
+	}
 	for _, m := range []outMsg{{V: 1, Type: "hello", ID: "h"}, {V: 1, Type: "lobby", ID: "l"}} {
-		if err := c.send(m); err != nil {
-			return "", err
+		if err := ws.WriteJSON(m); err != nil {
+			return "", fmt.Errorf("write: %w", err)
 		}
 	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.ws.SetReadDeadline(dl)
-	}
 	for {
-		_, b, err := c.ws.ReadMessage()
+		_, b, err := ws.ReadMessage()
 		if err != nil {
 			return "", fmt.Errorf("no arena running or soon is named %q (%w)", named, err)
 		}
