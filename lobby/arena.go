@@ -193,6 +193,9 @@ type ArenaStanding struct {
 	// Sheet is each race's points in order, a digit each; a race that
 	// counted double is followed by "!" (lichess's fire).
 	Sheet string `json:"sheet"`
+	// WaitingSince is, in the viewer's own line while they wait in the
+	// pool, since when: the page counts their wait.
+	WaitingSince *time.Time `json:"waitingSince,omitempty"`
 }
 
 // ArenaView is an arena as a player or a watcher sees it (the "arena"
@@ -264,7 +267,15 @@ func (a *Arena) board(now time.Time) *arenaBoard {
 func (b *arenaBoard) viewOf(a *Arena, player string) ArenaView {
 	v := b.shared
 	if p, ok := b.place[player]; ok {
-		st := standingOf(&a.Entries[p.entry], p.rank)
+		e := &a.Entries[p.entry]
+		st := standingOf(e, p.rank)
+		if e.State == EntryWaiting && !e.Since.IsZero() {
+			since := e.Since // joined before the start: waiting for a pairing from the start on
+			if since.Before(a.StartAt) {
+				since = a.StartAt
+			}
+			st.WaitingSince = &since
+		}
 		v.You = &st
 	}
 	return v
@@ -428,6 +439,24 @@ func (s *Session) WatchArena(id string) (ArenaEvent, error) {
 	}
 	l.watchArena(s, id)
 	return ArenaEvent{Arena: a.view(s.Player().ID, l.deps.Clock.Now())}, nil
+}
+
+// ArenaResults are arena id's counted races, in the order they were
+// counted; with player, only theirs: after the end, each player's
+// races, to replay. An arena that does not exist is CodeNoSuchArena.
+func (l *Lobby) ArenaResults(ctx context.Context, id, player string) ([]ArenaResult, error) {
+	_, ok, err := l.deps.Stores.Arenas.Get(ctx, id)
+	switch {
+	case err != nil:
+		return nil, unavailable(err)
+	case !ok:
+		return nil, race.Errorf(CodeNoSuchArena, "there is no arena %q", id)
+	}
+	out, err := l.deps.Stores.Arenas.Results(ctx, id, player)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	return out, nil
 }
 
 // UnwatchArena stops the session's arena updates.
@@ -602,28 +631,83 @@ func undoPending(a *Arena, pending []string, now time.Time) error {
 	return nil
 }
 
+// arenaAwayPause is how long a player waiting in an arena's pool may be
+// away (no session on any instance) before they are paused: a page
+// reloaded, or the way from a race's result back to the arena, is
+// seconds; a closed browser is not back.
+const arenaAwayPause = 30 * time.Second
+
+// awayFor is how long this instance has seen player away while waiting
+// in arena id's pool, as of now (0 when present, and forgotten then).
+func (l *Lobby) awayFor(id, player string, away bool, now time.Time) time.Duration {
+	key := id + " " + player
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !away {
+		delete(l.arenaAway, key)
+		return 0
+	}
+	since, ok := l.arenaAway[key]
+	if !ok {
+		l.arenaAway[key] = now
+		return 0
+	}
+	return now.Sub(since)
+}
+
+// pauseGone pauses the players of gone still waiting in a's pool: they
+// left. Their points stay; arena-join puts them back.
+func pauseGone(a *Arena, gone []string) error {
+	changed := false
+	for _, p := range gone {
+		if i := a.entry(p); i >= 0 && a.Entries[i].State == EntryWaiting {
+			a.Entries[i].State = EntryPaused
+			changed = true
+		}
+	}
+	if !changed {
+		return errArenaSame
+	}
+	return nil
+}
+
 // pairArenaPool pairs a's pool: the players waiting who can race now
 // (they have a session, here or elsewhere, and are not racing
 // elsewhere) are paired by pairArena in one change of the store, and
 // their races made. It returns the arena as changed.
 func (l *Lobby) pairArenaPool(a *Arena, now time.Time) (Arena, bool) {
 	ready := map[string]bool{}
+	var gone []string
 	ctx, cancel := opCtx()
 	for _, e := range a.Entries {
 		if e.State != EntryWaiting {
 			continue
 		}
-		if away, err := l.away(ctx, e.Player); err != nil || away {
+		away, err := l.away(ctx, e.Player)
+		if err != nil {
 			continue
 		}
-		if l.checkRacing(ctx, e.Player) != nil {
+		if l.awayFor(a.ID, e.Player, away, now) >= arenaAwayPause {
+			gone = append(gone, e.Player)
+		}
+		if away || l.checkRacing(ctx, e.Player) != nil {
 			continue
 		}
 		ready[e.Player] = true
 	}
 	cancel()
+	changed := false
+	if len(gone) > 0 {
+		if b, err := l.changeArena(a.ID, func(a *Arena) error { return pauseGone(a, gone) }); err == nil && b.ID != "" {
+			*a, changed = b, true
+			l.log.Info().Str("arena", a.ID).Strs("players", gone).Msg("arena players gone: paused")
+			for _, p := range gone {
+				l.awayFor(a.ID, p, false, now) // forgotten: paused now
+			}
+		}
+	}
 	if len(ready) < 2 {
-		return Arena{}, false
+		return *a, changed
 	}
 	pairing := pendingRace + strconv.FormatInt(now.UnixMilli(), 10) + ":" + newCode() + ":"
 	var pairs []arenaPair

@@ -51,6 +51,7 @@ package lobby
 
 import (
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -79,7 +80,8 @@ type Lobby struct {
 	masses     []MassRace          // the open mass races, as of the last heartbeat or change (replaced, never changed in place)
 	arenaList  []ArenaBrief        // the current arenas, as of the last heartbeat (replaced, never changed in place)
 	arenaWatch map[*Session]*arenaWatcher
-	arenasMade map[string]bool // scheduled arenas made (or found made) by this instance
+	arenasMade map[string]bool      // scheduled arenas made (or found made) by this instance
+	arenaAway  map[string]time.Time // "ARENA PLAYER": since when this instance has seen a player waiting in an arena away
 
 	listenMu  sync.Mutex      // orders Courier.Listen and Unlisten per player
 	listening map[string]bool // players the courier listens for (under listenMu)
@@ -106,6 +108,7 @@ func New(cfg Config, deps Deps) *Lobby {
 		listening:  make(map[string]bool),
 		arenaWatch: make(map[*Session]*arenaWatcher),
 		arenasMade: make(map[string]bool),
+		arenaAway:  make(map[string]time.Time),
 		listed:     []RaceSummary{},
 		dailyKey:   dailyKeyOf(deps.DailySecret),
 	}

@@ -209,7 +209,7 @@ func writeRaceError(w http.ResponseWriter, err error) {
 	status := http.StatusInternalServerError
 	code := race.ErrorCode(err)
 	switch code {
-	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer, lobby.CodeNoSuchGhost:
+	case race.CodeNoSuchRace, lobby.CodeNoSuchPlayer, lobby.CodeNoSuchGhost, lobby.CodeNoSuchArena:
 		status = http.StatusNotFound
 	case lobby.CodeGhostExpired:
 		status = http.StatusGone

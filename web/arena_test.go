@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -15,8 +17,10 @@ type arenaPlayer struct {
 	c    *client
 	w    welcome
 	read int // c.all up to here has been looked at
-	// opponents are the players of their races, in order; sheet the
-	// points the model gives each race, streak its wins in a row.
+	// races are their races, opponents the players of them, in order;
+	// sheet the points the model gives each race, streak its wins in a
+	// row.
+	races     []string
 	opponents []string
 	sheet     []int
 	marks     string // the sheet as the arena writes it
@@ -223,6 +227,7 @@ func TestArenaOfTwelve(t *testing.T) {
 			for s, p := range pr.p {
 				o := pr.p[1-s]
 				p.opponents = append(p.opponents, o.w.Player)
+				p.races = append(p.races, pr.race)
 				racedLast[p.w.Player] = o.w.Player
 				pts := 0
 				switch {
@@ -347,6 +352,37 @@ func TestArenaOfTwelve(t *testing.T) {
 			}
 		}
 	}
+	// After the end, each player's races, to replay: the model's races,
+	// opponents and points, in order; every race once in the arena's.
+	type results struct {
+		Results []lobby.ArenaResult `json:"results"`
+	}
+	for _, p := range ps {
+		var got results
+		if st := e.get("/api/arenas/"+a.ID+"/results?player="+p.w.Player, &got); st != http.StatusOK || len(got.Results) != len(p.races) {
+			t.Fatalf("%s's results: %d, %d races; the model: %d", p.w.Name, st, len(got.Results), len(p.races))
+		}
+		for k, r := range got.Results {
+			s := slices.Index(r.Players[:], p.w.Player)
+			if s < 0 || r.Race != p.races[k] || r.Players[1-s] != p.opponents[k] || r.Scores[s].Points != p.sheet[k] || r.Names[s] != p.w.Name {
+				t.Errorf("%s's race %d: %+v; the model: %s against %s, %d points", p.w.Name, k, r, p.races[k], byID[p.opponents[k]].w.Name, p.sheet[k])
+			}
+		}
+	}
+	var all results
+	if st := e.get("/api/arenas/"+a.ID+"/results", &all); st != http.StatusOK || len(all.Results) != final.Played {
+		t.Errorf("the arena's results: %d, %d races of %d played", st, len(all.Results), final.Played)
+	}
+	counted := map[string]bool{}
+	for _, r := range all.Results {
+		if counted[r.Race] {
+			t.Errorf("race %s counted twice", r.Race)
+		}
+		counted[r.Race] = true
+	}
+	if st := e.get("/api/arenas/nope/results", nil); st != http.StatusNotFound {
+		t.Errorf("an unknown arena's results: %d, want 404", st)
+	}
 	b, _ := json.Marshal(final.Podium)
 	t.Logf("%d rounds, %d races; podium %s", rounds, final.Played, b)
 	if final.Played < 25 || outcomes[false] < 10 || outcomes[true] < 5 {
@@ -363,4 +399,74 @@ func lastRunning(c *client) msg {
 	}
 	c.t.Fatal("no running state")
 	return msg{}
+}
+
+// TestArenaPausesWhoLeft: a player who joined and left (no session
+// anywhere) is not paired, and once away from the pool for 30 s of
+// heartbeats is paused, so that the leaderboard and the pool say so;
+// their points stay, and joining again puts them back.
+func TestArenaPausesWhoLeft(t *testing.T) {
+	e := newLobbyEnv(t, lobby.Config{})
+	start := e.clock.Now().Add(time.Minute).Truncate(time.Second)
+	spec := lobby.ArenaSpec{Name: "Test arena", Variant: "classic", TimeLimit: 5 * time.Minute, Duration: 30 * time.Minute}
+	a, err := e.lobby.MakeArena("test-arena", spec, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, bob, cat, dan := e.dial(), e.dial(), e.dial(), e.dial()
+	wa := ann.hello("ann")
+	bob.hello("bob")
+	cat.hello("cat")
+	dan.hello("dan")
+	for _, c := range []*client{ann, bob, cat} {
+		c.send(map[string]any{"type": "arena-join", "arena": a.ID, "id": "aj"})
+		if m := c.until(func(m msg) bool { return m.ID == "aj" }); m.Type != "arena" {
+			t.Fatalf("join: %s", m.raw)
+		}
+	}
+	tag := 0
+	annState := func() lobby.EntryState {
+		t.Helper()
+		tag++
+		id := "v" + strconv.Itoa(tag)
+		dan.send(map[string]any{"type": "arena-watch", "arena": a.ID, "id": id})
+		v := decode[struct{ Arena lobby.ArenaView }](t, dan.until(func(m msg) bool { return m.ID == id })).Arena
+		for _, st := range v.Standings {
+			if st.Player == wa.Player {
+				return st.State
+			}
+		}
+		t.Fatalf("ann is not on the leaderboard: %+v", v.Standings)
+		return ""
+	}
+	ann.ws.Close()
+	for e.clock.Now().Before(start) {
+		e.clock.Advance(time.Second)
+	}
+	e.clock.Advance(time.Second) // the first pairing: bob and cat, not ann
+	for _, c := range []*client{bob, cat} {
+		if m := decode[matched](t, c.untilType("matched")); m.Via != "arena" || m.Opponent.ID == wa.Player {
+			t.Fatalf("paired %+v", m)
+		}
+	}
+	for range 20 {
+		e.clock.Advance(time.Second)
+	}
+	if st := annState(); st != lobby.EntryWaiting {
+		t.Fatalf("ann, away for 20 s, is %s; want still waiting", st)
+	}
+	deadline := time.Now().Add(safetyTimeout)
+	for annState() != lobby.EntryPaused {
+		if time.Now().After(deadline) {
+			t.Fatal("ann, away for good, was never paused")
+		}
+		e.clock.Advance(time.Second)
+	}
+	back := e.dial()
+	back.helloAs(wa)
+	back.send(map[string]any{"type": "arena-join", "arena": a.ID, "id": "again"})
+	v := decode[struct{ Arena lobby.ArenaView }](t, back.until(func(m msg) bool { return m.ID == "again" })).Arena
+	if v.You == nil || v.You.State != lobby.EntryWaiting {
+		t.Fatalf("ann back: %+v", v.You)
+	}
 }

@@ -215,6 +215,7 @@ func TestBrowserArena(t *testing.T) {
 	}
 	cleo.waitJS(`document.querySelector("[data-testid=arena]").dataset.status === "running"`)
 	cleo.waitJS(`/waiting for an opponent \(only you in the pool\)$/.test(document.querySelector("[data-testid=arena-you-text]").textContent)`)
+	cleo.waitJS(`!document.querySelector("[data-testid=arena-wait]").hidden && /^Waiting for \d+:\d\d$/.test(document.querySelector("[data-testid=arena-wait]").textContent)`)
 	cleo.waitJS(`!document.querySelector(".arena-top").hidden`)
 	if href := eval[string](cleo, `document.querySelector("[data-action=watch-top]").getAttribute("href")`); href != "/?watch="+id {
 		t.Errorf("the top race's link is %q, want the race %s", href, id)
@@ -293,6 +294,23 @@ func TestBrowserArena(t *testing.T) {
 	}
 	if text, _ := ann.arenaYou(); !strings.HasSuffix(text, "waiting for an opponent (2 in the pool)") {
 		t.Errorf("ann, back in the pool, reads %q", text)
+	}
+	// Each player's races: ann's own are shown to her once she has raced,
+	// with the replay; cleo opens bob's from his name on the board.
+	ann.waitJS(`(document.querySelector("[data-testid=arena-races] h2")||{}).textContent === "Your races" && document.querySelectorAll("[data-testid=arena-races] li[data-race]").length === 1`)
+	if got := ann.text(`[data-testid=arena-races] li`); got != "Won against bob · 3 points (berserk) · replay" {
+		t.Errorf("ann's race reads %q", got)
+	}
+	if href := eval[string](ann, `document.querySelector("[data-testid=arena-races] li a").getAttribute("href")`); href != "/?replay="+id {
+		t.Errorf("ann's race links to %q, want its replay", href)
+	}
+	if !eval[bool](cleo, `document.querySelector("[data-testid=arena-races]").hidden`) {
+		t.Error("cleo, who has not raced, is shown races")
+	}
+	eval[bool](cleo, `(() => { [...document.querySelectorAll("[data-action=arena-races]")].find((b) => b.textContent === "bob").click(); return true; })()`)
+	cleo.waitJS(`(document.querySelector("[data-testid=arena-races] h2")||{}).textContent === "bob's races" && document.activeElement === document.querySelector("[data-testid=arena-races] h2") && document.querySelectorAll("[data-testid=arena-races] li[data-race]").length === 1`)
+	if got := cleo.text(`[data-testid=arena-races] li`); got != "Lost against ann · 0 points · replay" {
+		t.Errorf("bob's race, as cleo reads it: %q", got)
 	}
 	ann.screenshot("arena-after-race")
 	cleo.screenshot("arena-after-race-phone")

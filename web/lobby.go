@@ -375,3 +375,25 @@ func handleDaily(log zerolog.Logger, l *lobby.Lobby, reveal bool) http.HandlerFu
 		writeJSON(w, http.StatusOK, in)
 	}
 }
+
+// handleArenaResults answers GET /api/arenas/{id}/results[?player=ID]:
+// the arena's counted races, each with its players' scores, in the
+// order they were counted; with player, only theirs.
+func handleArenaResults(log zerolog.Logger, l *lobby.Lobby) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if l == nil {
+			writeError(w, http.StatusNotFound, CodeNoLobby, "this server has no lobby")
+			return
+		}
+		id, player := r.PathValue("id"), r.URL.Query().Get("player")
+		results, err := l.ArenaResults(r.Context(), id, player)
+		if err != nil {
+			if race.ErrorCode(err) == race.CodeInternal {
+				log.Error().Err(err).Str("arena", id).Msg("arena results")
+			}
+			writeRaceError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"arena": id, "player": player, "results": results})
+	}
+}

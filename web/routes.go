@@ -29,6 +29,7 @@ func addRoutes(mux *http.ServeMux, s *Server) {
 	mux.Handle("GET /api/players/{id}/games", compressed(handleGames(s.log, s.deps.Lobby)))
 	mux.Handle("GET /api/players/{id}/games.txt", compressed(handleGamesText(s.log, s.deps.Lobby, s.deps.Races)))
 	mux.Handle("GET /api/players/{id}/ratings/{variant}", compressed(handleRatingChart(s.log, s.deps.Lobby)))
+	mux.Handle("GET /api/arenas/{id}/results", compressed(handleArenaResults(s.log, s.deps.Lobby)))
 	mux.Handle("GET /api/ghosts/{id}", compressed(handleGhost(s.log, s.deps.Lobby)))
 	mux.Handle("GET /api/daily", compressed(handleDaily(s.log, s.deps.Lobby, false)))
 	mux.Handle("GET /api/daily/{variant}/{day}", compressed(handleDaily(s.log, s.deps.Lobby, false)))

@@ -46,6 +46,20 @@ export function sheetEl(sheet) {
   return h("span", { class: "sheet" }, out);
 }
 
+/**
+ * raceItem is one counted race as player saw it: the opponent, the
+ * outcome and its points (doubled on fire, berserk), and its replay.
+ */
+export function raceItem(r, player) {
+  const s = r.players[0] === player ? 0 : 1;
+  const mine = r.scores[s];
+  const word = { win: "won", draw: "drew", loss: "lost" }[mine.outcome] || mine.outcome;
+  const extras = [mine.fire ? "double 🔥" : "", mine.berserk ? "berserk" : ""].filter(Boolean).join(", ");
+  return h("li", { "data-race": r.race },
+    `${capital(word)} against `, h("strong", {}, r.names[1 - s] || "someone"), ` · ${points(mine.points)}`,
+    extras ? ` (${extras})` : "", " · ", h("a", { href: `/?replay=${encodeURIComponent(r.race)}` }, "replay"));
+}
+
 class ArenaPage extends GroupPage {
   constructor(root, id) {
     super(root);
@@ -53,6 +67,7 @@ class ArenaPage extends GroupPage {
     this.arena = null; // the last arena message's view
     this.pauseAfter = false; // paused while racing: out of the pool after this race
     this.clock = new ServerClock();
+    this.shown = null; // the player whose races are shown: { player, name, races } (races: those counted when fetched)
     this.build();
   }
 
@@ -151,6 +166,7 @@ class ArenaPage extends GroupPage {
     p.top.hidden = !a.topRace;
     if (a.topRace) p.topLink.href = `/?watch=${encodeURIComponent(a.topRace)}`;
     this.renderPodium();
+    this.keepRaces();
     p.count.textContent = `${playersText(a.players)} · ${a.racing} racing · ${a.played === 1 ? "1 race" : `${a.played} races`} played`;
     const rows = (a.standings || []).map((s) => this.row(s));
     // The player's own line under the top when they are further down.
@@ -164,15 +180,21 @@ class ArenaPage extends GroupPage {
   buildParts() {
     const p = (this.parts = {});
     p.youText = h("p", { class: "arena-you-text", "data-testid": "arena-you-text" });
+    // How long the player has waited in the pool, counted each second.
+    p.wait = h("p", { class: "muted arena-wait", "data-testid": "arena-wait", hidden: true });
     p.join = h("button", { type: "button", class: "primary", "data-action": "arena-join", onclick: () => this.join() }, "Join");
     p.pause = h("button", { type: "button", "data-action": "arena-pause", onclick: () => this.pause() }, "Pause");
-    p.you = h("div", { class: "arena-you", "data-testid": "arena-you" }, p.youText, h("div", { class: "actions" }, p.join, p.pause));
+    p.you = h("div", { class: "arena-you", "data-testid": "arena-you" }, p.youText, p.wait, h("div", { class: "actions" }, p.join, p.pause));
     p.topLink = h("a", { class: "button", href: "/", "data-action": "watch-top" }, "Watch the top race");
     p.top = h("p", { class: "arena-top", hidden: true }, p.topLink);
     p.podiumList = h("ol", { class: "podium", "data-testid": "arena-podium-list" });
     p.podium = h("section", { class: "arena-podium", "aria-labelledby": "arena-podium-h", "data-testid": "arena-podium", hidden: true },
       h("h2", { id: "arena-podium-h" }, "Podium"), p.podiumList);
     p.count = h("p", { class: "muted arena-count", "data-testid": "arena-count" });
+    p.racesHead = h("h2", { id: "arena-races-h" }, "Races");
+    p.racesList = h("ol", { class: "arena-races-list" });
+    p.races = h("section", { class: "arena-races", "aria-labelledby": "arena-races-h", "data-testid": "arena-races", hidden: true },
+      p.racesHead, p.racesList);
     p.body = h("tbody", {});
     // Short column heads are drawn, full ones read.
     const head = (shown, said, cls) => h("th", { scope: "col", class: cls }, h("span", { "aria-hidden": "true" }, shown), h("span", { class: "visually-hidden" }, said));
@@ -184,7 +206,7 @@ class ArenaPage extends GroupPage {
       p.body);
     fill(this.els.body, p.you, p.top, p.podium,
       h("h2", { class: "arena-board-h" }, "Leaderboard"), p.count,
-      h("div", { class: "arena-table-wrap" }, p.table),
+      h("div", { class: "arena-table-wrap" }, p.table), p.races,
       h("p", { class: "muted arena-rules" },
         "A win is 2 points, a draw 1, a loss 0. After two wins in a row a player is on fire 🔥: wins and draws count double until a race is not won; those races are in bold on the sheet. ",
         "In a race's countdown you may go berserk: half your time, and a point more if you win."));
@@ -195,12 +217,58 @@ class ArenaPage extends GroupPage {
     const own = this.me && s.player === this.me.player;
     return h("tr", { "data-player": s.player, "data-state": s.state, class: own ? "own" : null },
       h("td", { class: "rank" }, String(s.rank)),
-      h("th", { scope: "row", class: "name" }, h("span", { class: "pname" }, s.name), own ? h("span", { class: "visually-hidden" }, " (you)") : null,
+      h("th", { scope: "row", class: "name" },
+        h("button", { type: "button", class: "link pname", "data-action": "arena-races", title: `${s.name}'s races`, onclick: () => this.showRaces(s) }, s.name),
+        own ? h("span", { class: "visually-hidden" }, " (you)") : null,
         s.state === "paused" ? h("span", { class: "state" }, " paused") : null),
       h("td", { class: "pts", "data-points": s.player }, String(s.points), s.fire ? h("span", { class: "fire", title: "On fire: wins and draws count double" }, " 🔥") : null),
       h("td", { class: "races" }, String(s.races)),
       h("td", { class: "bzk" }, String(s.berserks)),
       h("td", { class: "sheet" }, sheetEl(s.sheet || "")));
+  }
+
+  /**
+   * keepRaces keeps the races shown up to date: the viewer's own once
+   * they have raced (unless they chose another player's), fetched again
+   * when the player's count of races moves on.
+   */
+  keepRaces() {
+    const a = this.arena;
+    if (!this.shown && a.you && a.you.races > 0) this.shown = { player: a.you.player, name: a.you.name, races: -1 };
+    if (!this.shown) return;
+    const line = a.you && a.you.player === this.shown.player ? a.you : (a.standings || []).find((s) => s.player === this.shown.player);
+    if (line && line.races !== this.shown.races) this.loadRaces(line);
+  }
+
+  /** showRaces shows standing s's player's races, and goes to them. */
+  async showRaces(s) {
+    this.shown = { player: s.player, name: s.name, races: -1 };
+    await this.loadRaces(s);
+    this.parts.racesHead.tabIndex = -1;
+    this.parts.racesHead.focus();
+  }
+
+  /** loadRaces fetches and draws the races of standing s's player. */
+  async loadRaces(s) {
+    const shown = this.shown;
+    shown.races = s.races;
+    const p = this.parts;
+    const own = this.me && s.player === this.me.player;
+    p.racesHead.textContent = own ? "Your races" : `${s.name}'s races`;
+    let results;
+    try {
+      const res = await fetch(`/api/arenas/${encodeURIComponent(this.id)}/results?player=${encodeURIComponent(s.player)}`);
+      if (!res.ok) throw new Error(`status ${res.status}`);
+      results = (await res.json()).results || [];
+    } catch {
+      shown.races = -1; // fetched again at the next update
+      fill(p.racesList, h("li", { class: "muted" }, "The races could not be fetched; they come with the next update."));
+      p.races.hidden = false;
+      return;
+    }
+    if (this.shown !== shown) return; // another player's chosen meanwhile
+    fill(p.racesList, results.length ? results.map((r) => raceItem(r, s.player)) : h("li", { class: "muted" }, "No race counted yet."));
+    p.races.hidden = false;
   }
 
   /** renderYou shows the player's own line and the buttons that fit it. */
@@ -254,6 +322,20 @@ class ArenaPage extends GroupPage {
     const text = capital(whenText(a, this.clock.now()));
     const said = a.status === "over" ? "The arena is over." : a.status === "finishing" ? `${text}.` : text;
     if (this.els.when.textContent !== said) this.els.when.textContent = said;
+    this.renderWait();
+  }
+
+  /** renderWait counts the player's wait in the pool, while the arena runs. */
+  renderWait() {
+    const a = this.arena;
+    const p = this.parts;
+    if (!p) return;
+    const since = a.status === "running" && a.you && a.you.state === "waiting" && a.you.waitingSince ? Date.parse(a.you.waitingSince) : NaN;
+    p.wait.hidden = Number.isNaN(since);
+    if (p.wait.hidden) return;
+    const secs = Math.max(0, Math.floor((this.clock.now() - since) / 1000));
+    const text = `Waiting for ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+    if (p.wait.textContent !== text) p.wait.textContent = text;
   }
 
   async join() {
