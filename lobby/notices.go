@@ -8,7 +8,8 @@ import (
 // courier to the instance that holds them when they are not here (to
 // every instance, for ToAll).
 func (l *Lobby) tell(n Notice) {
-	if l.receive(n, l.deps.Stores.Courier == nil) && n.To != ToAll {
+	here := l.receive(n, l.deps.Stores.Courier == nil)
+	if here && n.To != ToAll {
 		return
 	}
 	c := l.deps.Stores.Courier
@@ -18,7 +19,9 @@ func (l *Lobby) tell(n Notice) {
 	ctx, cancel := opCtx()
 	defer cancel()
 	reached, err := c.Send(ctx, n)
-	if err != nil || !reached {
+	// For ToAll, sessions here count: the player with every session on
+	// this instance was reached, though no other instance holds one.
+	if err != nil || (!reached && !here) {
 		l.log.Warn().Err(err).Str("player", n.Player).Str("to", string(n.To)).Msg("matched event reached nobody")
 	}
 }
