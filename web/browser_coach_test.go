@@ -15,14 +15,11 @@ import (
 	"sirtommy/web/coach"
 )
 
-// TestBrowserWhereYouLostIt: after a race on deal 3 that ann plays to
-// stuck with the medium bot and bob resigns at once, the result page says
-// where each game was lost and marks it on the chart, and its link opens
-// the replay on ann's last winnable position, where stepping through the
-// solver's line with real clicks ends with every card on the foundations.
-func TestBrowserWhereYouLostIt(t *testing.T) {
-	srv := startLiveServerWith(t, liveOptions{limits: &playLimits}) // the bot's moves come fast
-	b := newBrowser(t)
+// raceLostOnDeal3 plays a race on deal 3 over websockets to its end:
+// ann plays the easy bot's moves until her game is lost (deal 3 is
+// winnable), bob resigns. It returns the race and its result.
+func raceLostOnDeal3(t *testing.T, srv *liveServer) (string, *race.Result) {
+	t.Helper()
 	id := srv.createRace(t, `{"deal":"3"}`)
 	var players [2]*client
 	for i, name := range []string{"ann", "bob"} {
@@ -42,9 +39,22 @@ func TestBrowserWhereYouLostIt(t *testing.T) {
 	}
 	botMoves(ann, 3, 200)
 	bob.send(map[string]any{"type": "resign"})
-	if r := ann.result(); r == nil || r.Deal != "3" {
-		t.Fatalf("result %+v", r)
+	res := ann.result()
+	if res == nil || res.Deal != "3" {
+		t.Fatalf("result %+v", res)
 	}
+	return id, res
+}
+
+// TestBrowserWhereYouLostIt: after a race on deal 3 that ann plays to
+// stuck with the medium bot and bob resigns at once, the result page says
+// where each game was lost and marks it on the chart, and its link opens
+// the replay on ann's last winnable position, where stepping through the
+// solver's line with real clicks ends with every card on the foundations.
+func TestBrowserWhereYouLostIt(t *testing.T) {
+	srv := startLiveServerWith(t, liveOptions{limits: &playLimits}) // the bot's moves come fast
+	b := newBrowser(t)
+	id, _ := raceLostOnDeal3(t, srv)
 
 	p := b.newPage("ann", 1280, 900)
 	p.do(chromedp.Navigate(srv.url + "/?result=" + id))

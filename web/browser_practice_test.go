@@ -32,29 +32,7 @@ import (
 func TestBrowserFindTheBetterMove(t *testing.T) {
 	srv := startLiveServerWith(t, liveOptions{limits: &playLimits})
 	b := newBrowser(t)
-	id := srv.createRace(t, `{"deal":"3"}`)
-	var players [2]*client
-	for i, name := range []string{"ann", "bob"} {
-		ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.url, "http")+"/ws", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ws.Close() })
-		c := &client{t: t, ws: ws}
-		c.hello(name)
-		c.join(id, name)
-		players[i] = c
-	}
-	ann, bob := players[0], players[1]
-	for _, c := range players {
-		c.untilState(race.Running)
-	}
-	botMoves(ann, 3, 200)
-	bob.send(map[string]any{"type": "resign"})
-	res := ann.result()
-	if res == nil || res.Deal != "3" {
-		t.Fatalf("result %+v", res)
-	}
+	id, res := raceLostOnDeal3(t, srv)
 	g := waitAnalysisOf(t, srv.url, id)
 	if g.Verdict != "lost-at" {
 		t.Fatalf("ann's verdict %q", g.Verdict)

@@ -153,11 +153,8 @@ func resolveArena(ctx context.Context, url, named string) (string, error) {
 
 // arenaWatcher follows the arena's leaderboard until the run ends.
 func (r *run) arenaWatcher(ctx context.Context, sem chan struct{}) {
-	c, err := r.dial(ctx, sem, r.cfg.URLs[int(r.nextURL.Add(1))%len(r.cfg.URLs)])
-	if err != nil {
-		if ctx.Err() == nil {
-			r.errs.add("dial-failed")
-		}
+	c := r.dialNext(ctx, sem)
+	if c == nil {
 		return
 	}
 	defer c.close()

@@ -393,13 +393,23 @@ func (p *player) leaveRace() {
 	}
 }
 
-// spectator watches races the players were matched into, one at a time.
-func (r *run) spectator(ctx context.Context, sem chan struct{}) {
+// dialNext dials the next of the URLs in turn for a spectator; nil when
+// it failed (counted) or the run ended.
+func (r *run) dialNext(ctx context.Context, sem chan struct{}) *wsConn {
 	c, err := r.dial(ctx, sem, r.cfg.URLs[int(r.nextURL.Add(1))%len(r.cfg.URLs)])
 	if err != nil {
 		if ctx.Err() == nil {
 			r.errs.add("dial-failed")
 		}
+		return nil
+	}
+	return c
+}
+
+// spectator watches races the players were matched into, one at a time.
+func (r *run) spectator(ctx context.Context, sem chan struct{}) {
+	c := r.dialNext(ctx, sem)
+	if c == nil {
 		return
 	}
 	defer c.close()
