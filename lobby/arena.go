@@ -317,9 +317,7 @@ func (l *Lobby) changeArena(id string, change func(*Arena) error) (Arena, error)
 	switch {
 	case errors.Is(err, errArenaSame):
 		if a.ID == "" { // the store returns no arena with an error of change
-			if a, ok, err = l.deps.Stores.Arenas.Get(ctx, id); err != nil || !ok {
-				return Arena{}, unavailable(fmt.Errorf("lobby: arena %s: %w", id, err))
-			}
+			return l.arena(ctx, id)
 		}
 		return a, nil
 	case race.IsRefusal(err):
@@ -342,12 +340,9 @@ func (s *Session) JoinArena(id string) (ArenaEvent, error) {
 	who := s.Player()
 	ctx, cancel := opCtx()
 	defer cancel()
-	a, ok, err := l.deps.Stores.Arenas.Get(ctx, id)
-	switch {
-	case err != nil:
-		return ArenaEvent{}, unavailable(err)
-	case !ok:
-		return ArenaEvent{}, race.Errorf(CodeNoSuchArena, "there is no arena %q", id)
+	a, err := l.arena(ctx, id)
+	if err != nil {
+		return ArenaEvent{}, err
 	}
 	now := l.deps.Clock.Now()
 	if !now.Before(a.EndAt) {
@@ -430,27 +425,33 @@ func (s *Session) WatchArena(id string) (ArenaEvent, error) {
 	l := s.l
 	ctx, cancel := opCtx()
 	defer cancel()
-	a, ok, err := l.deps.Stores.Arenas.Get(ctx, id)
-	switch {
-	case err != nil:
-		return ArenaEvent{}, unavailable(err)
-	case !ok:
-		return ArenaEvent{}, race.Errorf(CodeNoSuchArena, "there is no arena %q", id)
+	a, err := l.arena(ctx, id)
+	if err != nil {
+		return ArenaEvent{}, err
 	}
 	l.watchArena(s, id)
 	return ArenaEvent{Arena: a.view(s.Player().ID, l.deps.Clock.Now())}, nil
+}
+
+// arena reads arena id: CodeNoSuchArena when there is none, a store's
+// failure as unavailable.
+func (l *Lobby) arena(ctx context.Context, id string) (Arena, error) {
+	a, ok, err := l.deps.Stores.Arenas.Get(ctx, id)
+	switch {
+	case err != nil:
+		return Arena{}, unavailable(err)
+	case !ok:
+		return Arena{}, race.Errorf(CodeNoSuchArena, "there is no arena %q", id)
+	}
+	return a, nil
 }
 
 // ArenaResults are arena id's counted races, in the order they were
 // counted; with player, only theirs: after the end, each player's
 // races, to replay. An arena that does not exist is CodeNoSuchArena.
 func (l *Lobby) ArenaResults(ctx context.Context, id, player string) ([]ArenaResult, error) {
-	_, ok, err := l.deps.Stores.Arenas.Get(ctx, id)
-	switch {
-	case err != nil:
-		return nil, unavailable(err)
-	case !ok:
-		return nil, race.Errorf(CodeNoSuchArena, "there is no arena %q", id)
+	if _, err := l.arena(ctx, id); err != nil {
+		return nil, err
 	}
 	out, err := l.deps.Stores.Arenas.Results(ctx, id, player)
 	if err != nil {

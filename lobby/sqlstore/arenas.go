@@ -64,13 +64,18 @@ func (s *Arenas) keep(id string, version int64, a lobby.Arena) {
 	s.decoded[id] = versioned{version: version, arena: a.Clone()}
 }
 
-// forget drops the arenas kept that end before now: the store reads
-// them no more.
+// keptAfterEnd is how long after its end an arena stays kept decoded:
+// the lobby still reads it for its podium (half an hour), whatever time
+// a caller of Current asks from.
+const keptAfterEnd = time.Hour
+
+// forget drops the arenas kept that ended over keptAfterEnd before now:
+// nobody reads them any more.
 func (s *Arenas) forget(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, v := range s.decoded {
-		if v.arena.EndAt.Before(now) {
+		if v.arena.EndAt.Add(keptAfterEnd).Before(now) {
 			delete(s.decoded, id)
 		}
 	}

@@ -207,7 +207,7 @@ func (p *player) play(ctx context.Context) error {
 	switch {
 	case p.run.arena != nil:
 		p.joinedAt = time.Now()
-		if err := p.c.send(outMsg{V: 1, Type: "arena-join", ID: "aj", Arena: p.run.arena.id}); err != nil {
+		if err := p.joinArena(); err != nil {
 			return err
 		}
 	case p.pair == nil:
@@ -237,7 +237,7 @@ func (p *player) play(ctx context.Context) error {
 		if ticked {
 			if !p.rejoinAt.IsZero() && time.Now().After(p.rejoinAt) {
 				p.rejoinAt = time.Time{}
-				if err := p.c.send(outMsg{V: 1, Type: "arena-join", ID: "aj", Arena: p.run.arena.id}); err != nil {
+				if err := p.joinArena(); err != nil {
 					return err
 				}
 			}
@@ -349,6 +349,11 @@ func (p *player) handle(m inMsg) error {
 		}
 	}
 	return nil
+}
+
+// joinArena asks to join the run's arena (again, after unavailable).
+func (p *player) joinArena() error {
+	return p.c.send(outMsg{V: 1, Type: "arena-join", ID: "aj", Arena: p.run.arena.id})
 }
 
 // pairedAgain times an arena's pairing: the first since the player
