@@ -33,9 +33,11 @@ func commandCalls(t *testing.T, rds *redistest.Server) map[string]int {
 // on two instances and counts the Redis commands the moves cost (issue
 // #19's budget: at most 3 per move). A move made on the race's owner is
 // its log append and the opponent's update on the remote seat's channel;
-// a forwarded move is the request, the append and the mover's "moved" on
-// its seat's channel, which also answers the request. The seat that is
-// on the owner's instance gets its events there, through no channel.
+// a forwarded move is the request, the append, the mover's "moved" on its
+// seat's channel and the reply (each a frame of its own here, the moves
+// one at a time: under load one frame carries many requests or replies).
+// The seat that is on the owner's instance gets its events there,
+// through no channel.
 func TestRedisCommandsPerMoveAcrossInstances(t *testing.T) {
 	noLeaks(t)
 	rds := redistest.Start(t, redistest.Options{})
@@ -67,7 +69,7 @@ func TestRedisCommandsPerMoveAcrossInstances(t *testing.T) {
 	if max := 3 * moves; perMove > max+rounds/2 {
 		t.Errorf("%d moves cost %d PUBLISH, EVALSHA and EVAL (%v): more than 3 a move", moves, perMove, calls)
 	}
-	if calls["publish"] > 3*moves/2+rounds/2 {
-		t.Errorf("%d moves cost %d PUBLISH: more than 1.5 a move (one forwarded request, one event to the other instance)", moves, calls["publish"])
+	if calls["publish"] > 2*moves+rounds/2 {
+		t.Errorf("%d moves cost %d PUBLISH: more than 2 a move (half of them forwarded: the request, the reply and the mover's event; the others one event to the other instance)", moves, calls["publish"])
 	}
 }

@@ -154,6 +154,7 @@ func (f *Fleet) resync() {
 		owners, err = f.cluster.Owners(ctx, ids)
 		cancel()
 		if err == nil {
+			f.fwd.remember(owners)
 			break
 		}
 		f.deps.Log.Warn().Err(err).Int("try", try+1).Msg("owners not read again after a pub/sub lapse")
@@ -208,30 +209,36 @@ func (p *proxy) reattach() {
 // its final state from its stored record.
 func (p *proxy) attachAgain() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.sub == nil || !p.player && !p.watched {
+	player, watched, token, who := p.player, p.watched, p.token.get(), p.who
+	attached := p.sub != nil
+	p.mu.Unlock()
+	if !attached || !player && !watched {
 		return nil // the connection left meanwhile
 	}
 	var err error
-	if p.player {
+	if player {
 		var rep *Reply
 		var r *race.Race
-		rep, r, err = p.call(&Request{Op: OpResume, Token: p.token.get(), Player: p.who})
+		rep, r, _, err = p.call(&Request{Op: OpResume, Token: token, Player: who})
 		if r != nil && r.State().Over() {
 			err = race.Errorf(race.CodeRaceOver, "the race is over") // here() could not resume it
 		}
 		if err == nil && rep != nil {
 			if err = rep.Err.err(); err == nil {
+				p.mu.Lock()
 				p.token.set(rep.Token)
 				p.seated(rep.Seat)
+				p.mu.Unlock()
 			}
 		}
 	} else {
 		var r *race.Race
-		_, r, err = p.call(&Request{Op: OpWatch})
-		if r != nil && p.cancelW == nil {
+		_, r, _, err = p.call(&Request{Op: OpWatch})
+		p.mu.Lock()
+		if r != nil && p.cancelW == nil && p.watched {
 			p.cancelW = r.Watch(p.sub)
 		}
+		p.mu.Unlock()
 	}
 	if race.ErrorCode(err) == race.CodeRaceOver {
 		// The race ended (perhaps as its owner went: the final state may
@@ -244,7 +251,7 @@ func (p *proxy) attachAgain() error {
 
 // sendFinal delivers the finished race's final state to the connection,
 // as the race's record has it: a player's view of its seat, or a
-// spectator's. Called with p.mu held.
+// spectator's.
 func (p *proxy) sendFinal() error {
 	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 	defer cancel()
@@ -252,7 +259,10 @@ func (p *proxy) sendFinal() error {
 	if err != nil {
 		return err
 	}
-	p.sub.Deliver(r.FinalFor(p.seat, p.player))
+	p.mu.Lock()
+	sub, seat, player := p.sub, p.seat, p.player
+	p.mu.Unlock()
+	sub.Deliver(r.FinalFor(seat, player))
 	return nil
 }
 

@@ -22,10 +22,11 @@
 //
 // Outermost first, around race's own (docs/concurrency.md):
 //
-//  1. proxy.mu: one connection's handle; only that connection waits for
-//     it, so it may be held across a forwarded call.
-//  2. Fleet.adoptMu: one takeover at a time; held across the Cluster
-//     calls and the rebuild of a takeover.
+//  1. proxy.mu: one connection's handle; held to look where its race
+//     runs and attach the connection there, never across a round trip
+//     (a forwarded request, the bus's sync, a takeover).
+//  2. None: a takeover (Fleet.takeovers, one per race at a time) holds
+//     no lock of the fleet's across its Cluster calls and rebuild.
 //  3. The race's and the Service's locks (package race).
 //  4. Fleet.remoteMu, Fleet.releasedMu, tokenBox.mu: leaves;
 //     Fleet.connsMu, held while subscribing to the bus (whose locks are
@@ -39,6 +40,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"sirtommy/race"
 )
@@ -73,35 +76,16 @@ type Leases interface {
 	Handover(ctx context.Context, id string) error
 }
 
-// Transport carries a connection's requests to the instance that owns
-// the race, and their replies back.
-type Transport interface {
-	// Call sends req to the owner of race req.Race (calling req.Sending
-	// with the owner's name before each send) and waits for its
-	// reply, or until req.Answered() is closed (then it returns an empty
-	// reply). It fails with ErrNoOwner (wrapped) when the race has no
-	// lease (its owner died, or released it), with ErrOwnerChanged when
-	// the owner did not answer and another instance holds the lease now,
-	// and with ErrOwnerIsMe when this instance holds it. An owner whose
-	// lease is live is never reported gone: a request it does not hear
-	// (its pub/sub connection reconnecting) is sent again within ctx.
-	Call(ctx context.Context, req *Request) (rep *Reply, owner string, err error)
-	// Serve answers requests forwarded to this instance with h, in order,
-	// until the transport is closed; a nil reply from h is not sent (the
-	// request's ByEvent answer went out as an event).
-	Serve(h func(*Request) *Reply)
-}
-
 // Cluster is everything the fleet runs on: the races' records (also the
-// races' own Deps.Records), the leases and the transport.
-// redisrace.Cluster is one.
+// races' own Deps.Records), the leases and the wire between the
+// instances. redisrace.Cluster is one.
 type Cluster interface {
 	race.Records
 	Leases
-	Transport
+	Wire
 }
 
-// Errors of Transport.Call and Leases.Claim.
+// Errors of a forwarded request and of Leases.Claim.
 var (
 	ErrNoOwner      = errors.New("the race has no live owner")
 	ErrOwnerIsMe    = errors.New("this instance owns the race")
@@ -127,14 +111,16 @@ type Fleet struct {
 	bus     race.Bus
 	deps    race.Deps
 
-	// One takeover at a time.
-	adoptMu sync.Mutex
+	// The takeovers under way, one per race (takeOver).
+	takeovers singleflight.Group
 	// This instance's connections to each race (attach.go).
 	connsMu sync.Mutex
 	conns   map[string]*raceConns
 	// The connections of other instances attached to races here.
 	remoteMu sync.Mutex
 	remotes  map[string]*remoteConn
+	// The requests forwarded to other instances, and theirs here.
+	fwd *forwarder
 	// Topic numbers for this instance's connections to races elsewhere.
 	nextConn atomic.Uint64
 	// The races here whose lease was given up (finished, or copies of
@@ -163,7 +149,7 @@ func New(svc *race.Service, c Cluster) *Fleet {
 		l.OnLapse(func() { f.background(f.resync) })
 	}
 	svc.UseFleet(f)
-	c.Serve(f.serve)
+	f.fwd = newForwarder(f.ctx, c, f.serve, f.deps)
 	return f
 }
 
@@ -266,44 +252,6 @@ func (f *Fleet) newProxy(id string) *proxy {
 
 func (f *Fleet) connTopic(raceID string) string {
 	return raceID + "/conn/" + f.cluster.Instance() + "/" + strconv.FormatUint(f.nextConn.Add(1), 10)
-}
-
-// openOver is finished race id, rebuilt here for its record and replay
-// (a connection's request found it over, its lease released). A race
-// whose result is stored but whose record does not say it is over yet
-// (its owner is storing it) is unavailable for a moment.
-func (f *Fleet) openOver(ctx context.Context, id string) (*race.Race, error) {
-	if r, err := f.svc.Get(id); err == nil && r.State().Over() {
-		return r, nil
-	}
-	rec, ok, err := f.cluster.Load(ctx, id)
-	switch {
-	case err != nil:
-		return nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's record cannot be read now; try again shortly", Err: err}
-	case !ok:
-		return nil, race.Errorf(race.CodeNoSuchRace, "no race has id %q", id)
-	case !rec.State.Over():
-		return nil, race.Errorf(race.CodeUnavailable, "the race's result is being recorded; try again shortly")
-	}
-	r, err := f.restoreOver(ctx, rec)
-	if err == nil && !r.State().Over() { // a stale copy of the race is listed here still
-		return nil, race.Errorf(race.CodeUnavailable, "the race changes hands; try again shortly")
-	}
-	return r, err
-}
-
-// restoreOver rebuilds a finished race here for its record and replay.
-func (f *Fleet) restoreOver(ctx context.Context, rec *race.Record) (*race.Race, error) {
-	moves, err := f.deps.Store.Moves(ctx, rec.ID)
-	if err != nil {
-		return nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's log cannot be read now", Err: err}
-	}
-	r, err := race.Restore(rec, moves, f.svc.Deps())
-	if err != nil {
-		return nil, &race.Error{Code: race.CodeInternal, Message: "the race could not be rebuilt", Err: err}
-	}
-	f.markReleased(r) // a copy for reading: this instance holds no lease on it
-	return f.svc.Keep(r), nil
 }
 
 // markReleased records that r's lease was given up; it reports whether

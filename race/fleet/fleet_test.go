@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,14 +33,14 @@ type network struct {
 	results   map[string][]byte
 	leases    map[string]string // race id -> owner
 	live      map[string]bool
-	handlers  map[string]func(*fleet.Request) *fleet.Reply
-	listening map[string]bool // whose requests arrive (its inbox subscribed)
-	refused   int             // requests to an owner that did not listen
+	handlers  map[string]func([]byte)
+	listening map[string]bool // whose frames arrive (its inbox subscribed)
+	refused   int             // frames to an instance that did not listen
 }
 
 func newNetwork() *network {
 	return &network{records: map[string][]byte{}, results: map[string][]byte{}, leases: map[string]string{},
-		live: map[string]bool{}, handlers: map[string]func(*fleet.Request) *fleet.Reply{}, listening: map[string]bool{}}
+		live: map[string]bool{}, handlers: map[string]func([]byte){}, listening: map[string]bool{}}
 }
 
 // expire lets race id's lease run out.
@@ -185,49 +186,26 @@ func (c *cluster) Handover(_ context.Context, id string) error {
 	return nil
 }
 
-// Call carries req to its race's owner as JSON, as the wire would, and
-// its reply back. An owner that does not listen while its lease is live
-// is never reported gone: the caller is told it is unavailable.
-func (c *cluster) Call(ctx context.Context, req *fleet.Request) (*fleet.Reply, string, error) {
+// Send hands frame to instance to's listener, as the wire would, unless
+// it does not listen: then nobody hears it.
+func (c *cluster) Send(_ context.Context, to string, frame []byte) (bool, error) {
 	c.n.mu.Lock()
-	owner := c.n.leases[req.Race]
-	h, listening := c.n.handlers[owner], c.n.listening[owner]
-	c.n.mu.Unlock()
-	switch {
-	case owner == "":
-		return nil, "", fmt.Errorf("race %s: %w", req.Race, fleet.ErrNoOwner)
-	case owner == c.name:
-		return nil, owner, fmt.Errorf("race %s: %w", req.Race, fleet.ErrOwnerIsMe)
-	case !listening || h == nil:
-		c.n.mu.Lock()
+	h, listening := c.n.handlers[to], c.n.listening[to]
+	if !listening || h == nil {
 		c.n.refused++
-		c.n.mu.Unlock()
-		return nil, owner, fmt.Errorf("race %s: owner %s does not listen: %w", req.Race, owner, race.ErrUnavailable)
 	}
-	req.Sending(owner)
-	var sent fleet.Request
-	b, _ := json.Marshal(req)
-	if err := json.Unmarshal(b, &sent); err != nil {
-		return nil, owner, err
+	c.n.mu.Unlock()
+	if !listening || h == nil {
+		return false, nil
 	}
-	rep := h(&sent)
-	select {
-	case <-req.Answered(): // a ByEvent request: its MovedEvent arrived
-		return &fleet.Reply{}, owner, nil
-	default:
-	}
-	if rep == nil {
-		return nil, owner, fmt.Errorf("no reply: %w", race.ErrUnavailable)
-	}
-	var got fleet.Reply
-	b, _ = json.Marshal(rep)
-	return &got, owner, json.Unmarshal(b, &got)
+	h(slices.Clone(frame))
+	return true, nil
 }
 
-func (c *cluster) Serve(h func(*fleet.Request) *fleet.Reply) {
+func (c *cluster) Listen(fn func([]byte)) {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
-	c.n.handlers[c.name], c.n.listening[c.name] = h, true
+	c.n.handlers[c.name], c.n.listening[c.name] = fn, true
 }
 
 // hub is every instance's bus: Publish delivers at once to the
@@ -470,6 +448,32 @@ func TestSilentLiveOwnerNotTakenOver(t *testing.T) {
 	}
 }
 
+// TestRequestSentAgainUntilTheOwnerListens: a move forwarded while its
+// race's owner does not listen (its inbox reconnecting) and its lease is
+// live is sent again, and is served once the owner listens again: the
+// player is answered, the race is not taken over.
+func TestRequestSentAgainUntilTheOwnerListens(t *testing.T) {
+	w := newWorld()
+	a, b := w.instance(t, "a", false), w.instance(t, "b", false)
+	s := seat(t, w, a, a, b)
+	w.n.listen("a", false)
+	done := make(chan error, 1)
+	go func() { done <- s.move(t, 1) }()
+	for refused := 0; refused == 0; { // the first try meets the silence
+		time.Sleep(time.Millisecond)
+		w.n.mu.Lock()
+		refused = w.n.refused
+		w.n.mu.Unlock()
+	}
+	w.n.listen("a", true)
+	if err := <-done; err != nil {
+		t.Fatalf("the move sent again once a listens: %v", err)
+	}
+	if _, err := b.svc.Get(s.id); err == nil || w.n.owner(s.id) != "a" {
+		t.Fatalf("b took a live owner's race (lease %q)", w.n.owner(s.id))
+	}
+}
+
 // TestFinishedRaceReadNotTakenOver: a request for a race that ended on
 // another instance, whose lease is released, reads the race from its
 // record: its connection gets the final state, and nobody takes the
@@ -567,9 +571,11 @@ func TestLostLeaseAttachesConnectionsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.n.expire(s.id)
+	w.n.listen("a", false)               // a is cut off: b's request reaches nobody
 	if err := s.move(t, 1); err != nil { // b finds no lease and takes the race
 		t.Fatal(err)
 	}
+	w.n.listen("a", true)
 	if _, err := b.svc.Get(s.id); err != nil {
 		t.Fatalf("b did not take the race over: %v", err)
 	}

@@ -48,6 +48,7 @@ func tick(ctx context.Context, every time.Duration, fn func(context.Context)) {
 // pipeline, and stops the races another instance owns now. It reads no
 // race's state: that would wait for a race's lock.
 func (f *Fleet) renew(ctx context.Context) {
+	f.fwd.forgetOwners()
 	c := f.cluster
 	var live []string
 	byID := make(map[string]*race.Race)
@@ -116,53 +117,4 @@ func (f *Fleet) housekeep(ctx context.Context) {
 		}
 		cancel()
 	}
-}
-
-// takeOver makes this instance the owner of live race id when it has no
-// live owner (its lease ran out or was given up) and rebuilds it here. It
-// returns nil, nil when another instance owns the race, and fails with
-// ErrOver (wrapped) when the race is over: a finished race is never
-// taken over (openOver reads it).
-func (f *Fleet) takeOver(ctx context.Context, id string) (*race.Race, error) {
-	f.adoptMu.Lock()
-	defer f.adoptMu.Unlock()
-	if r, err := f.svc.Get(id); err == nil {
-		return r, nil
-	}
-	if f.svc.Draining() {
-		return nil, nil // shutting down: the other instances take it
-	}
-	c := f.cluster
-	ok, err := c.Claim(ctx, id)
-	if err != nil || !ok {
-		return nil, err
-	}
-	rec, found, err := c.Load(ctx, id)
-	if err == nil && !found {
-		err = errors.New("race record vanished")
-	}
-	if err != nil {
-		_ = c.Release(ctx, id)
-		return nil, err
-	}
-	moves, err := f.deps.Store.Moves(ctx, id)
-	if err != nil {
-		_ = c.Release(ctx, id)
-		return nil, err
-	}
-	r, err := race.Restore(rec, moves, f.svc.Deps())
-	if err != nil {
-		_ = c.Release(ctx, id)
-		return nil, err
-	}
-	if !f.svc.Adopt(r) { // Drain began meanwhile and will not hand this race over
-		_ = c.Handover(ctx, id)
-		return nil, nil
-	}
-	if !r.State().Over() {
-		r.Rearm(rec)
-	}
-	f.deps.Log.Info().Str("race", id).Int("moves", len(moves)).Msg("race taken over")
-	f.bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id, Owner: c.Instance()})
-	return r, nil
 }

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 
 	"sirtommy/race"
 )
@@ -43,8 +44,7 @@ type remoteConn struct {
 	unwatch func()
 }
 
-// serve answers a request forwarded by another instance; nil when the
-// answer went out as the seat's MovedEvent (Request.ByEvent).
+// serve answers a request forwarded by another instance.
 func (f *Fleet) serve(req *Request) *Reply {
 	r, err := f.svc.Get(req.Race)
 	if err != nil || r.Stopped() {
@@ -93,15 +93,17 @@ func (f *Fleet) serve(req *Request) *Reply {
 			break
 		}
 		rep = do(context.Background(), r, req, rc.sub)
+		if errors.Is(rep.local, race.ErrNotOwner) {
+			// The race's log refused the write: another instance owns
+			// the race now, and the request, not applied, goes there.
+			rep = &Reply{Err: &WireError{Code: CodeNotOwner, Message: "another instance runs the race now"}}
+		}
 		if (req.Op == OpJoin || req.Op == OpResume) && rep.Err == nil {
 			rc.player, rc.seat = true, rep.Seat
 		}
 	}
 	if !rc.player && rc.unwatch == nil {
 		f.dropRemote(req.Topic) // a one-off request (info, state): nothing to keep
-	}
-	if answeredByEvent(req, rep) {
-		return nil
 	}
 	return rep
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"sirtommy/race"
@@ -28,6 +27,8 @@ type proxy struct {
 	id    string
 	topic string
 
+	// mu guards the fields below; it is never held across a round trip
+	// to Redis or another instance (call).
 	mu  sync.Mutex
 	sub race.Subscriber // the connection, through its tokenSpy once it plays
 	// While the race runs elsewhere: the subscriptions of listen (the
@@ -95,7 +96,7 @@ func (t *tokenSpy) Deliver(ev race.Event) {
 }
 
 // playerSub is the connection's subscriber for a seat: sub behind a
-// tokenSpy, made once per connection.
+// tokenSpy, made once per connection. Called with p.mu held.
 func (p *proxy) playerSub(sub race.Subscriber) race.Subscriber {
 	if spy, ok := p.sub.(*tokenSpy); ok && spy.sub == sub {
 		return spy
@@ -107,7 +108,8 @@ func (p *proxy) playerSub(sub race.Subscriber) race.Subscriber {
 func (p *proxy) ID() string { return p.id }
 
 // here returns the race when this instance runs it, attaching the
-// connection to it first when it was attached elsewhere.
+// connection to it first when it was attached elsewhere. Called with p.mu
+// held.
 func (p *proxy) here() *race.Race {
 	r, err := p.f.svc.Get(p.id)
 	if err != nil || r.Stopped() {
@@ -154,12 +156,11 @@ func (p *proxy) detach() {
 // every instance with connections to the race subscribes to it once
 // (the Bus shares a channel's subscription) and delivers it to each of
 // them here: a remote connection costs the owner nothing per event.
-func (p *proxy) listen(seats, watch bool) {
+func (p *proxy) listen(seats, watch bool) (added bool) {
 	if p.sub == nil {
-		return
+		return false
 	}
 	bus := p.f.bus
-	added := false
 	if !p.onTopic {
 		p.unsubs = append(p.unsubs, bus.Subscribe(p.topic, connTap{g: &p.gate, sub: p.sub}))
 		p.onTopic, added = true, true
@@ -175,7 +176,14 @@ func (p *proxy) listen(seats, watch bool) {
 		p.unsubs = append(p.unsubs, bus.Subscribe(race.WatchTopic(p.id), gateTap{g: &p.gate, seat: watchGate, sub: p.sub}))
 		p.onWatch, added = true, true
 	}
-	if sy, ok := bus.(Syncer); ok && added {
+	return added
+}
+
+// sync waits until the bus's subscriptions made so far are live, so that
+// the owner's first event after a request reaches the connection. It
+// takes no lock: it waits for Redis.
+func (p *proxy) sync() {
+	if sy, ok := p.f.bus.(Syncer); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		_ = sy.Sync(ctx)
@@ -211,162 +219,31 @@ func (p *proxy) seated(s int) {
 	}
 }
 
-// watchGate is feedGate's number for the spectators' topic: no seat's.
-const watchGate = -2
-
-// feedGate decides which of the race's topics reach a connection whose
-// race runs elsewhere: a seat's topic once the owner has sent the
-// connection its race.JoinedEvent for that seat (on the connection's own
-// topic, before the seat's snapshot), the spectators' topic once the
-// owner has sent a spectator its snapshot. An event published on the
-// race's topic before that is in the snapshot, and the owner publishes
-// both topics in one order, so nothing is missed and nothing shown twice;
-// the other seat's events, which carry that player's cards, never pass.
-//
-// Once the race runs on this instance (it took it over), the gate passes
-// nothing: the connection attaches to the race here and gets a snapshot.
-type feedGate struct {
-	svc       *race.Service
-	race      string
-	seat      atomic.Int32 // the seat whose topic passes; -1: none
-	watch     atomic.Bool  // the spectators' topic passes
-	spectator atomic.Bool  // the connection watches the race
-	// awaiting is the ByEvent request whose MovedEvent the proxy waits
-	// for, if any.
-	awaiting atomic.Pointer[awaited]
-	// owner is the instance the connection's last request went to (nil:
-	// none yet): the race's events pass only from it (race.Sourced).
-	owner atomic.Pointer[string]
-}
-
-// from reports whether an event published by instance origin may reach
-// the connection: it comes from the instance the connection's requests
-// go to.
-func (g *feedGate) from(origin string) bool {
-	o := g.owner.Load()
-	return o == nil || *o == origin
-}
-
-// awaited is a ByEvent request waiting for its MovedEvent.
-type awaited struct {
-	seat int
-	id   string
-	done chan struct{}
-	once sync.Once
-}
-
-// await makes the gate close done when the MovedEvent of seat with
-// request id passes; seat -1 stops waiting.
-func (g *feedGate) await(seat int, id string, done chan struct{}) {
-	if seat < 0 {
-		g.awaiting.Store(nil)
-		return
-	}
-	g.awaiting.Store(&awaited{seat: seat, id: id, done: done})
-}
-
-// passed tells a waiting request that ev reached the connection.
-func (g *feedGate) passed(ev race.Event) {
-	a := g.awaiting.Load()
-	if a == nil {
-		return
-	}
-	if m, ok := ev.(*race.MovedEvent); ok && m.Seat == a.seat && m.ID == a.id {
-		a.once.Do(func() { close(a.done) })
-	}
-}
-
-func (g *feedGate) init(svc *race.Service, race string) {
-	g.svc, g.race = svc, race
-	g.seat.Store(-1)
-}
-
-// elsewhere reports whether the race runs on another instance. It takes
-// the Service's lock, a leaf: Deliver may be called under a race's lock.
-func (g *feedGate) elsewhere() bool {
-	r, err := g.svc.Get(g.race)
-	return err != nil || r.Halted()
-}
-
-// connTap receives the connection's own topic: it opens the gate and
-// passes everything on.
-type connTap struct {
-	g   *feedGate
-	sub race.Subscriber
-}
-
-// DeliverFrom is Deliver for an event from the instance the
-// connection's requests go to; it drops any other's.
-func (t connTap) DeliverFrom(origin string, ev race.Event) {
-	if t.g.from(origin) {
-		t.Deliver(ev)
-	}
-}
-
-// Deliver opens the gate on the owner's joined (a seat) or a spectator's
-// snapshot, then passes ev on.
-func (t connTap) Deliver(ev race.Event) {
-	switch e := ev.(type) {
-	case *race.JoinedEvent:
-		t.g.seat.Store(int32(e.Seat))
-	case *race.StateEvent:
-		if t.g.spectator.Load() {
-			t.g.watch.Store(true)
-		}
-	case *race.ReplacedEvent:
-		t.g.seat.Store(-1)
-	}
-	t.sub.Deliver(ev)
-}
-
-// gateTap receives one of the race's topics for the connection, passing
-// what its gate lets through.
-type gateTap struct {
-	g    *feedGate
-	seat int32 // a seat, or watchGate
-	sub  race.Subscriber
-}
-
-// DeliverFrom is Deliver for an event from the instance the
-// connection's requests go to; it drops any other's.
-func (t gateTap) DeliverFrom(origin string, ev race.Event) {
-	if t.g.from(origin) {
-		t.Deliver(ev)
-	}
-}
-
-// Deliver passes ev on when the gate is open for the tap's topic.
-func (t gateTap) Deliver(ev race.Event) {
-	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
-	if open && t.g.elsewhere() {
-		t.sub.Deliver(ev)
-		t.g.passed(ev)
-	}
-}
-
 // call forwards req to the race's owner, taking the race over when it
 // has none (its lease gone), or reading it from its record when it is
-// over; when the race runs here it returns (nil, race, nil).
-func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
+// over; when the race runs here it returns (nil, race, the connection's
+// subscriber, nil). It holds p.mu only to look where the race runs and
+// attach or listen (prepare), never across a round trip: the forward,
+// the bus's sync and a takeover wait for Redis.
+func (p *proxy) call(req *Request) (*Reply, *race.Race, race.Subscriber, error) {
 	req.Race, req.Topic = p.id, p.topic
 	req.sending = func(owner string) { p.gate.owner.Store(&owner) }
-	if p.player && req.Op != OpResume { // a resume carries its own token
-		req.Token, req.Player = p.token.get(), p.who
-	}
-	req.Watching = p.watched
 	for range 3 {
-		if r := p.here(); r != nil {
-			return nil, r, nil
+		r, sub, added := p.prepare(req)
+		if r != nil {
+			return nil, r, sub, nil
 		}
-		p.listen(p.player || req.Op == OpJoin || req.Op == OpResume, p.watched || req.Op == OpWatch)
+		if added {
+			p.sync()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		rep, _, err := p.f.cluster.Call(ctx, req)
+		rep, err := p.f.fwd.call(ctx, req)
 		cancel()
 		if err == nil && (rep.Err == nil || rep.Err.Code != CodeNotOwner) {
-			return rep, nil, nil
+			return rep, nil, nil, nil
 		}
 		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) && !errors.Is(err, ErrOwnerChanged) {
-			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
+			return nil, nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
 		}
 		// The race has no live owner (or it is this instance, or the
 		// instance asked lost it): take it over when its lease is free,
@@ -378,27 +255,50 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 		}
 		cancel()
 		if err != nil {
-			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
+			return nil, nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
 		}
 	}
-	return nil, nil, race.Errorf(race.CodeUnavailable, "the race's owner keeps changing; try again shortly")
+	return nil, nil, nil, race.Errorf(race.CodeUnavailable, "the race's owner keeps changing; try again shortly")
+}
+
+// prepare looks where the race runs, under p.mu: here, it attaches the
+// connection to it and returns it, with the connection's subscriber;
+// elsewhere, it listens for the race's events there (added: something
+// was subscribed) and fills req with what an owner that never saw the
+// connection needs to attach it.
+func (p *proxy) prepare(req *Request) (r *race.Race, sub race.Subscriber, added bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r := p.here(); r != nil {
+		return r, p.sub, false
+	}
+	if p.player && req.Op != OpResume { // a resume carries its own token
+		req.Token, req.Player = p.token.get(), p.who
+	}
+	req.Watching = p.watched
+	if req.Op == OpUnwatch {
+		return nil, nil, false // the connection stops listening
+	}
+	return nil, nil, p.listen(p.player || req.Op == OpJoin || req.Op == OpResume, p.watched || req.Op == OpWatch)
 }
 
 // do serves req on the race: here, as the owner would (the request's
 // one definition is in ops), or forwarded to the race's owner.
 func (p *proxy) do(ctx context.Context, req *Request) *Reply {
-	rep, r, err := p.call(req)
+	rep, r, sub, err := p.call(req)
 	switch {
-	case r != nil && (req.Op == OpMove || req.Op == OpResign) && !p.seatHere && r.State().Over():
+	case r != nil && (req.Op == OpMove || req.Op == OpResign) && !p.isSeatHere() && r.State().Over():
 		// The race ended as its owner went, before this connection could
 		// resume it here: a request sent again would be answered by the
 		// seat's event, which reaches only the seat's subscriber. The
 		// connection has the final state (attachAgain).
 		return replyOf(&Reply{}, race.Errorf(race.CodeRaceOver, "the race is over"))
 	case r != nil:
-		rep := ops[req.Op](ctx, r, req, p.sub)
+		rep := ops[req.Op](ctx, r, req, sub)
 		if (req.Op == OpJoin || req.Op == OpResume) && rep.local == nil {
+			p.mu.Lock()
 			p.seatHere = true
+			p.mu.Unlock()
 		}
 		return rep
 	case err != nil:
@@ -407,10 +307,15 @@ func (p *proxy) do(ctx context.Context, req *Request) *Reply {
 	return rep
 }
 
-// State is where the race stands.
-func (p *proxy) State() race.State {
+// isSeatHere reads seatHere.
+func (p *proxy) isSeatHere() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.seatHere
+}
+
+// State is where the race stands.
+func (p *proxy) State() race.State {
 	rep := p.do(context.Background(), &Request{Op: OpState})
 	if rep.local != nil {
 		return race.Running // unknown: not over, so the connection keeps its role
@@ -420,13 +325,13 @@ func (p *proxy) State() race.State {
 
 // Join takes a free seat.
 func (p *proxy) Join(name, id string, sub race.Subscriber) (race.Ticket, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sub = p.playerSub(sub)
+	p.setPlayerSub(sub)
 	rep := p.do(context.Background(), &Request{Op: OpJoin, Name: name, ID: id})
 	if err := rep.err(); err != nil {
 		return race.Ticket{}, err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.player, p.seat = true, rep.Seat
 	p.token.set(rep.Token)
 	p.seated(rep.Seat)
@@ -436,13 +341,13 @@ func (p *proxy) Join(name, id string, sub race.Subscriber) (race.Ticket, error) 
 
 // Resume takes a seat back, for the lobby's player who (or "").
 func (p *proxy) Resume(token, who, id string, sub race.Subscriber) (race.Ticket, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sub = p.playerSub(sub)
+	p.setPlayerSub(sub)
 	rep := p.do(context.Background(), &Request{Op: OpResume, Token: token, Player: who, ID: id})
 	if err := rep.err(); err != nil {
 		return race.Ticket{}, err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.player, p.who, p.seat = true, who, rep.Seat
 	p.token.set(rep.Token)
 	p.seated(rep.Seat)
@@ -450,11 +355,26 @@ func (p *proxy) Resume(token, who, id string, sub race.Subscriber) (race.Ticket,
 	return race.Ticket{Seat: rep.Seat, Token: rep.Token}, nil
 }
 
-// Leave gives the seat up (the grace period starts where the race runs).
-func (p *proxy) Leave(s int, _ race.Subscriber) {
+// setPlayerSub makes sub, behind its tokenSpy, the connection's
+// subscriber.
+func (p *proxy) setPlayerSub(sub race.Subscriber) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.sub = p.playerSub(sub)
+}
+
+// setSub makes sub the connection's subscriber.
+func (p *proxy) setSub(sub race.Subscriber) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sub = sub
+}
+
+// Leave gives the seat up (the grace period starts where the race runs).
+func (p *proxy) Leave(s int, _ race.Subscriber) {
 	p.do(context.Background(), &Request{Op: OpLeave, Seat: s}) // here, the seat's subscriber is the connection's tokenSpy
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.player, p.seatHere = false, false
 	p.gate.seat.Store(-1)
 	p.unlisten()
@@ -465,86 +385,68 @@ func (p *proxy) Leave(s int, _ race.Subscriber) {
 
 // Watch subscribes a spectator.
 func (p *proxy) Watch(sub race.Subscriber) (cancel func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sub = sub
-	_, r, err := p.call(&Request{Op: OpWatch})
-	if r != nil && p.cancelW == nil {
-		p.cancelW = r.Watch(sub)
-	}
+	p.setSub(sub)
+	_, r, _, err := p.call(&Request{Op: OpWatch})
 	if err != nil {
 		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
+	p.mu.Lock()
+	if r != nil && p.cancelW == nil {
+		p.cancelW = r.Watch(sub)
+	}
 	p.watched = true
 	p.follow()
+	p.mu.Unlock()
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			p.watched = false
-			if !p.player {
-				p.unfollow()
-			}
-			if p.cancelW != nil {
-				p.cancelW()
-				p.cancelW = nil
-			} else if p.onTopic {
-				_, _, _ = p.call(&Request{Op: OpUnwatch})
-			}
-			p.gate.watch.Store(false)
-			p.gate.spectator.Store(false)
-			p.unlisten()
-		})
+	return func() { once.Do(p.unwatch) }
+}
+
+// unwatch ends the spectator's watch, here or at the race's owner.
+func (p *proxy) unwatch() {
+	p.mu.Lock()
+	p.watched = false
+	if !p.player {
+		p.unfollow()
 	}
+	remote := p.cancelW == nil && p.onTopic
+	if p.cancelW != nil {
+		p.cancelW()
+		p.cancelW = nil
+	}
+	p.mu.Unlock()
+	if remote {
+		_, _, _, _ = p.call(&Request{Op: OpUnwatch})
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.gate.watch.Store(false)
+	p.gate.spectator.Store(false)
+	p.unlisten()
 }
 
 // Move plays a move.
 func (p *proxy) Move(s int, text, id string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.doMove(&Request{Op: OpMove, Seat: s, Move: text, ID: id})
+	return p.do(context.Background(), &Request{Op: OpMove, Seat: s, Move: text, ID: id}).err()
 }
 
 // Resign resigns.
 func (p *proxy) Resign(s int, id string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.doMove(&Request{Op: OpResign, Seat: s, ID: id})
-}
-
-// doMove serves a move or resignation. When the seat's topic reaches the
-// connection already and the request has an id, a success comes back as
-// the seat's MovedEvent with that id (Request.ByEvent): the owner sends
-// no reply. Called with p.mu held.
-func (p *proxy) doMove(req *Request) error {
-	if req.ID != "" && p.player && p.seat == req.Seat && p.gate.seat.Load() == int32(req.Seat) {
-		req.ByEvent, req.answered = true, make(chan struct{})
-		p.gate.await(req.Seat, req.ID, req.answered)
-		defer p.gate.await(-1, "", nil)
-	}
-	return p.do(context.Background(), req).err()
+	return p.do(context.Background(), &Request{Op: OpResign, Seat: s, ID: id}).err()
 }
 
 // Rematch asks for a rematch.
 func (p *proxy) Rematch(s int) (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	rep := p.do(context.Background(), &Request{Op: OpRematch, Seat: s})
 	return rep.Next, rep.err()
 }
 
 // Berserk halves seat s's time, wherever the race runs.
 func (p *proxy) Berserk(s int) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	return p.do(context.Background(), &Request{Op: OpBerserk, Seat: s}).err()
 }
 
 // Info is the race's public record.
 func (p *proxy) Info(ctx context.Context) (race.Info, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	rep := p.do(ctx, &Request{Op: OpInfo})
 	if err := rep.err(); err != nil || rep.Info == nil {
 		return race.Info{}, err

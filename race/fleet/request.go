@@ -25,39 +25,20 @@ type Request struct {
 	Seat     int    `json:"seat"`
 	Move     string `json:"move,omitempty"`
 	Watching bool   `json:"watching,omitempty"`
-	// ByEvent asks the owner to send no reply when a move or resignation
-	// succeeds: the seat's MovedEvent, with the request's ID, which the
-	// connection's instance follows anyway, tells it. A refusal is still
-	// a reply. It saves one Redis command of every forwarded move.
-	ByEvent bool `json:"byEvent,omitempty"`
 
-	// answered is closed once the MovedEvent of a ByEvent request has
-	// reached the connection (see Answered).
-	answered chan struct{}
 	// sending, when set, hears which instance the request goes to
 	// (Sending).
 	sending func(owner string)
 }
 
-// Sending is called by a Transport before it sends the request to the
-// instance owner: from then on the connection takes its race's events
-// from owner alone (an instance that ran the race before may deliver old
-// ones late, see race.Sourced).
+// Sending is called before the request is sent to the instance owner:
+// from then on the connection takes its race's events from owner alone
+// (an instance that ran the race before may deliver old ones late, see
+// race.Sourced).
 func (r *Request) Sending(owner string) {
 	if r.sending != nil {
 		r.sending(owner)
 	}
-}
-
-// Answered is closed once the owner's answer to a ByEvent request has
-// arrived as the seat's MovedEvent; nil (never ready) for other requests.
-// Transport.Call returns an empty reply then.
-func (r *Request) Answered() <-chan struct{} { return r.answered }
-
-// answeredByEvent reports whether the owner sends no reply to req, whose
-// answer is rep: a ByEvent move or resignation that succeeded.
-func answeredByEvent(req *Request, rep *Reply) bool {
-	return req.ByEvent && (req.Op == OpMove || req.Op == OpResign) && rep.Err == nil
 }
 
 // Op names a Request.

@@ -2,6 +2,7 @@ package redisrace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -173,6 +174,34 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 	case b.out <- message{channel: ch, payload: payload}:
 	default:
 		b.Stats.Dropped.Add(1)
+	}
+}
+
+// Send publishes ev on topic for the other instances (not to this one's
+// subscribers), in the order of Publish's events, and returns how many
+// subscribers Redis counted: on a Redis Cluster, those of the node that
+// serves the topic's slot. Unlike Publish it waits for room in the queue
+// and for Redis, within ctx.
+func (b *Bus) Send(ctx context.Context, topic string, ev race.Event) (int64, error) {
+	payload, err := encode(b.ownPrefix, ev)
+	if err != nil {
+		return 0, err
+	}
+	sent := make(chan published, 1)
+	select {
+	case b.out <- message{channel: b.keys.Channel(topic), payload: payload, sent: sent}:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("send on %s: %w", topic, errors.Join(ctx.Err(), race.ErrUnavailable))
+	case <-b.ctx.Done():
+		return 0, fmt.Errorf("send on %s: the bus is closed: %w", topic, race.ErrUnavailable)
+	}
+	select {
+	case p := <-sent:
+		return p.receivers, p.err
+	case <-ctx.Done():
+		return 0, fmt.Errorf("send on %s: %w", topic, errors.Join(ctx.Err(), race.ErrUnavailable))
+	case <-b.ctx.Done():
+		return 0, fmt.Errorf("send on %s: the bus is closed: %w", topic, race.ErrUnavailable)
 	}
 }
 
@@ -474,12 +503,14 @@ func (b *Bus) publishLoop() {
 // (following a resharding's redirections), each node's share in the
 // order of the batch, so a race's events (one bus shard) keep theirs.
 func (b *Bus) spublish(ctx context.Context, batch []message) error {
+	cmds := make([]*redis.IntCmd, len(batch))
 	_, err := b.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, m := range batch {
-			p.SPublish(ctx, m.channel, m.payload)
+		for i, m := range batch {
+			cmds[i] = p.SPublish(ctx, m.channel, m.payload)
 		}
 		return nil
 	})
+	reportSent(batch, cmds, err)
 	if err != nil {
 		return classify(err)
 	}

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -97,22 +95,6 @@ redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
 return redis.call('GET', KEYS[1])
 `)
 
-// Request workers: forwarded requests run on this many goroutines, each
-// connection's on the same one (by a hash of its topic), so that one
-// connection's moves are applied in order while different races proceed
-// in parallel; each worker queues this many requests before the inbox
-// waits for it.
-const (
-	requestWorkers = 16
-	workerQueue    = 256
-)
-
-// outboxQueue is how many inbox messages (forwarded requests and their
-// replies) may wait for the outbox goroutine, which sends them in
-// pipelines (publishBatches). A worker handing its reply over waits only
-// when the queue is full, not for a Redis round trip per reply.
-const outboxQueue = 4 << 10
-
 // ClusterOptions configure a Cluster.
 type ClusterOptions struct {
 	Keys Keys
@@ -127,10 +109,11 @@ type ClusterOptions struct {
 	// own, so that renewals do not queue behind the requests' commands for
 	// the main client's pool. Nil: the main client.
 	Leases redis.UniversalClient
-	// Bus, on a Redis Cluster, carries the instances' inboxes by sharded
-	// pub/sub (each inbox on one node, followed there across a
-	// resharding), where classic PUBLISH would go to every node. Nil, or
-	// on one Redis: the inbox is a classic channel.
+	// Bus carries the instances' inboxes (the fleet's frames), as it
+	// carries the races' events: a classic channel on one Redis, a
+	// sharded one on a Redis Cluster (each inbox on one node, followed
+	// there across a resharding). Nil: the Cluster makes a Bus of its
+	// own.
 	Bus *Bus
 	// Extensions, when set, is shared with the instance's Store: Renew
 	// skips the races whose moves have just extended their leases. Nil:
@@ -140,48 +123,22 @@ type ClusterOptions struct {
 
 // Cluster is a fleet.Cluster in Redis: records as JSON strings, results
 // set once with SET NX, leases as keys with an expiry plus a sorted set
-// of live races by lease end, and requests forwarded over pub/sub to the
-// owner's inbox channel.
+// of live races by lease end, and the fleet's frames carried over the
+// Bus to each instance's inbox channel.
 type Cluster struct {
-	rdb  redis.UniversalClient
-	o    ClusterOptions
-	log  zerolog.Logger
-	ps   *redis.PubSub
-	next atomic.Uint64
+	rdb redis.UniversalClient
+	o   ClusterOptions
+	log zerolog.Logger
 
-	// owners is the owner last seen of each race a request was forwarded
-	// for (race id to instance); Forget drops a race's.
-	owners sync.Map
-
-	mu      sync.Mutex
-	pending map[uint64]chan *fleet.Reply
-	handler func(*fleet.Request) *fleet.Reply
-
-	work [requestWorkers]chan *envelope
-	// outbox holds the inbox messages (forwarded requests and replies)
-	// waiting for the outbox goroutine, which sends them in pipelines.
-	outbox chan message
-
-	// bus carries the inboxes on a Redis Cluster (ClusterOptions.Bus);
-	// nil when ps does.
+	// bus carries the inboxes; ownBus is set when the Cluster made it.
 	bus     *Bus
+	ownBus  bool
 	unInbox func()
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// listener is the fleet's, once it listens (Listen).
+	listener atomic.Pointer[func([]byte)]
 }
 
 var _ fleet.Cluster = (*Cluster)(nil)
-
-// envelope is one message in an instance's inbox: a request (with where
-// to reply) or a reply.
-type envelope struct {
-	N       uint64         `json:"n"`
-	From    string         `json:"from,omitempty"`
-	Request *fleet.Request `json:"req,omitempty"`
-	Reply   *fleet.Reply   `json:"rep,omitempty"`
-}
 
 // NewCluster starts a Cluster: it listens on this instance's inbox until
 // Close.
@@ -189,62 +146,29 @@ func NewCluster(ctx context.Context, rdb redis.UniversalClient, o ClusterOptions
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
-	cctx, cancel := context.WithCancel(context.Background())
-	c := &Cluster{rdb: rdb, o: o, log: o.Log, pending: make(map[uint64]chan *fleet.Reply), ctx: cctx, cancel: cancel}
-	// The workers' queues exist before the inbox is read: a request may
-	// be waiting there already (an instance that listens again).
-	for i := range c.work {
-		c.work[i] = make(chan *envelope, workerQueue)
+	c := &Cluster{rdb: rdb, o: o, log: o.Log, bus: o.Bus}
+	if c.bus == nil {
+		c.bus, c.ownBus = NewBus(rdb, o.Keys, o.Instance, o.Log), true
 	}
-	if _, onCluster := rdb.(*redis.ClusterClient); onCluster && o.Bus != nil {
-		c.bus = o.Bus
-		c.unInbox = c.bus.Subscribe(inboxTopic(o.Instance), inboxSub{c})
-		if err := c.bus.Sync(ctx); err != nil { // subscribed on the inbox's node
-			cancel()
-			c.unInbox()
-			return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
-		}
-	} else {
-		c.ps = rdb.Subscribe(ctx, o.Keys.Inbox(o.Instance))
-		if _, err := c.ps.Receive(ctx); err != nil { // the subscription's confirmation
-			cancel()
-			_ = c.ps.Close()
-			return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
-		}
-		c.wg.Add(2)
-		c.outbox = make(chan message, outboxQueue)
-		go c.receiveLoop()
-		go c.outboxLoop()
-	}
-	c.wg.Add(requestWorkers)
-	for i := range c.work {
-		go c.worker(c.work[i])
+	c.unInbox = c.bus.Subscribe(inboxTopic(o.Instance), inboxSub{c})
+	if err := c.bus.Sync(ctx); err != nil { // the inbox is subscribed
+		_ = c.Close()
+		return nil, fmt.Errorf("subscribe to the instance inbox: %w", classify(err))
 	}
 	return c, nil
 }
 
 // Close stops listening.
 func (c *Cluster) Close() error {
-	c.cancel()
-	var err error
-	if c.ps != nil {
-		err = c.ps.Close()
-	} else {
-		c.unInbox()
+	c.unInbox()
+	if c.ownBus {
+		return c.bus.Close()
 	}
-	c.wg.Wait()
-	return err
+	return nil
 }
 
 // Instance names this instance.
 func (c *Cluster) Instance() string { return c.o.Instance }
-
-// Serve sets the handler of forwarded requests.
-func (c *Cluster) Serve(h func(*fleet.Request) *fleet.Reply) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.handler = h
-}
 
 func (c *Cluster) nowMs() int64 { return c.o.Clock.Now().UnixMilli() }
 
@@ -371,7 +295,6 @@ func (c *Cluster) Claim(ctx context.Context, id string) (bool, error) {
 
 // Renew extends the leases of races ids in one pipeline.
 func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
-	c.forgetOwners()
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -419,7 +342,7 @@ func (c *Cluster) Renew(ctx context.Context, ids []string) ([]string, error) {
 }
 
 // Owners reads which instance holds each race's lease ("" for none), in
-// one pipeline, and remembers them as the owners to forward to (Call).
+// one pipeline.
 func (c *Cluster) Owners(ctx context.Context, ids []string) (map[string]string, error) {
 	cmds := make([]*redis.StringCmd, len(ids))
 	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -432,16 +355,10 @@ func (c *Cluster) Owners(ctx context.Context, ids []string) (map[string]string, 
 		return nil, fmt.Errorf("read owners: %w", classify(err))
 	}
 	out := make(map[string]string, len(ids))
-	until := c.o.Clock.Now().Add(ownerMemory)
 	for i, id := range ids {
 		owner, err := cmds[i].Result()
-		switch {
-		case errors.Is(err, redis.Nil):
-			c.owners.Delete(id)
-		case err != nil:
+		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, fmt.Errorf("race %s: owner: %w", id, classify(err))
-		default:
-			c.owners.Store(id, seenOwner{owner, until})
 		}
 		out[id] = owner
 	}
@@ -481,313 +398,45 @@ func (c *Cluster) Handover(ctx context.Context, id string) error {
 	return nil
 }
 
-// Call forwards req to the race's owner and waits for the reply.
-func (c *Cluster) Call(ctx context.Context, req *fleet.Request) (*fleet.Reply, string, error) {
-	rep, owner, err := c.call(ctx, req)
-	if err != nil || rep.Err != nil && rep.Err.Code == notOwner {
-		c.owners.Delete(req.Race) // look the owner up again next time
-	}
-	return rep, owner, err
+// Send publishes frame on instance to's inbox; heard is false when
+// nobody listens there now (on a Redis Cluster, on the node that serves
+// the inbox's slot: a resharding may have moved it, and the owner's
+// subscription follows shortly).
+func (c *Cluster) Send(ctx context.Context, to string, frame []byte) (bool, error) {
+	n, err := c.bus.Send(ctx, inboxTopic(to), &frameEvent{frame})
+	return n > 0, err
 }
 
-// ownerMemory is how long Call trusts the owner it last saw of a race
-// before it reads the lease again: a request to an instance that no longer
-// owns the race is answered not-owner (or nobody hears it) and forgets it
-// at once, so this only bounds the memory of races no longer forwarded
-// for, which Renew sweeps.
-const ownerMemory = 10 * time.Second
+// Listen hands fn every frame sent to this instance's inbox.
+func (c *Cluster) Listen(fn func(frame []byte)) { c.listener.Store(&fn) }
 
-// seenOwner is an owner Call saw, and until when it trusts it.
-type seenOwner struct {
-	owner string
-	until time.Time
-}
-
-// forgetOwners drops the owners seen longer ago than ownerMemory.
-func (c *Cluster) forgetOwners() {
-	now := c.o.Clock.Now()
-	c.owners.Range(func(k, v any) bool {
-		if !now.Before(v.(seenOwner).until) {
-			c.owners.Delete(k)
-		}
-		return true
-	})
-}
-
-// notOwner is the code of a reply from an instance that does not run the
-// race.
-const notOwner = fleet.CodeNotOwner
-
-// forwardRetry is the pause before a forwarded request that reached
-// nobody is sent again: the owner's lease is live, so its inbox is only
-// being subscribed again (its pub/sub connection reconnecting).
-const forwardRetry = 50 * time.Millisecond
-
-// call forwards req to the race's owner as last seen (Call forgets it
-// when it does not answer as the owner), looked up in Redis when not
-// known: a forwarded request costs one PUBLISH each way.
-//
-// Whether the owner is gone is its lease's to say, never a count of
-// listeners: a PUBLISH that reaches nobody on one Redis (the owner's
-// pub/sub connection may be reconnecting) reads the lease, and is sent
-// again while the lease names that owner, until ctx is done; only a race
-// without a lease is reported as having no owner.
-func (c *Cluster) call(ctx context.Context, req *fleet.Request) (*fleet.Reply, string, error) {
-	var owner string
-	now := c.o.Clock.Now()
-	o, ok := c.owners.Load(req.Race)
-	if ok = ok && now.Before(o.(seenOwner).until); ok {
-		owner = o.(seenOwner).owner
-	} else {
-		var err error
-		if owner, err = c.leaseOf(ctx, req.Race); err != nil {
-			return nil, "", err
-		}
-	}
-	if owner == c.o.Instance {
-		return nil, owner, fmt.Errorf("race %s: %w", req.Race, fleet.ErrOwnerIsMe)
-	}
-	if !ok {
-		c.owners.Store(req.Race, seenOwner{owner, now.Add(ownerMemory)})
-	}
-	n := c.next.Add(1)
-	ch := make(chan *fleet.Reply, 1)
-	c.mu.Lock()
-	c.pending[n] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, n)
-		c.mu.Unlock()
-	}()
-	if c.bus != nil {
-		// On a Redis Cluster: by sharded pub/sub, to the inbox's node only;
-		// whether the owner is there, its answer or its lease tells (below).
-		req.Sending(owner)
-		c.bus.Publish(inboxTopic(owner), &inboxEvent{envelope{N: n, From: c.o.Instance, Request: req}})
-		return c.await(ctx, req, owner, ch)
-	}
-	b, err := json.Marshal(envelope{N: n, From: c.o.Instance, Request: req})
-	if err != nil {
-		return nil, owner, fmt.Errorf("encode request: %w", err)
-	}
-	_, onCluster := c.rdb.(*redis.ClusterClient)
-	for {
-		req.Sending(owner)
-		receivers, err := c.publishRequest(ctx, c.o.Keys.Inbox(owner), b)
-		if err != nil {
-			return nil, owner, fmt.Errorf("race %s: forward: %w", req.Race, err)
-		}
-		// On a Redis Cluster the count is one node's (a resharding may
-		// have moved the inbox's slot away from the node the owner
-		// subscribed on): there only the owner's answer and its lease tell.
-		if receivers > 0 || onCluster {
-			return c.await(ctx, req, owner, ch)
-		}
-		lease, err := c.leaseOf(ctx, req.Race)
-		if errors.Is(err, fleet.ErrNoOwner) {
-			return nil, owner, err
-		}
-		if err != nil {
-			return nil, owner, fmt.Errorf("race %s: owner %s does not listen: %w", req.Race, owner, err)
-		}
-		if lease == c.o.Instance {
-			return nil, lease, fmt.Errorf("race %s: %w", req.Race, fleet.ErrOwnerIsMe)
-		}
-		if lease != owner {
-			owner = lease
-			c.owners.Store(req.Race, seenOwner{owner, c.o.Clock.Now().Add(ownerMemory)})
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return nil, owner, fmt.Errorf("race %s: owner %s does not listen, and its lease is live: %w", req.Race, owner, race.ErrUnavailable)
-		case <-c.ctx.Done():
-			return nil, owner, errClosing
-		case <-time.After(forwardRetry):
-		}
-	}
-}
-
-// leaseOf reads which instance owns race id; it fails with
-// fleet.ErrNoOwner when the race has no lease.
-func (c *Cluster) leaseOf(ctx context.Context, id string) (string, error) {
-	owner, err := c.rdb.Get(ctx, c.o.Keys.Owner(id)).Result()
-	if errors.Is(err, redis.Nil) {
-		return "", fmt.Errorf("race %s: %w", id, fleet.ErrNoOwner)
-	}
-	if err != nil {
-		return "", fmt.Errorf("race %s: owner: %w", id, classify(err))
-	}
-	return owner, nil
-}
-
-// await waits for the answer to forwarded request req: its reply on ch, or
-// the event that answers it (Request.ByEvent). An owner that does not
-// answer in time is taken for gone only once its lease is; when the
-// lease names another instance now, the request is to be sent there.
-func (c *Cluster) await(ctx context.Context, req *fleet.Request, owner string, ch chan *fleet.Reply) (*fleet.Reply, string, error) {
-	select {
-	case rep := <-ch:
-		return rep, owner, nil
-	case <-req.Answered():
-		return &fleet.Reply{}, owner, nil
-	case <-ctx.Done():
-	}
-	lctx, cancel := context.WithTimeout(c.ctx, opTimeout)
-	defer cancel()
-	lease, err := c.leaseOf(lctx, req.Race)
-	switch {
-	case errors.Is(err, fleet.ErrNoOwner):
-		return nil, owner, fmt.Errorf("race %s: owner %s did not answer and its lease is gone: %w", req.Race, owner, fleet.ErrNoOwner)
-	case err == nil && lease != owner:
-		return nil, owner, fmt.Errorf("race %s: owner %s did not answer and %s holds the lease now: %w", req.Race, owner, lease, fleet.ErrOwnerChanged)
-	}
-	return nil, owner, fmt.Errorf("race %s: owner %s did not answer: %w", req.Race, owner, race.ErrUnavailable)
-}
-
-func (c *Cluster) receiveLoop() {
-	defer c.wg.Done()
-	in := c.ps.Channel(redis.WithChannelSize(inQueue))
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case msg, ok := <-in:
-			if !ok {
-				return
-			}
-			c.receive(msg.Payload)
-		}
-	}
-}
-
-// receive handles one inbox message of the classic channel.
-func (c *Cluster) receive(payload string) {
-	var e envelope
-	if err := json.Unmarshal([]byte(payload), &e); err != nil {
-		c.log.Warn().Err(err).Msg("inbox message unreadable")
-		return
-	}
-	c.route(&e)
-}
-
-// route hands an inbox message on: a reply to its caller, a request to its
-// connection's worker.
-func (c *Cluster) route(e *envelope) {
-	if e.Reply != nil {
-		c.mu.Lock()
-		ch := c.pending[e.N]
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- e.Reply
-		}
-		return
-	}
-	if e.Request == nil {
-		return
-	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(e.Request.Topic))
-	select {
-	case c.work[h.Sum32()%requestWorkers] <- e:
-	case <-c.ctx.Done():
-	}
-}
-
-func (c *Cluster) worker(in <-chan *envelope) {
-	defer c.wg.Done()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case e := <-in:
-			c.serve(e)
-		}
-	}
-}
-
-// serve answers one forwarded request.
-func (c *Cluster) serve(e *envelope) {
-	c.mu.Lock()
-	h := c.handler
-	c.mu.Unlock()
-	rep := &fleet.Reply{Err: &fleet.WireError{Code: notOwner, Message: "no races here"}}
-	if h != nil {
-		rep = h(e.Request)
-	}
-	if rep == nil {
-		return // answered by the event the request made (Request.ByEvent)
-	}
-	if c.bus != nil {
-		c.bus.Publish(inboxTopic(e.From), &inboxEvent{envelope{N: e.N, Reply: rep}})
-		return
-	}
-	b, err := json.Marshal(envelope{N: e.N, Reply: rep})
-	if err != nil {
-		c.log.Error().Err(err).Msg("reply not encoded")
-		return
-	}
-	select {
-	case c.outbox <- message{channel: c.o.Keys.Inbox(e.From), payload: b}:
-	case <-c.ctx.Done():
-	}
-}
-
-// errClosing is a forward cut short because this instance is closing.
-var errClosing = fmt.Errorf("instance closing: %w", errors.Join(race.ErrUnavailable, fleet.ErrClosed))
-
-// publishRequest publishes request b on inbox in the outbox goroutine's
-// next pipeline, with whatever else is waiting (one round trip for many
-// under load), and returns how many subscribers got it.
-func (c *Cluster) publishRequest(ctx context.Context, inbox string, b []byte) (int64, error) {
-	sent := make(chan published, 1)
-	select {
-	case c.outbox <- message{inbox, b, sent}:
-	case <-ctx.Done():
-		return 0, race.ErrUnavailable
-	case <-c.ctx.Done():
-		return 0, errClosing
-	}
-	select {
-	case p := <-sent:
-		return p.receivers, p.err
-	case <-ctx.Done():
-		return 0, race.ErrUnavailable
-	case <-c.ctx.Done():
-		return 0, errClosing
-	}
-}
-
-// outboxLoop publishes the queued inbox messages.
-func (c *Cluster) outboxLoop() {
-	defer c.wg.Done()
-	send := func(ctx context.Context, batch []message) error {
-		return publishVia(ctx, c.rdb, c.o.Keys.prefix()+"bus", batch)
-	}
-	publishBatches(c.ctx, c.outbox, send, func(n int, err error) {
-		// The callers time out and answer unavailable; the requests
-		// answered were handled (a move is stored).
-		c.log.Warn().Err(err).Int("messages", n).Msg("inbox messages not sent")
-	})
-}
-
-// inboxTopic is instance id's inbox as a bus topic (on a Redis Cluster).
+// inboxTopic is instance id's inbox as a bus topic.
 func inboxTopic(id string) string { return "instance:" + id }
 
-// inboxEvent is an inbox message carried by the Bus: it is no race event,
-// and goes to no connection.
-type inboxEvent struct{ envelope }
+// frameEvent is a fleet frame as the Bus carries it: it is no race event,
+// and goes to no connection. The frame is JSON, written into the message
+// as it is.
+type frameEvent struct{ b []byte }
 
-// EventType is "inbox".
-func (*inboxEvent) EventType() string { return "inbox" }
+// EventType is "frame".
+func (*frameEvent) EventType() string { return "frame" }
 
-// inboxSub takes this instance's inbox messages off the Bus.
+// AppendJSON appends the frame as it is.
+func (e *frameEvent) AppendJSON(b []byte) ([]byte, error) { return append(b, e.b...), nil }
+
+// UnmarshalJSON keeps the frame.
+func (e *frameEvent) UnmarshalJSON(b []byte) error {
+	e.b = append(e.b[:0], b...)
+	return nil
+}
+
+// inboxSub takes this instance's frames off the Bus.
 type inboxSub struct{ c *Cluster }
 
-// Deliver routes an inbox message.
+// Deliver hands a frame to the fleet.
 func (s inboxSub) Deliver(ev race.Event) {
-	if e, ok := ev.(*inboxEvent); ok {
-		s.c.route(&e.envelope)
+	fn := s.c.listener.Load()
+	if e, ok := ev.(*frameEvent); ok && fn != nil {
+		(*fn)(e.b)
 	}
 }

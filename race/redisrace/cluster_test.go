@@ -634,15 +634,12 @@ func TestMovesKeepTheirLease(t *testing.T) {
 	}
 }
 
-// TestLiveOwnerNeverReportedGone: a request forwarded to an owner that
-// does not listen (its inbox not subscribed: its pub/sub connection
-// reconnecting, or the process gone) while its lease is live is sent
-// again, and reaches the owner once it listens again; it is never
-// reported as having no owner, which would let the caller take a live
-// race. Only once the lease is gone does Call say so. (On the code
-// before, a PUBLISH that reached nobody meant "the owner is gone" at
-// once.)
-func TestLiveOwnerNeverReportedGone(t *testing.T) {
+// TestSendHeardByListenersOnly: a frame sent to an instance whose inbox
+// nobody listens on (its pub/sub connection reconnecting, or the process
+// gone) is not heard, which the fleet reads as "send it again while the
+// owner's lease is live", never as "the owner is gone"; once the instance
+// listens again, frames reach it as they were sent, in order.
+func TestSendHeardByListenersOnly(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client(t)
 	clock := race.SystemClock{}
@@ -651,43 +648,28 @@ func TestLiveOwnerNeverReportedGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
-		t.Fatalf("a claims: %v %v", ok, err)
+	_ = a.Close() // a stops listening
+	if heard, err := b.Send(t.Context(), "a", []byte(`{"n":0}`)); heard || err != nil {
+		t.Fatalf("a frame to an inbox nobody listens on: heard %v, %v; want not heard", heard, err)
 	}
-	_ = a.Close() // a stops listening; its lease stays
-
-	t.Run("lease live, nobody listening", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-		defer cancel()
-		_, _, err := b.Call(ctx, &fleet.Request{Op: fleet.OpState, Race: "R"})
-		if errors.Is(err, fleet.ErrNoOwner) || !errors.Is(err, race.ErrUnavailable) {
-			t.Fatalf("call to a live owner that does not listen: %v, want unavailable", err)
+	again := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
+	got := make(chan string, 10)
+	again.Listen(func(frame []byte) { got <- string(frame) })
+	for i := range 3 {
+		if heard, err := b.Send(t.Context(), "a", fmt.Appendf(nil, `{"n":%d,"s":"x\"y"}`, i)); !heard || err != nil {
+			t.Fatalf("frame %d to a listening inbox: heard %v, %v", i, heard, err)
 		}
-	})
-	t.Run("the owner listens again", func(t *testing.T) {
-		answered := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			rep, _, err := b.Call(ctx, &fleet.Request{Op: fleet.OpState, Race: "R", Seat: 1})
-			if err == nil && rep.Seat != 101 {
-				err = fmt.Errorf("reply %+v", rep)
+	}
+	for i := range 3 {
+		select {
+		case f := <-got:
+			if want := fmt.Sprintf(`{"n":%d,"s":"x\"y"}`, i); f != want {
+				t.Fatalf("frame %d arrived as %s, want %s", i, f, want)
 			}
-			answered <- err
-		}()
-		again := newCluster(t, rdb, redisrace.ClusterOptions{Instance: "a", Clock: clock, Log: zerolog.Nop()})
-		again.Serve(func(req *fleet.Request) *fleet.Reply { return &fleet.Reply{Seat: req.Seat + 100} })
-		if err := <-answered; err != nil {
-			t.Fatalf("the request sent again while a came back: %v", err)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("frame %d never arrived", i)
 		}
-	})
-	t.Run("lease gone", func(t *testing.T) {
-		rdb.Del(t.Context(), redisrace.Keys{}.Owner("R"))
-		_, _, err := b.Call(t.Context(), &fleet.Request{Op: fleet.OpState, Race: "R"})
-		if !errors.Is(err, fleet.ErrNoOwner) {
-			t.Fatalf("call to a race without a lease: %v, want ErrNoOwner", err)
-		}
-	})
+	}
 }
 
 // TestFinishedRaceNeverClaimed: once a race's record says it is over,

@@ -80,8 +80,8 @@ func newEvent(t string) (race.Event, error) {
 		return &race.RematchEvent{}, nil
 	case "owner":
 		return &fleet.OwnerEvent{}, nil
-	case "inbox":
-		return &inboxEvent{}, nil
+	case "frame":
+		return &frameEvent{}, nil
 	}
 	return nil, fmt.Errorf("unknown event type %q", t)
 }

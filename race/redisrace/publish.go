@@ -74,20 +74,27 @@ func publishVia(ctx context.Context, rdb redis.UniversalClient, via string, batc
 			return nil
 		})
 	}
+	reportSent(batch, cmds, err)
+	return err
+}
+
+// reportSent tells the messages of batch that ask (message.sent) what
+// their PUBLISH answered; cmds is nil when no pipeline ran (err says
+// why).
+func reportSent(batch []message, cmds []*redis.IntCmd, err error) {
 	for i, m := range batch {
 		if m.sent == nil {
 			continue
 		}
-		p := published{err: err} // no pipeline: the node's lookup failed
+		p := published{err: err}
 		if cmds != nil {
 			p.receivers, p.err = cmds[i].Result()
-			if p.err != nil {
-				p.err = classify(p.err)
-			}
+		}
+		if p.err != nil {
+			p.err = classify(p.err)
 		}
 		m.sent <- p
 	}
-	return err
 }
 
 // publisher is the client to PUBLISH through: rdb itself, or on a Redis

@@ -2,6 +2,8 @@ package redisrace_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"sirtommy/race"
-	"sirtommy/race/fleet"
 	"sirtommy/race/racetest"
 	"sirtommy/race/redisrace"
 	"sirtommy/race/redisrace/redistest"
@@ -106,10 +107,20 @@ func TestForwardingFollowsReshardedInbox(t *testing.T) {
 		return c
 	}
 	a, b := start("a"), start("b")
-	a.Serve(func(req *fleet.Request) *fleet.Reply { return &fleet.Reply{Seat: req.Seat + 100} })
-	if ok, err := a.Claim(t.Context(), "R"); !ok || err != nil {
-		t.Fatalf("a claims: %v %v", ok, err)
-	}
+	// a answers each frame {"n":N} with {"n":N+100}.
+	a.Listen(func(frame []byte) {
+		var m struct{ N int }
+		if json.Unmarshal(frame, &m) == nil {
+			_, _ = a.Send(context.Background(), "b", fmt.Appendf(nil, `{"n":%d}`, m.N+100))
+		}
+	})
+	replies := make(chan int, 100)
+	b.Listen(func(frame []byte) {
+		var m struct{ N int }
+		if json.Unmarshal(frame, &m) == nil {
+			replies <- m.N
+		}
+	})
 	var mu sync.Mutex
 	var plain []string
 	err := rdb.ForEachMaster(t.Context(), func(ctx context.Context, node *redis.Client) error {
@@ -122,20 +133,25 @@ func TestForwardingFollowsReshardedInbox(t *testing.T) {
 	if err != nil || len(plain) != 0 {
 		t.Fatalf("plain channels subscribed %v (%v), want none", plain, err)
 	}
-	// answered forwards seat n until a's reply comes back (the first tries
-	// may go while an inbox subscribes again on its new node).
+	// answered sends frame n to a until a's reply comes back (the first
+	// tries may go while an inbox subscribes again on its new node).
 	answered := func(n int) {
 		t.Helper()
 		deadline := time.Now().Add(settleWait)
 		for time.Now().Before(deadline) {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-			rep, owner, err := b.Call(ctx, &fleet.Request{Op: fleet.OpMove, Race: "R", Topic: "R/seat/0", Seat: n})
-			cancel()
-			if err == nil && owner == "a" && rep != nil && rep.Seat == n+100 {
-				return
+			heard, err := b.Send(t.Context(), "a", fmt.Appendf(nil, `{"n":%d}`, n))
+			if err == nil && heard {
+				select {
+				case got := <-replies:
+					if got == n+100 {
+						return
+					}
+				case <-time.After(time.Second):
+				}
 			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		t.Fatalf("request %d was never answered", n)
+		t.Fatalf("frame %d was never answered", n)
 	}
 	answered(1)
 	cl.MoveSlot(t, keys.Channel("instance:a"))

@@ -1,0 +1,107 @@
+package fleet
+
+import (
+	"sync/atomic"
+
+	"sirtommy/race"
+)
+
+// watchGate is feedGate's number for the spectators' topic: no seat's.
+const watchGate = -2
+
+// feedGate decides which of the race's topics reach a connection whose
+// race runs elsewhere: a seat's topic once the owner has sent the
+// connection its race.JoinedEvent for that seat (on the connection's own
+// topic, before the seat's snapshot), the spectators' topic once the
+// owner has sent a spectator its snapshot. An event published on the
+// race's topic before that is in the snapshot, and the owner publishes
+// both topics in one order, so nothing is missed and nothing shown twice;
+// the other seat's events, which carry that player's cards, never pass.
+//
+// Once the race runs on this instance (it took it over), the gate passes
+// nothing: the connection attaches to the race here and gets a snapshot.
+type feedGate struct {
+	svc       *race.Service
+	race      string
+	seat      atomic.Int32 // the seat whose topic passes; -1: none
+	watch     atomic.Bool  // the spectators' topic passes
+	spectator atomic.Bool  // the connection watches the race
+	// owner is the instance the connection's last request went to (nil:
+	// none yet): the race's events pass only from it (race.Sourced).
+	owner atomic.Pointer[string]
+}
+
+// from reports whether an event published by instance origin may reach
+// the connection: it comes from the instance the connection's requests
+// go to.
+func (g *feedGate) from(origin string) bool {
+	o := g.owner.Load()
+	return o == nil || *o == origin
+}
+
+func (g *feedGate) init(svc *race.Service, race string) {
+	g.svc, g.race = svc, race
+	g.seat.Store(-1)
+}
+
+// elsewhere reports whether the race runs on another instance. It takes
+// the Service's lock, a leaf: Deliver may be called under a race's lock.
+func (g *feedGate) elsewhere() bool {
+	r, err := g.svc.Get(g.race)
+	return err != nil || r.Halted()
+}
+
+// connTap receives the connection's own topic: it opens the gate and
+// passes everything on.
+type connTap struct {
+	g   *feedGate
+	sub race.Subscriber
+}
+
+// DeliverFrom is Deliver for an event from the instance the
+// connection's requests go to; it drops any other's.
+func (t connTap) DeliverFrom(origin string, ev race.Event) {
+	if t.g.from(origin) {
+		t.Deliver(ev)
+	}
+}
+
+// Deliver opens the gate on the owner's joined (a seat) or a spectator's
+// snapshot, then passes ev on.
+func (t connTap) Deliver(ev race.Event) {
+	switch e := ev.(type) {
+	case *race.JoinedEvent:
+		t.g.seat.Store(int32(e.Seat))
+	case *race.StateEvent:
+		if t.g.spectator.Load() {
+			t.g.watch.Store(true)
+		}
+	case *race.ReplacedEvent:
+		t.g.seat.Store(-1)
+	}
+	t.sub.Deliver(ev)
+}
+
+// gateTap receives one of the race's topics for the connection, passing
+// what its gate lets through.
+type gateTap struct {
+	g    *feedGate
+	seat int32 // a seat, or watchGate
+	sub  race.Subscriber
+}
+
+// DeliverFrom is Deliver for an event from the instance the
+// connection's requests go to; it drops any other's.
+func (t gateTap) DeliverFrom(origin string, ev race.Event) {
+	if t.g.from(origin) {
+		t.Deliver(ev)
+	}
+}
+
+// Deliver passes ev on when the gate is open for the tap's topic.
+func (t gateTap) Deliver(ev race.Event) {
+	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
+	if open && t.g.elsewhere() {
+		t.sub.Deliver(ev)
+	}
+}
