@@ -351,7 +351,7 @@ func (f *forwarder) sendFrame(group []outgoing) {
 		fr.M[i] = o.env
 	}
 	var res sendResult
-	b, err := json.Marshal(&fr)
+	b, err := appendFrame(make([]byte, 0, 256*len(group)), &fr)
 	if err != nil {
 		res.err = fmt.Errorf("encode frame: %w", err)
 	} else {

@@ -104,6 +104,10 @@ func decode(payload string) (origin string, ev race.Event, err error) {
 	if err != nil {
 		return origin, nil, err
 	}
+	if f, ok := ev.(*frameEvent); ok {
+		f.b = []byte(body) // the fleet reads the frame: not read twice
+		return origin, f, nil
+	}
 	if err := json.Unmarshal([]byte(body), ev); err != nil {
 		return origin, nil, fmt.Errorf("decode %s: %w", typ, err)
 	}
