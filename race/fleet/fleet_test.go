@@ -57,6 +57,20 @@ func (n *network) owner(id string) string {
 	return n.leases[id]
 }
 
+// awaitRefused waits until a frame was sent to an instance that did not
+// listen.
+func (n *network) awaitRefused() {
+	for {
+		n.mu.Lock()
+		refused := n.refused
+		n.mu.Unlock()
+		if refused > 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // listen sets whether instance name's requests arrive.
 func (n *network) listen(name string, on bool) {
 	n.mu.Lock()
@@ -459,12 +473,7 @@ func TestRequestSentAgainUntilTheOwnerListens(t *testing.T) {
 	w.n.listen("a", false)
 	done := make(chan error, 1)
 	go func() { done <- s.move(t, 1) }()
-	for refused := 0; refused == 0; { // the first try meets the silence
-		time.Sleep(time.Millisecond)
-		w.n.mu.Lock()
-		refused = w.n.refused
-		w.n.mu.Unlock()
-	}
+	w.n.awaitRefused() // the first try meets the silence
 	w.n.listen("a", true)
 	if err := <-done; err != nil {
 		t.Fatalf("the move sent again once a listens: %v", err)
@@ -547,12 +556,7 @@ func TestAttachAgainTriesAgain(t *testing.T) {
 	ns := spec.mark()
 	w.n.listen("a", false)
 	b.bus.lapse()
-	for refused := 0; refused == 0; { // the first try meets the silence
-		time.Sleep(time.Millisecond)
-		w.n.mu.Lock()
-		refused = w.n.refused
-		w.n.mu.Unlock()
-	}
+	w.n.awaitRefused() // the first try meets the silence
 	w.n.listen("a", true)
 	spec.waitFor(t, ns, "a fresh state once the owner answers", isState)
 }
