@@ -2,7 +2,6 @@ package redisrace
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -178,31 +177,27 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 }
 
 // Send publishes ev on topic for the other instances (not to this one's
-// subscribers), in the order of Publish's events, and returns how many
-// subscribers Redis counted: on a Redis Cluster, those of the node that
-// serves the topic's slot. Unlike Publish it waits for room in the queue
-// and for Redis, within ctx.
+// subscribers) at once, by a command of its own rather than in the queue
+// of Publish's events, and returns how many subscribers Redis counted: on
+// a Redis Cluster (SPUBLISH), those of the node that serves the topic's
+// slot. The fleet's frames go this way: a request does not wait behind a
+// busy instance's events, and its sender hears whether anybody listens.
 func (b *Bus) Send(ctx context.Context, topic string, ev race.Event) (int64, error) {
 	payload, err := encode(b.ownPrefix, ev)
 	if err != nil {
 		return 0, err
 	}
-	sent := make(chan published, 1)
-	select {
-	case b.out <- message{channel: b.keys.Channel(topic), payload: payload, sent: sent}:
-	case <-ctx.Done():
-		return 0, fmt.Errorf("send on %s: %w", topic, errors.Join(ctx.Err(), race.ErrUnavailable))
-	case <-b.ctx.Done():
-		return 0, fmt.Errorf("send on %s: the bus is closed: %w", topic, race.ErrUnavailable)
+	ch := b.keys.Channel(topic)
+	var n int64
+	if b.sharded {
+		n, err = b.rdb.SPublish(ctx, ch, payload).Result()
+	} else {
+		n, err = b.rdb.Publish(ctx, ch, payload).Result()
 	}
-	select {
-	case p := <-sent:
-		return p.receivers, p.err
-	case <-ctx.Done():
-		return 0, fmt.Errorf("send on %s: %w", topic, errors.Join(ctx.Err(), race.ErrUnavailable))
-	case <-b.ctx.Done():
-		return 0, fmt.Errorf("send on %s: the bus is closed: %w", topic, race.ErrUnavailable)
+	if err != nil {
+		return 0, fmt.Errorf("send on %s: %w", topic, classify(err))
 	}
+	return n, nil
 }
 
 // Relays is true: the bus carries events to other instances.
@@ -503,14 +498,12 @@ func (b *Bus) publishLoop() {
 // (following a resharding's redirections), each node's share in the
 // order of the batch, so a race's events (one bus shard) keep theirs.
 func (b *Bus) spublish(ctx context.Context, batch []message) error {
-	cmds := make([]*redis.IntCmd, len(batch))
 	_, err := b.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, m := range batch {
-			cmds[i] = p.SPublish(ctx, m.channel, m.payload)
+		for _, m := range batch {
+			p.SPublish(ctx, m.channel, m.payload)
 		}
 		return nil
 	})
-	reportSent(batch, cmds, err)
 	if err != nil {
 		return classify(err)
 	}

@@ -13,15 +13,6 @@ const publishBatch = 256
 type message struct {
 	channel string
 	payload []byte
-	// sent, when set, hears how many subscribers got the message (or why
-	// it was not published), once its pipeline has run.
-	sent chan<- published
-}
-
-// published is what PUBLISH answered for one message.
-type published struct {
-	receivers int64
-	err       error
 }
 
 // publishBatches hands the messages that arrive on in to send until ctx
@@ -64,37 +55,16 @@ func publishBatches(ctx context.Context, in <-chan message, send func(ctx contex
 // others in the order it got them.
 func publishVia(ctx context.Context, rdb redis.UniversalClient, via string, batch []message) error {
 	node, err := publisher(ctx, rdb, via)
-	var cmds []*redis.IntCmd
-	if err == nil {
-		cmds = make([]*redis.IntCmd, len(batch))
-		_, err = node.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for i, m := range batch {
-				cmds[i] = p.Publish(ctx, m.channel, m.payload)
-			}
-			return nil
-		})
+	if err != nil {
+		return err
 	}
-	reportSent(batch, cmds, err)
+	_, err = node.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, m := range batch {
+			p.Publish(ctx, m.channel, m.payload)
+		}
+		return nil
+	})
 	return err
-}
-
-// reportSent tells the messages of batch that ask (message.sent) what
-// their PUBLISH answered; cmds is nil when no pipeline ran (err says
-// why).
-func reportSent(batch []message, cmds []*redis.IntCmd, err error) {
-	for i, m := range batch {
-		if m.sent == nil {
-			continue
-		}
-		p := published{err: err}
-		if cmds != nil {
-			p.receivers, p.err = cmds[i].Result()
-		}
-		if p.err != nil {
-			p.err = classify(p.err)
-		}
-		m.sent <- p
-	}
 }
 
 // publisher is the client to PUBLISH through: rdb itself, or on a Redis
