@@ -219,7 +219,7 @@ func (p *proxy) attachAgain() error {
 	if player {
 		var rep *Reply
 		var r *race.Race
-		rep, r, _, err = p.call(&Request{Op: OpResume, Token: token, Player: who})
+		rep, r, err = p.call(&Request{Op: OpResume, Token: token, Player: who})
 		if r != nil && r.State().Over() {
 			err = race.Errorf(race.CodeRaceOver, "the race is over") // here() could not resume it
 		}
@@ -233,7 +233,7 @@ func (p *proxy) attachAgain() error {
 		}
 	} else {
 		var r *race.Race
-		_, r, _, err = p.call(&Request{Op: OpWatch})
+		_, r, err = p.call(&Request{Op: OpWatch})
 		p.mu.Lock()
 		if r != nil && p.cancelW == nil && p.watched {
 			p.cancelW = r.Watch(p.sub)

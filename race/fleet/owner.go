@@ -35,7 +35,8 @@ func (s *remoteSub) Deliver(ev race.Event) { s.bus.Publish(s.topic, ev) }
 // Remote is true: the connection's instance follows the race's topics.
 func (*remoteSub) Remote() bool { return true }
 
-// remoteConn is the owner's bookkeeping of one remote connection.
+// remoteConn is the owner's bookkeeping of one remote connection. Its
+// requests are served on one worker at a time (forwarder), in order.
 type remoteConn struct {
 	sub     *remoteSub
 	race    *race.Race
@@ -44,11 +45,42 @@ type remoteConn struct {
 	unwatch func()
 }
 
-// serve answers a request forwarded by another instance.
+var _ conn = (*remoteConn)(nil)
+
+func (rc *remoteConn) subscriber() race.Subscriber { return rc.sub }
+
+func (rc *remoteConn) watching(cancel func()) {
+	if rc.unwatch != nil {
+		rc.unwatch()
+	}
+	rc.unwatch = cancel
+}
+
+// attach ties a connection the owner has not seen (it took the race over)
+// to the race before a request that does not do so itself: a player
+// resumes its seat with the request's token (the race sends it its new
+// one in "joined"), a spectator watches.
+func (rc *remoteConn) attach(r *race.Race, req *Request) {
+	switch {
+	case req.Token != "" && !rc.player:
+		if t, err := r.Resume(req.Token, req.Player, "", rc.sub); err == nil {
+			rc.player, rc.seat = true, t.Seat
+		}
+	case req.Watching && rc.unwatch == nil:
+		rc.unwatch = r.Watch(rc.sub)
+	}
+}
+
+// serve answers a request forwarded by another instance, as ops defines
+// it, keeping what the owner knows of the connection.
 func (f *Fleet) serve(req *Request) *Reply {
 	r, err := f.svc.Get(req.Race)
 	if err != nil || r.Stopped() {
 		return &Reply{Err: &WireError{Code: CodeNotOwner, Message: "this instance does not run the race"}}
+	}
+	o, ok := ops[req.Op]
+	if !ok {
+		return &Reply{Err: &WireError{Code: race.CodeInternal, Message: "unknown request " + string(req.Op)}}
 	}
 	f.remoteMu.Lock()
 	rc := f.remotes[req.Topic]
@@ -57,53 +89,31 @@ func (f *Fleet) serve(req *Request) *Reply {
 		f.remotes[req.Topic] = rc
 	}
 	f.remoteMu.Unlock()
-	// An owner that took the race over attaches the connection first.
-	switch {
-	case req.Op == OpJoin || req.Op == OpResume || req.Op == OpWatch || req.Op == OpLeave || req.Op == OpUnwatch:
-	case req.Token != "" && !rc.player:
-		// The race sends the connection its seat's new token in "joined".
-		if t, err := r.Resume(req.Token, req.Player, "", rc.sub); err == nil {
-			rc.player, rc.seat = true, t.Seat
-		}
-	case req.Watching && rc.unwatch == nil:
-		rc.unwatch = r.Watch(rc.sub)
+	if !o.attaches {
+		rc.attach(r, req)
 	}
 	rep := &Reply{}
-	switch req.Op {
-	case OpWatch:
-		// Watched already (the connection's instance attaches it again:
-		// it may have missed events): watching again sends a fresh
-		// snapshot.
-		if rc.unwatch != nil {
-			rc.unwatch()
-		}
-		rc.unwatch = r.Watch(rc.sub)
-	case OpUnwatch:
-		f.dropRemote(req.Topic)
-	case OpLeave:
-		if rc.player {
-			req.Seat = rc.seat
-			rep = ops[OpLeave](context.Background(), r, req, rc.sub)
-		}
-		f.dropRemote(req.Topic)
+	switch {
+	case req.Op == OpLeave && !rc.player: // nothing to leave
+	case req.Op == OpLeave:
+		req.Seat = rc.seat
+		fallthrough
 	default:
-		do, ok := ops[req.Op]
-		if !ok {
-			rep.Err = &WireError{Code: race.CodeInternal, Message: "unknown request " + string(req.Op)}
-			break
-		}
-		rep = do(context.Background(), r, req, rc.sub)
-		if errors.Is(rep.local, race.ErrNotOwner) {
-			// The race's log refused the write: another instance owns
-			// the race now, and the request, not applied, goes there.
-			rep = &Reply{Err: &WireError{Code: CodeNotOwner, Message: "another instance runs the race now"}}
-		}
-		if (req.Op == OpJoin || req.Op == OpResume) && rep.Err == nil {
-			rc.player, rc.seat = true, rep.Seat
-		}
+		rep = o.run(context.Background(), r, req, rc)
+	}
+	switch {
+	case errors.Is(rep.local, race.ErrNotOwner):
+		// The race's log refused the write: another instance owns the
+		// race now, and the request, not applied, goes there.
+		rep = &Reply{Err: &WireError{Code: CodeNotOwner, Message: "another instance runs the race now"}}
+	case rep.Err != nil:
+	case req.Op == OpJoin || req.Op == OpResume:
+		rc.player, rc.seat = true, rep.Seat
+	case req.Op == OpLeave:
+		rc.player = false
 	}
 	if !rc.player && rc.unwatch == nil {
-		f.dropRemote(req.Topic) // a one-off request (info, state): nothing to keep
+		f.dropRemote(req.Topic) // nothing to keep: a one-off request, or the connection left
 	}
 	return rep
 }

@@ -221,17 +221,16 @@ func (p *proxy) seated(s int) {
 
 // call forwards req to the race's owner, taking the race over when it
 // has none (its lease gone), or reading it from its record when it is
-// over; when the race runs here it returns (nil, race, the connection's
-// subscriber, nil). It holds p.mu only to look where the race runs and
+// over; when the race runs here it returns (nil, race, nil). It holds p.mu only to look where the race runs and
 // attach or listen (prepare), never across a round trip: the forward,
 // the bus's sync and a takeover wait for Redis.
-func (p *proxy) call(req *Request) (*Reply, *race.Race, race.Subscriber, error) {
+func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 	req.Race, req.Topic = p.id, p.topic
 	req.sending = func(owner string) { p.gate.owner.Store(&owner) }
 	for range 3 {
-		r, sub, added := p.prepare(req)
+		r, added := p.prepare(req)
 		if r != nil {
-			return nil, r, sub, nil
+			return nil, r, nil
 		}
 		if added {
 			p.sync()
@@ -240,10 +239,10 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, race.Subscriber, error) 
 		rep, err := p.f.fwd.call(ctx, req)
 		cancel()
 		if err == nil && (rep.Err == nil || rep.Err.Code != CodeNotOwner) {
-			return rep, nil, nil, nil
+			return rep, nil, nil
 		}
 		if err != nil && !errors.Is(err, ErrNoOwner) && !errors.Is(err, ErrOwnerIsMe) && !errors.Is(err, ErrOwnerChanged) {
-			return nil, nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
+			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race's instance cannot be reached; try again shortly", Err: err}
 		}
 		// The race has no live owner (or it is this instance, or the
 		// instance asked lost it): take it over when its lease is free,
@@ -255,37 +254,36 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, race.Subscriber, error) 
 		}
 		cancel()
 		if err != nil {
-			return nil, nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
+			return nil, nil, &race.Error{Code: race.CodeUnavailable, Message: "the race cannot be taken over now; try again shortly", Err: err}
 		}
 	}
-	return nil, nil, nil, race.Errorf(race.CodeUnavailable, "the race's owner keeps changing; try again shortly")
+	return nil, nil, race.Errorf(race.CodeUnavailable, "the race's owner keeps changing; try again shortly")
 }
 
 // prepare looks where the race runs, under p.mu: here, it attaches the
-// connection to it and returns it, with the connection's subscriber;
-// elsewhere, it listens for the race's events there (added: something
+// connection to it and returns it; elsewhere, it listens for the race's events there (added: something
 // was subscribed) and fills req with what an owner that never saw the
 // connection needs to attach it.
-func (p *proxy) prepare(req *Request) (r *race.Race, sub race.Subscriber, added bool) {
+func (p *proxy) prepare(req *Request) (r *race.Race, added bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r := p.here(); r != nil {
-		return r, p.sub, false
+		return r, false
 	}
 	if p.player && req.Op != OpResume { // a resume carries its own token
 		req.Token, req.Player = p.token.get(), p.who
 	}
 	req.Watching = p.watched
 	if req.Op == OpUnwatch {
-		return nil, nil, false // the connection stops listening
+		return nil, false // the connection stops listening
 	}
-	return nil, nil, p.listen(p.player || req.Op == OpJoin || req.Op == OpResume, p.watched || req.Op == OpWatch)
+	return nil, p.listen(p.player || req.Op == OpJoin || req.Op == OpResume, p.watched || req.Op == OpWatch)
 }
 
 // do serves req on the race: here, as the owner would (the request's
 // one definition is in ops), or forwarded to the race's owner.
 func (p *proxy) do(ctx context.Context, req *Request) *Reply {
-	rep, r, sub, err := p.call(req)
+	rep, r, err := p.call(req)
 	switch {
 	case r != nil && (req.Op == OpMove || req.Op == OpResign) && !p.isSeatHere() && r.State().Over():
 		// The race ended as its owner went, before this connection could
@@ -294,7 +292,7 @@ func (p *proxy) do(ctx context.Context, req *Request) *Reply {
 		// connection has the final state (attachAgain).
 		return replyOf(&Reply{}, race.Errorf(race.CodeRaceOver, "the race is over"))
 	case r != nil:
-		rep := ops[req.Op](ctx, r, req, sub)
+		rep := ops[req.Op].run(ctx, r, req, p)
 		if (req.Op == OpJoin || req.Op == OpResume) && rep.local == nil {
 			p.mu.Lock()
 			p.seatHere = true
@@ -305,6 +303,26 @@ func (p *proxy) do(ctx context.Context, req *Request) *Reply {
 		return replyOf(&Reply{}, err)
 	}
 	return rep
+}
+
+var _ conn = (*proxy)(nil)
+
+// subscriber is the connection's subscriber.
+func (p *proxy) subscriber() race.Subscriber {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sub
+}
+
+// watching ends the connection's watch of the race here, if any, and
+// keeps cancel.
+func (p *proxy) watching(cancel func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cancelW != nil {
+		p.cancelW()
+	}
+	p.cancelW = cancel
 }
 
 // isSeatHere reads seatHere.
@@ -386,14 +404,10 @@ func (p *proxy) Leave(s int, _ race.Subscriber) {
 // Watch subscribes a spectator.
 func (p *proxy) Watch(sub race.Subscriber) (cancel func()) {
 	p.setSub(sub)
-	_, r, _, err := p.call(&Request{Op: OpWatch})
-	if err != nil {
+	if err := p.do(context.Background(), &Request{Op: OpWatch}).err(); err != nil {
 		p.f.deps.Log.Warn().Err(err).Str("race", p.id).Msg("watch")
 	}
 	p.mu.Lock()
-	if r != nil && p.cancelW == nil {
-		p.cancelW = r.Watch(sub)
-	}
 	p.watched = true
 	p.follow()
 	p.mu.Unlock()
@@ -408,14 +422,10 @@ func (p *proxy) unwatch() {
 	if !p.player {
 		p.unfollow()
 	}
-	remote := p.cancelW == nil && p.onTopic
-	if p.cancelW != nil {
-		p.cancelW()
-		p.cancelW = nil
-	}
+	watching := p.cancelW != nil || p.onTopic
 	p.mu.Unlock()
-	if remote {
-		_, _, _, _ = p.call(&Request{Op: OpUnwatch})
+	if watching {
+		p.do(context.Background(), &Request{Op: OpUnwatch})
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

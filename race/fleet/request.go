@@ -44,10 +44,7 @@ func (r *Request) Sending(owner string) {
 // Op names a Request.
 type Op string
 
-// The requests. Those with an entry in ops are served alike wherever the
-// race runs; OpWatch and OpUnwatch subscribe and unsubscribe, which each
-// side does its own way (a local Watch, or the owner's remote
-// subscriber).
+// The requests, each defined once in ops.
 const (
 	OpJoin    Op = "join"
 	OpResume  Op = "resume"
@@ -83,45 +80,72 @@ func (r *Reply) err() error {
 	return r.Err.err()
 }
 
-// serve is how a request is served on the race r, for the connection
-// whose subscriber is sub: one definition, used by the owner for a
-// connection on another instance (Fleet.serve) and by a connection's own
-// proxy when the race runs here (proxy.do).
-type serve func(ctx context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply
+// conn is the connection a request comes from, as the side that serves
+// it keeps it: the connection's own proxy when the race runs on its
+// instance, the owner's remoteConn when it runs elsewhere.
+type conn interface {
+	// subscriber is what the race delivers the connection's events to.
+	subscriber() race.Subscriber
+	// watching ends the connection's watch, if any, and keeps cancel,
+	// the end of its new one (nil: none).
+	watching(cancel func())
+}
 
-var ops = map[Op]serve{
-	OpJoin: func(_ context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply {
-		t, err := r.Join(req.Name, req.ID, sub)
+// op is one request's definition, the same wherever the race runs: the
+// owner serves it for a connection on another instance (Fleet.serve), a
+// connection's own proxy when the race runs here (proxy.do).
+type op struct {
+	run func(ctx context.Context, r *race.Race, req *Request, c conn) *Reply
+	// attaches is set for the requests that tie the connection to the
+	// race or untie it (join, resume, leave, watch, unwatch): an owner
+	// that never saw the connection attaches it first for the others.
+	attaches bool
+}
+
+// ops are the requests.
+var ops = map[Op]op{
+	OpJoin: {attaches: true, run: func(_ context.Context, r *race.Race, req *Request, c conn) *Reply {
+		t, err := r.Join(req.Name, req.ID, c.subscriber())
 		return replyOf(&Reply{Seat: t.Seat, Token: t.Token}, err)
-	},
-	OpResume: func(_ context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply {
-		t, err := r.Resume(req.Token, req.Player, req.ID, sub)
+	}},
+	OpResume: {attaches: true, run: func(_ context.Context, r *race.Race, req *Request, c conn) *Reply {
+		t, err := r.Resume(req.Token, req.Player, req.ID, c.subscriber())
 		return replyOf(&Reply{Seat: t.Seat, Token: t.Token}, err)
-	},
-	OpLeave: func(_ context.Context, r *race.Race, req *Request, sub race.Subscriber) *Reply {
-		r.Leave(req.Seat, sub)
+	}},
+	OpLeave: {attaches: true, run: func(_ context.Context, r *race.Race, req *Request, c conn) *Reply {
+		r.Leave(req.Seat, c.subscriber())
 		return &Reply{}
-	},
-	OpMove: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+	}},
+	OpWatch: {attaches: true, run: func(_ context.Context, r *race.Race, _ *Request, c conn) *Reply {
+		// Watching again (the connection's instance attaches it again: it
+		// may have missed events) sends a fresh snapshot.
+		c.watching(r.Watch(c.subscriber()))
+		return &Reply{}
+	}},
+	OpUnwatch: {attaches: true, run: func(_ context.Context, _ *race.Race, _ *Request, c conn) *Reply {
+		c.watching(nil)
+		return &Reply{}
+	}},
+	OpMove: {run: func(_ context.Context, r *race.Race, req *Request, _ conn) *Reply {
 		return replyOf(&Reply{}, r.Move(req.Seat, req.Move, req.ID))
-	},
-	OpResign: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+	}},
+	OpResign: {run: func(_ context.Context, r *race.Race, req *Request, _ conn) *Reply {
 		return replyOf(&Reply{}, r.Resign(req.Seat, req.ID))
-	},
-	OpRematch: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+	}},
+	OpRematch: {run: func(_ context.Context, r *race.Race, req *Request, _ conn) *Reply {
 		next, err := r.Rematch(req.Seat)
 		return replyOf(&Reply{Next: next}, err)
-	},
-	OpBerserk: func(_ context.Context, r *race.Race, req *Request, _ race.Subscriber) *Reply {
+	}},
+	OpBerserk: {run: func(_ context.Context, r *race.Race, req *Request, _ conn) *Reply {
 		return replyOf(&Reply{}, r.Berserk(req.Seat))
-	},
-	OpState: func(_ context.Context, r *race.Race, _ *Request, _ race.Subscriber) *Reply {
+	}},
+	OpState: {run: func(_ context.Context, r *race.Race, _ *Request, _ conn) *Reply {
 		return &Reply{State: r.State()}
-	},
-	OpInfo: func(ctx context.Context, r *race.Race, _ *Request, _ race.Subscriber) *Reply {
+	}},
+	OpInfo: {run: func(ctx context.Context, r *race.Race, _ *Request, _ conn) *Reply {
 		in, err := r.Info(ctx)
 		return replyOf(&Reply{Info: &in}, err)
-	},
+	}},
 }
 
 // replyOf is rep with err, as the wire carries it and as it is.
