@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	fastjson "github.com/segmentio/encoding/json"
 
 	"sirtommy/race"
 )
@@ -369,11 +369,20 @@ func (f *forwarder) sendFrame(group []outgoing) {
 	}
 }
 
+// readFrame reads a frame appendFrame wrote, by segmentio's decoder:
+// encoding/json's rules at a fraction of its cost, and an instance reads
+// a frame for every request forwarded to it and every reply.
+func readFrame(b []byte) (frame, error) {
+	var fr frame
+	err := fastjson.Unmarshal(b, &fr)
+	return fr, err
+}
+
 // receive takes a frame off the wire: each reply to its caller, each
 // request to its connection's worker.
 func (f *forwarder) receive(b []byte) {
-	var fr frame
-	if err := json.Unmarshal(b, &fr); err != nil {
+	fr, err := readFrame(b)
+	if err != nil {
 		f.log.Warn().Err(err).Msg("frame unreadable")
 		return
 	}

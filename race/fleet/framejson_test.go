@@ -12,7 +12,7 @@ import (
 // TestAppendFrame: appendFrame writes what encoding/json writes (HTML
 // left unescaped), for requests and replies with every field set and
 // with none, strings that need escaping included, and the frame reads
-// back as it was.
+// back as it was, by readFrame as by encoding/json.
 func TestAppendFrame(t *testing.T) {
 	frames := []frame{
 		{From: "a", M: nil},
@@ -44,9 +44,16 @@ func TestAppendFrame(t *testing.T) {
 		if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got, w) {
 			t.Errorf("appendFrame:\n got %s\nwant %s", got, w)
 		}
-		var back frame
-		if err := json.Unmarshal(got, &back); err != nil {
+		var std frame
+		if err := json.Unmarshal(got, &std); err != nil {
 			t.Fatalf("%s: %v", got, err)
+		}
+		back, err := readFrame(got)
+		if err != nil {
+			t.Fatalf("readFrame %s: %v", got, err)
+		}
+		if !reflect.DeepEqual(back, std) {
+			t.Errorf("readFrame read %+v, encoding/json %+v", back, std)
 		}
 		if fr.M == nil {
 			continue
@@ -55,4 +62,28 @@ func TestAppendFrame(t *testing.T) {
 			t.Errorf("read back as %+v, want %+v", back, fr)
 		}
 	}
+}
+
+// FuzzReadFrame: readFrame reads what encoding/json reads, and refuses
+// what it refuses.
+func FuzzReadFrame(f *testing.F) {
+	for _, s := range []string{
+		`{"from":"a","m":[{"n":1,"req":{"op":"move","race":"R","topic":"t","seat":1,"move":"KH>F1","id":"m7"}}]}`,
+		`{"from":"b","m":[{"n":2,"rep":{"err":{"code":"illegal-move","message":"no"},"state":"finished"}}]}`,
+		`{"from":"c\u00e9","m":[]}`,
+		`{"from":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var std frame
+		serr := json.Unmarshal(b, &std)
+		got, err := readFrame(b)
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("%q: readFrame error %v, encoding/json %v", b, err, serr)
+		}
+		if err == nil && !reflect.DeepEqual(got, std) {
+			t.Fatalf("%q: readFrame %+v, encoding/json %+v", b, got, std)
+		}
+	})
 }
