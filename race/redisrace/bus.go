@@ -298,31 +298,71 @@ func (b *Bus) queueOp(op subOp) {
 	}
 }
 
+// subscribeRunMax is the most channels one SUBSCRIBE or UNSUBSCRIBE
+// carries.
+const subscribeRunMax = 256
+
+// subscribeLoop makes the subscription changes in the order they were
+// queued. On one Redis, the changes of one kind waiting in a row go in one
+// command (a connection's topics and its Sync marker, or every
+// connection's that joined meanwhile): Redis confirms a command's
+// channels in order, so Sync's rule holds, and a race's subscriptions
+// cost a few commands rather than one a channel.
 func (b *Bus) subscribeLoop() {
 	defer b.wg.Done()
+	var next *subOp // taken off the queue, not of the run before it
 	for {
-		select {
-		case <-b.ctx.Done():
-			return
-		case op := <-b.ops:
-			var err error
-			switch {
-			case op.renew:
-				b.renewShard(op.shard)
-			case b.sharded:
-				err = b.changeShard(op)
-			case op.sub:
-				// go-redis remembers the channel even when this fails and
-				// subscribes again whenever it reconnects.
-				err = b.ps.Subscribe(b.ctx, op.channel)
-			default:
-				err = b.ps.Unsubscribe(b.ctx, op.channel)
-			}
-			if err != nil && b.ctx.Err() == nil {
-				b.log.Warn().Err(err).Str("channel", op.channel).Bool("subscribe", op.sub).Msg("pub/sub change deferred to the reconnect")
+		var op subOp
+		if next != nil {
+			op, next = *next, nil
+		} else {
+			select {
+			case <-b.ctx.Done():
+				return
+			case op = <-b.ops:
 			}
 		}
+		var err error
+		channels := []string{op.channel}
+		switch {
+		case op.renew:
+			b.renewShard(op.shard)
+		case b.sharded:
+			err = b.changeShard(op)
+		default:
+			channels, next = b.run(op)
+			if op.sub {
+				// go-redis remembers the channels even when this fails
+				// and subscribes again whenever it reconnects.
+				err = b.ps.Subscribe(b.ctx, channels...)
+			} else {
+				err = b.ps.Unsubscribe(b.ctx, channels...)
+			}
+		}
+		if err != nil && b.ctx.Err() == nil {
+			b.log.Warn().Err(err).Strs("channels", channels).Bool("subscribe", op.sub).Msg("pub/sub change deferred to the reconnect")
+		}
 	}
+}
+
+// run takes off the queue the changes waiting behind first that are of
+// its kind (subscribe or unsubscribe), up to subscribeRunMax channels in
+// all, and returns their channels; next is the change that ended the
+// run, if one was taken.
+func (b *Bus) run(first subOp) (channels []string, next *subOp) {
+	channels = []string{first.channel}
+	for len(channels) < subscribeRunMax {
+		select {
+		case op := <-b.ops:
+			if op.renew || op.sub != first.sub {
+				return channels, &op
+			}
+			channels = append(channels, op.channel)
+		default:
+			return channels, nil
+		}
+	}
+	return channels, nil
 }
 
 // changeShard makes op on the subscription connection of its channel's

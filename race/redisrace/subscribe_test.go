@@ -1,0 +1,99 @@
+package redisrace_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"sirtommy/race"
+	"sirtommy/race/racetest"
+	"sirtommy/race/redisrace"
+	"sirtommy/race/redisrace/redistest"
+)
+
+// subscribeCalls is Redis's count of SUBSCRIBE and UNSUBSCRIBE commands
+// since the last CONFIG RESETSTAT.
+func subscribeCalls(t *testing.T, srv *redistest.Server) (sub, unsub int) {
+	t.Helper()
+	info, err := srv.Client(t).Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+		switch name {
+		case "cmdstat_subscribe":
+			sub = n
+		case "cmdstat_unsubscribe":
+			unsub = n
+		}
+	}
+	return sub, unsub
+}
+
+// TestSubscriptionsGoTogether: subscriptions made at once reach Redis in
+// a few commands, not one a channel (each a command a race's connections
+// pay for), every one of them live after Sync; and changes of one channel
+// keep their order (subscribed, unsubscribed, subscribed again: it is
+// subscribed).
+func TestSubscriptionsGoTogether(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client(t)
+	a := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-a", zerolog.Nop())
+	b := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-b", zerolog.Nop())
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	if err := rdb.ConfigResetStat(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const topics = 200
+	recs := make([]*racetest.Recorder, topics)
+	cancels := make([]func(), topics)
+	for i := range recs {
+		recs[i] = &racetest.Recorder{}
+		cancels[i] = a.Subscribe(fmt.Sprint("R", i, "/watch"), recs[i])
+	}
+	again := &racetest.Recorder{}
+	a.Subscribe("X/watch", again)()
+	a.Subscribe("X/watch", again)
+	ctx, cancel := context.WithTimeout(t.Context(), settleWait)
+	defer cancel()
+	if err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sub, _ := subscribeCalls(t, srv)
+	// One a channel would be 202, and one for Sync's marker.
+	if sub > 20 {
+		t.Errorf("%d subscriptions made at once took %d SUBSCRIBE commands", topics+2, sub)
+	}
+	for i := range recs {
+		b.Publish(fmt.Sprint("R", i, "/watch"), &race.PresenceEvent{Race: fmt.Sprint("R", i)})
+	}
+	b.Publish("X/watch", &race.PresenceEvent{Race: "X"})
+	deadline := time.Now().Add(settleWait)
+	for i, r := range append(recs, again) {
+		for len(r.Events()) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("topic %d: nothing delivered", i)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, c := range cancels {
+		c()
+	}
+	if err := a.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, unsub := subscribeCalls(t, srv); unsub > 20 {
+		t.Errorf("%d unsubscriptions made at once took %d UNSUBSCRIBE commands", topics, unsub)
+	}
+}
