@@ -44,6 +44,12 @@ const (
 	// message for many.
 	outboxQueue = 4 << 10
 	frameMax    = 256
+	// frameLinger is how long the outbox waits for more envelopes for a
+	// frame that has fewer than frameFew: at a few thousand moves a
+	// second one frame in flight leaves the outbox mostly idle, and
+	// without it nearly every envelope went in a message of its own.
+	frameLinger = 200 * time.Microsecond
+	frameFew    = 4
 	// forwardRetry is the pause before a request that reached nobody is
 	// sent again: the owner's lease is live, so its inbox is only being
 	// subscribed again.
@@ -294,6 +300,8 @@ func (f *forwarder) send(ctx context.Context, to string, env envelope) (bool, er
 // longer than one frame's send.
 func (f *forwarder) outbox() {
 	batch := make([]outgoing, 0, frameMax)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
 	for {
 		select {
 		case <-f.ctx.Done():
@@ -301,14 +309,22 @@ func (f *forwarder) outbox() {
 		case o := <-f.out:
 			batch = append(batch[:0], o)
 		}
-	more:
-		for len(batch) < frameMax {
-			select {
-			case o := <-f.out:
-				batch = append(batch, o)
-			default:
-				break more
+		batch = f.takeWaiting(batch)
+		if len(batch) < frameFew {
+			linger.Reset(frameLinger)
+		wait:
+			for len(batch) < frameMax {
+				select {
+				case o := <-f.out:
+					batch = append(batch, o)
+				case <-linger.C:
+					break wait
+				case <-f.ctx.Done():
+					return
+				}
 			}
+			linger.Stop()
+			batch = f.takeWaiting(batch)
 		}
 		groups := byInstance(batch)
 		if len(groups) == 1 {
@@ -322,6 +338,19 @@ func (f *forwarder) outbox() {
 		}
 		clear(batch) // let the requests and replies go
 	}
+}
+
+// takeWaiting adds to batch the envelopes waiting, up to frameMax.
+func (f *forwarder) takeWaiting(batch []outgoing) []outgoing {
+	for len(batch) < frameMax {
+		select {
+		case o := <-f.out:
+			batch = append(batch, o)
+		default:
+			return batch
+		}
+	}
+	return batch
 }
 
 // byInstance splits batch by destination, keeping each one's order.
