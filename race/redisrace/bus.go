@@ -108,6 +108,9 @@ type subOp struct {
 	sub     bool
 	renew   bool
 	shard   int
+	// sent, if not nil, is closed once the command carrying the change
+	// was handed to Redis (Sync's marker: see syncShard).
+	sent chan struct{}
 }
 
 var _ race.Bus = (*Bus)(nil)
@@ -323,14 +326,18 @@ func (b *Bus) subscribeLoop() {
 			}
 		}
 		var err error
-		channels := []string{op.channel}
+		ops := []subOp{op}
 		switch {
 		case op.renew:
 			b.renewShard(op.shard)
 		case b.sharded:
 			err = b.changeShard(op)
 		default:
-			channels, next = b.run(op)
+			ops, next = b.run(op)
+			channels := make([]string, len(ops))
+			for i, o := range ops {
+				channels[i] = o.channel
+			}
 			if op.sub {
 				// go-redis remembers the channels even when this fails
 				// and subscribes again whenever it reconnects.
@@ -339,30 +346,35 @@ func (b *Bus) subscribeLoop() {
 				err = b.ps.Unsubscribe(b.ctx, channels...)
 			}
 		}
+		for _, o := range ops {
+			if o.sent != nil {
+				close(o.sent)
+			}
+		}
 		if err != nil && b.ctx.Err() == nil {
-			b.log.Warn().Err(err).Strs("channels", channels).Bool("subscribe", op.sub).Msg("pub/sub change deferred to the reconnect")
+			b.log.Warn().Err(err).Int("channels", len(ops)).Str("first", op.channel).Bool("subscribe", op.sub).Msg("pub/sub change deferred to the reconnect")
 		}
 	}
 }
 
 // run takes off the queue the changes waiting behind first that are of
-// its kind (subscribe or unsubscribe), up to subscribeRunMax channels in
-// all, and returns their channels; next is the change that ended the
-// run, if one was taken.
-func (b *Bus) run(first subOp) (channels []string, next *subOp) {
-	channels = []string{first.channel}
-	for len(channels) < subscribeRunMax {
+// its kind (subscribe or unsubscribe), up to subscribeRunMax in all, and
+// returns them, first included; next is the change that ended the run,
+// if one was taken.
+func (b *Bus) run(first subOp) (ops []subOp, next *subOp) {
+	ops = []subOp{first}
+	for len(ops) < subscribeRunMax {
 		select {
 		case op := <-b.ops:
 			if op.renew || op.sub != first.sub {
-				return channels, &op
+				return ops, &op
 			}
-			channels = append(channels, op.channel)
+			ops = append(ops, op)
 		default:
-			return channels, nil
+			return ops, nil
 		}
 	}
-	return channels, nil
+	return ops, nil
 }
 
 // changeShard makes op on the subscription connection of its channel's
@@ -646,9 +658,19 @@ func (b *Bus) syncShard(ctx context.Context, i int) error {
 		b.syncMu.Unlock()
 		b.queueOp(subOp{channel: ch, sub: false})
 	}()
-	b.queueOp(subOp{channel: ch, sub: true})
+	// The first marker goes once the subscription was handed to Redis,
+	// which then nearly always has it first; one sent before it would
+	// be lost, and Sync wait a poll for the next.
+	sent := make(chan struct{})
+	b.queueOp(subOp{channel: ch, sub: true, sent: sent})
 	tick := time.NewTicker(syncPoll)
 	defer tick.Stop()
+	select {
+	case <-sent:
+	case <-tick.C:
+	case <-ctx.Done():
+		return fmt.Errorf("bus sync: %w", ctx.Err())
+	}
 	for {
 		if b.sharded {
 			_ = b.rdb.SPublish(ctx, ch, syncMarker).Err()

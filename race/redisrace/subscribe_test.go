@@ -97,3 +97,38 @@ func TestSubscriptionsGoTogether(t *testing.T) {
 		t.Errorf("%d unsubscriptions made at once took %d UNSUBSCRIBE commands", topics, unsub)
 	}
 }
+
+// BenchmarkSubscribeAndSync measures what a connection's first request
+// to a race on another instance waits for before it is forwarded: a
+// subscription to a new channel made live (Sync). It reports the
+// marker messages a Sync published (PUBLISH commands per op).
+func BenchmarkSubscribeAndSync(b *testing.B) {
+	srv := redistest.Start(b, redistest.Options{})
+	rdb := srv.Client(b)
+	bus := redisrace.NewBus(rdb, redisrace.Keys{}, "instance-a", zerolog.Nop())
+	b.Cleanup(func() { _ = bus.Close() })
+	if err := rdb.ConfigResetStat(b.Context()).Err(); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for b.Loop() {
+		n++
+		cancel := bus.Subscribe(fmt.Sprint("R", n, "/watch"), &racetest.Recorder{})
+		ctx, stop := context.WithTimeout(b.Context(), settleWait)
+		if err := bus.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+		stop()
+		cancel()
+	}
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.SplitSeq(info, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_publish:calls="); ok {
+			calls, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+			b.ReportMetric(float64(calls)/float64(n), "publish/op")
+		}
+	}
+}
