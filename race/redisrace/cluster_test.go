@@ -648,7 +648,19 @@ func TestSendHeardByListenersOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	inbox := redisrace.Keys{}.Channel("instance:a")
+	if n := rdb.PubSubNumSub(t.Context(), inbox).Val()[inbox]; n != 1 {
+		t.Fatalf("a's inbox %s has %d subscribers while a listens, want 1", inbox, n)
+	}
 	_ = a.Close() // a stops listening
+	// Redis drops a closed connection's subscriptions when it reads the
+	// close, which a PUBLISH on another connection may come before.
+	for deadline := time.Now().Add(5 * time.Second); rdb.PubSubNumSub(t.Context(), inbox).Val()[inbox] > 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("a's inbox still has a subscriber after a closed")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if heard, err := b.Send(t.Context(), "a", []byte(`{"n":0}`)); heard || err != nil {
 		t.Fatalf("a frame to an inbox nobody listens on: heard %v, %v; want not heard", heard, err)
 	}
