@@ -2,32 +2,10 @@ package main
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 
 	"sirtommy/race/redisrace/redistest"
 )
-
-// commandCalls is Redis's count of calls of each command since the last
-// CONFIG RESETSTAT (INFO commandstats), by command name.
-func commandCalls(t *testing.T, rds *redistest.Server) map[string]int {
-	t.Helper()
-	info, err := rds.Client(t).Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := map[string]int{}
-	for line := range strings.SplitSeq(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		n, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
-		calls[strings.TrimPrefix(name, "cmdstat_")] = n
-	}
-	return calls
-}
 
 // TestRedisCommandsPerMoveAcrossInstances plays a race whose players are
 // on two instances and counts the Redis commands the moves cost (issue
@@ -57,7 +35,7 @@ func TestRedisCommandsPerMoveAcrossInstances(t *testing.T) {
 			}
 		}
 	}
-	calls := commandCalls(t, rds)
+	calls := rds.CommandCalls(t)
 	// The commands the instances send; Redis also counts those the
 	// scripts run inside (the append's XADD, HSET, ...), which are no
 	// round trips. Lease renewals (a script each second) are among them.

@@ -4,8 +4,9 @@
 // here. Each live race has one owner, the instance that holds its lease
 // (Leases) and runs it; every other instance's connections hold a proxy
 // that forwards their requests to the owner (forward.go, over the Wire)
-// and follows the race's topics on the bus. When an owner dies, drains or loses its
-// lease, the next request, or the lease loop (Run), takes the race over
+// and follows the race's topics on the bus. When an owner dies, drains
+// or loses its lease, the next request, or the lease loop (Run), takes
+// the race over
 // once its lease is gone (whether an owner is gone is its lease's to
 // say; a finished race is never taken over): it is rebuilt from its
 // record and event log (race.Restore) and the takeover is announced on

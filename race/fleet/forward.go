@@ -311,20 +311,10 @@ func (f *forwarder) outbox() {
 		}
 		batch = f.takeWaiting(batch)
 		if len(batch) < frameFew {
-			linger.Reset(frameLinger)
-		wait:
-			for len(batch) < frameMax {
-				select {
-				case o := <-f.out:
-					batch = append(batch, o)
-				case <-linger.C:
-					break wait
-				case <-f.ctx.Done():
-					return
-				}
+			var ok bool
+			if batch, ok = f.linger(batch, linger); !ok {
+				return
 			}
-			linger.Stop()
-			batch = f.takeWaiting(batch)
 		}
 		groups := byInstance(batch)
 		if len(groups) == 1 {
@@ -351,6 +341,25 @@ func (f *forwarder) takeWaiting(batch []outgoing) []outgoing {
 		}
 	}
 	return batch
+}
+
+// linger adds to batch the envelopes that come within frameLinger, up
+// to frameMax, on timer t (stopped); ok is false if the forwarder closed
+// meanwhile.
+func (f *forwarder) linger(batch []outgoing, t *time.Timer) (_ []outgoing, ok bool) {
+	t.Reset(frameLinger)
+	defer t.Stop()
+	for len(batch) < frameMax {
+		select {
+		case o := <-f.out:
+			batch = append(batch, o)
+		case <-t.C:
+			return batch, true
+		case <-f.ctx.Done():
+			return batch, false
+		}
+	}
+	return batch, true
 }
 
 // byInstance splits batch by destination, keeping each one's order.

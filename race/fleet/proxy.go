@@ -221,9 +221,10 @@ func (p *proxy) seated(s int) {
 
 // call forwards req to the race's owner, taking the race over when it
 // has none (its lease gone), or reading it from its record when it is
-// over; when the race runs here it returns (nil, race, nil). It holds p.mu only to look where the race runs and
-// attach or listen (prepare), never across a round trip: the forward,
-// the bus's sync and a takeover wait for Redis.
+// over; when the race runs here it returns (nil, race, nil). It holds
+// p.mu only to look where the race runs and attach or listen (prepare),
+// never across a round trip: the forward, the bus's sync and a takeover
+// wait for Redis.
 func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 	req.Race, req.Topic = p.id, p.topic
 	req.sending = func(owner string) { p.gate.owner.Store(&owner) }
@@ -261,9 +262,9 @@ func (p *proxy) call(req *Request) (*Reply, *race.Race, error) {
 }
 
 // prepare looks where the race runs, under p.mu: here, it attaches the
-// connection to it and returns it; elsewhere, it listens for the race's events there (added: something
-// was subscribed) and fills req with what an owner that never saw the
-// connection needs to attach it.
+// connection to it and returns it; elsewhere, it listens for the race's
+// events there (added: something was subscribed) and fills req with what
+// an owner that never saw the connection needs to attach it.
 func (p *proxy) prepare(req *Request) (r *race.Race, added bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -3,8 +3,6 @@ package redisrace_test
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,30 +13,6 @@ import (
 	"sirtommy/race/redisrace"
 	"sirtommy/race/redisrace/redistest"
 )
-
-// subscribeCalls is Redis's count of SUBSCRIBE and UNSUBSCRIBE commands
-// since the last CONFIG RESETSTAT.
-func subscribeCalls(t *testing.T, srv *redistest.Server) (sub, unsub int) {
-	t.Helper()
-	info, err := srv.Client(t).Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		n, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
-		switch name {
-		case "cmdstat_subscribe":
-			sub = n
-		case "cmdstat_unsubscribe":
-			unsub = n
-		}
-	}
-	return sub, unsub
-}
 
 // TestSubscriptionsGoTogether: subscriptions made at once, which the bus
 // sends to Redis in runs (TestRunTakesOneKindInARow), are every one live
@@ -70,8 +44,7 @@ func TestSubscriptionsGoTogether(t *testing.T) {
 	if err := a.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sub, _ := subscribeCalls(t, srv)
-	t.Logf("%d subscriptions made at once (and Sync's marker) took %d SUBSCRIBE commands", topics+2, sub)
+	t.Logf("%d subscriptions made at once (and Sync's marker) took %d SUBSCRIBE commands", topics+2, srv.CommandCalls(t)["subscribe"])
 	for i := range recs {
 		b.Publish(fmt.Sprint("R", i, "/watch"), &race.PresenceEvent{Race: fmt.Sprint("R", i)})
 	}
@@ -91,8 +64,7 @@ func TestSubscriptionsGoTogether(t *testing.T) {
 	if err := a.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, unsub := subscribeCalls(t, srv)
-	t.Logf("%d unsubscriptions made at once (and Sync's markers) took %d UNSUBSCRIBE commands", topics, unsub)
+	t.Logf("%d unsubscriptions made at once (and Sync's markers) took %d UNSUBSCRIBE commands", topics, srv.CommandCalls(t)["unsubscribe"])
 	for i := range recs {
 		b.Publish(fmt.Sprint("R", i, "/watch"), &race.PresenceEvent{Race: fmt.Sprint("R", i)})
 	}
@@ -133,14 +105,6 @@ func BenchmarkSubscribeAndSync(b *testing.B) {
 		stop()
 		cancel()
 	}
-	info, err := rdb.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for line := range strings.SplitSeq(info, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_publish:calls="); ok {
-			calls, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
-			b.ReportMetric(float64(calls)/float64(n), "publish/op")
-		}
-	}
+	b.ReportMetric(float64(srv.CommandCalls(b)["publish"])/float64(n), "publish/op")
+
 }

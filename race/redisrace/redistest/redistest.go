@@ -200,6 +200,27 @@ func (s *Server) Client(t testing.TB) *redis.Client {
 	return rdb
 }
 
+// CommandCalls is the server's count of calls of each command since it
+// started or the last CONFIG RESETSTAT (INFO commandstats), by command
+// name in lower case ("publish", "subscribe").
+func (s *Server) CommandCalls(t testing.TB) map[string]int {
+	t.Helper()
+	info, err := s.Client(t).Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]int{}
+	for line := range strings.SplitSeq(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+		calls[strings.TrimPrefix(name, "cmdstat_")] = n
+	}
+	return calls
+}
+
 // need skips t (or fails it, with SIRTOMMY_REQUIRE_REDIS=1) when the
 // program is not on the PATH.
 func need(t testing.TB, program string) {
