@@ -355,10 +355,16 @@ const echoShutdownTimeout = 5 * time.Second
 
 // echoServer is the echo command's handler: the bare echo on every path,
 // and the process's metrics (its CPU, which loadtest reads) on /metrics.
-func echoServer() http.Handler {
+// With pair, each message also goes to the sender's partner
+// (loadtest.PairEchoHandler).
+func echoServer(pair bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.New().Handler())
-	mux.Handle("/", loadtest.EchoHandler())
+	if pair {
+		mux.Handle("/", loadtest.PairEchoHandler())
+	} else {
+		mux.Handle("/", loadtest.EchoHandler())
+	}
 	return mux
 }
 
@@ -367,6 +373,7 @@ func echoServer() http.Handler {
 func echoCommand(ctx context.Context, e env) error {
 	fs := newFlagSet(e, "echo", "echo [--addr HOST:PORT]\n\nRuns a bare websocket echo server on every path: the load test's baseline.")
 	addr := fs.String("addr", "127.0.0.1:8090", "address to listen on; port 0 picks a free port")
+	pair := fs.Bool("pair", false, "pair connections as they arrive and send each message to the sender's partner too, as a move's two writes (the mover's reply, the opponent's update) with no game between")
 	if _, err := parseInterspersed(fs, e.args); err != nil {
 		return err
 	}
@@ -374,7 +381,7 @@ func echoCommand(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("echo: listen on %s: %w", *addr, err)
 	}
-	hs := &http.Server{Handler: echoServer(), ReadHeaderTimeout: readHeaderTimeout}
+	hs := &http.Server{Handler: echoServer(*pair), ReadHeaderTimeout: readHeaderTimeout}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(e.stdout, "echo listening on ws://%s/\n", ln.Addr())

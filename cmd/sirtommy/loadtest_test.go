@@ -33,7 +33,7 @@ func TestLoadtestBadCommandLines(t *testing.T) {
 // server and reads its JSON report, with the server's CPU from its
 // /metrics (here the test's own process, so only its presence is checked).
 func TestLoadtestEchoJSON(t *testing.T) {
-	ts := httptest.NewServer(echoServer())
+	ts := httptest.NewServer(echoServer(false))
 	defer ts.Close()
 	out, err := runCLI(t, "loadtest", "--echo", "ws"+strings.TrimPrefix(ts.URL, "http"),
 		"--races", "2", "--spectators", "1", "--duration", "1s", "--rate", "20", "--json")

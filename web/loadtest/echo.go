@@ -22,7 +22,76 @@ const echoReadLimit = 64 << 10
 // message comes straight back. It is the baseline the race server's
 // latency is compared with: same machine, same websocket library, nothing
 // else.
-func EchoHandler() http.Handler {
+func EchoHandler() http.Handler { return echoHandler(nil) }
+
+// PairEchoHandler is EchoHandler with a move's shape: connections are
+// paired in the order they arrive, and each message comes back to its
+// sender and goes, as pairCopy, to the sender's partner too. A race
+// server answers a move with two writes, the mover's reply and the
+// opponent's update; this is what those cost with no game between
+// (docs/performance.md, issue 42).
+func PairEchoHandler() http.Handler { return echoHandler(new(echoPairs)) }
+
+// pairCopy is what a partner gets: an id no sender uses, so that the load client's
+// senders, which wait for their own id, pass over it.
+var pairCopy = []byte(`{"v":1,"type":"copy","id":"-"}`)
+
+// echoConn is one echo connection: gorilla takes one writer at a time, and
+// with pairs both the connection's reader and its partner's write to it.
+type echoConn struct {
+	ws      *websocket.Conn
+	mu      sync.Mutex
+	partner *echoConn // set once paired, under echoPairs.mu
+}
+
+func (c *echoConn) write(t int, b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return c.ws.WriteMessage(t, b)
+}
+
+// echoPairs pairs connections as they arrive.
+type echoPairs struct {
+	mu      sync.Mutex
+	waiting *echoConn
+}
+
+// join pairs c with the connection waiting, or makes c wait.
+func (p *echoPairs) join(c *echoConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waiting == nil {
+		p.waiting = c
+		return
+	}
+	p.waiting.partner, c.partner = c, p.waiting
+	p.waiting = nil
+}
+
+// leave unpairs c: its partner gets copies no more, and waits for no one.
+func (p *echoPairs) leave(c *echoConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.waiting == c {
+		p.waiting = nil
+	}
+	if c.partner != nil {
+		c.partner.partner = nil
+		c.partner = nil
+	}
+}
+
+// partnerOf is c's partner, if any.
+func (p *echoPairs) partnerOf(c *echoConn) *echoConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return c.partner
+}
+
+// echoHandler echoes every message, and with pairs (not nil) copies it to
+// the sender's partner.
+func echoHandler(pairs *echoPairs) http.Handler {
 	up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 4096}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws, err := up.Upgrade(w, r, nil)
@@ -31,14 +100,24 @@ func EchoHandler() http.Handler {
 		}
 		defer ws.Close()
 		ws.SetReadLimit(echoReadLimit)
+		c := &echoConn{ws: ws}
+		if pairs != nil {
+			pairs.join(c)
+			defer pairs.leave(c)
+		}
 		for {
 			t, b, err := ws.ReadMessage()
 			if err != nil {
 				return
 			}
-			_ = ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if err := ws.WriteMessage(t, b); err != nil {
+			if err := c.write(t, b); err != nil {
 				return
+			}
+			if pairs == nil {
+				continue
+			}
+			if o := pairs.partnerOf(c); o != nil {
+				_ = o.write(websocket.TextMessage, pairCopy) // the partner's own reader sees it gone
 			}
 		}
 	})
@@ -161,7 +240,7 @@ func echoSender(ctx context.Context, c *wsConn, rate float64, seed uint64, r *ru
 			if !ok {
 				return errConnEnded
 			}
-			if m.ID == inFlight {
+			if inFlight != "" && m.ID == inFlight {
 				r.own.recordSince(sentAt, r.from)
 				msgs.Add(1)
 				inFlight = ""

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
@@ -255,6 +257,89 @@ func TestRunEcho(t *testing.T) {
 	}
 	if rep.Connections != 6 {
 		t.Errorf("connections %d, want 6", rep.Connections)
+	}
+}
+
+// TestPairEcho: the pair echo sends a message back to its sender and a
+// copy to the sender's partner, the connection that arrived next to it;
+// once the partner has left, only the echo.
+func TestPairEcho(t *testing.T) {
+	ts := httptest.NewServer(PairEchoHandler())
+	defer ts.Close()
+	url := "ws" + strings.TrimPrefix(ts.URL, "http")
+	dial := func() *websocket.Conn {
+		ws, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ws.Close() })
+		_ = ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+		return ws
+	}
+	read := func(ws *websocket.Conn) string {
+		t.Helper()
+		_, b, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	send := func(ws *websocket.Conn, msg string) {
+		t.Helper()
+		if err := ws.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server pairs a connection before it reads from it: once a's
+	// message is back, a waits for a partner, and b, the next, is it.
+	a := dial()
+	send(a, "alone")
+	if got := read(a); got != "alone" {
+		t.Fatalf("a got %q back, want alone", got)
+	}
+	b := dial()
+	send(b, "hello")
+	if got := read(b); got != "hello" {
+		t.Errorf("b got %q back, want hello", got)
+	}
+	if got := read(a); got != string(pairCopy) {
+		t.Errorf("a got %q, want the copy of b's", got)
+	}
+	send(a, "one")
+	if got := read(a); got != "one" {
+		t.Errorf("a got %q back, want one", got)
+	}
+	if got := read(b); got != string(pairCopy) {
+		t.Errorf("b got %q, want the copy", got)
+	}
+	// b leaves: a's messages still come back (a copy to a partner that
+	// left is dropped).
+	_ = b.Close()
+	for i := range 3 {
+		msg := fmt.Sprint("after ", i)
+		send(a, msg)
+		if got := read(a); got != msg {
+			t.Fatalf("a got %q back, want %q", got, msg)
+		}
+	}
+}
+
+// TestRunPairEchoCountsRoundTrips: driven by the load client, the pair
+// echo's copies are not counted as round trips: a sender completes at
+// most one a tick.
+func TestRunPairEchoCountsRoundTrips(t *testing.T) {
+	ts := httptest.NewServer(PairEchoHandler())
+	defer ts.Close()
+	const senders, rate, duration = 4, 20, 2 * time.Second
+	rep, err := RunEcho(context.Background(), EchoConfig{
+		URL: "ws" + strings.TrimPrefix(ts.URL, "http"), Conns: senders, Senders: senders, Rate: rate, Duration: duration,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := int64(senders * (rate*duration.Seconds() + 1))
+	if rep.Messages == 0 || rep.Messages > most || rep.RoundTrip.Count != rep.Messages || len(rep.Errors) != 0 {
+		t.Errorf("pair echo report %+v: want 1 to %d round trips, no errors", rep, most)
 	}
 }
 
