@@ -6,11 +6,10 @@
 // that forwards their requests to the owner (forward.go, over the Wire)
 // and follows the race's topics on the bus. When an owner dies, drains
 // or loses its lease, the next request, or the lease loop (Run), takes
-// the race over
-// once its lease is gone (whether an owner is gone is its lease's to
-// say; a finished race is never taken over): it is rebuilt from its
-// record and event log (race.Restore) and the takeover is announced on
-// the race's OwnerTopic. Every connection attaches to it again, on that
+// the race over once its lease is gone (whether an owner is gone is its
+// lease's to say; a finished race is never taken over): it is rebuilt
+// from its record and event log (race.Restore) and the takeover is
+// announced on the race's OwnerTopic. Every connection attaches to it again, on that
 // announcement or, when it never came (the instance was cut off), when
 // the instance finds it lost the lease or its pub/sub subscriptions
 // lapsed (attach.go).
