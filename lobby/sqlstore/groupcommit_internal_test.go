@@ -30,41 +30,32 @@ func BenchmarkRacesPerCommit(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, uint64(per)))
 			games := make(map[string]int, players)
 			n := 0
+			// commit saves k races in one transaction.
+			commit := func(k int) {
+				tx, release, err := db.begin(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer release()
+				for range k {
+					n++
+					if err := saveRaceRows(ctx, db, tx, n, rng, players, games, record); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
 			// A database of some age, the same for every size of group,
 			// so that the groups' rounds do not compare a small one with
 			// a big one.
 			for range prefill / 1000 {
-				tx, release, err := db.begin(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range 1000 {
-					n++
-					if err := saveRaceRows(ctx, db, tx, n, rng, players, games, record); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := tx.Commit(); err != nil {
-					b.Fatal(err)
-				}
-				release()
+				commit(1000)
 			}
 			start := n
 			for b.Loop() {
-				tx, release, err := db.begin(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for range per {
-					n++
-					if err := saveRaceRows(ctx, db, tx, n, rng, players, games, record); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := tx.Commit(); err != nil {
-					b.Fatal(err)
-				}
-				release()
+				commit(per)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n-start), "ns/race")
 		})
