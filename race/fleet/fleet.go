@@ -9,10 +9,10 @@
 // the race over once its lease is gone (whether an owner is gone is its
 // lease's to say; a finished race is never taken over): it is rebuilt
 // from its record and event log (race.Restore) and the takeover is
-// announced on the race's OwnerTopic. Every connection attaches to it again, on that
-// announcement or, when it never came (the instance was cut off), when
-// the instance finds it lost the lease or its pub/sub subscriptions
-// lapsed (attach.go).
+// announced on the race's OwnerTopic. Every connection attaches to it
+// again, on that announcement or, when it never came (the instance was
+// cut off), when the instance finds it lost the lease or its pub/sub
+// subscriptions lapsed (attach.go).
 //
 // The import goes one way: fleet imports race, never the reverse; race
 // declares the Fleet it hands its fleet-wide jobs to, and redisrace

@@ -106,5 +106,4 @@ func BenchmarkSubscribeAndSync(b *testing.B) {
 		cancel()
 	}
 	b.ReportMetric(float64(srv.CommandCalls(b)["publish"])/float64(n), "publish/op")
-
 }

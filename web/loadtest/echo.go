@@ -32,8 +32,8 @@ func EchoHandler() http.Handler { return echoHandler(nil) }
 // (docs/performance.md, issue 42).
 func PairEchoHandler() http.Handler { return echoHandler(new(echoPairs)) }
 
-// pairCopy is what a partner gets: an id no sender uses, so that the load client's
-// senders, which wait for their own id, pass over it.
+// pairCopy is what a partner gets: an id no sender uses, so that the
+// load client's senders, which wait for their own id, pass over it.
 var pairCopy = []byte(`{"v":1,"type":"copy","id":"-"}`)
 
 // echoConn is one echo connection: gorilla takes one writer at a time, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"slices"
@@ -340,6 +341,42 @@ func TestRunPairEchoCountsRoundTrips(t *testing.T) {
 	most := int64(senders * (rate*duration.Seconds() + 1))
 	if rep.Messages == 0 || rep.Messages > most || rep.RoundTrip.Count != rep.Messages || len(rep.Errors) != 0 {
 		t.Errorf("pair echo report %+v: want 1 to %d round trips, no errors", rep, most)
+	}
+}
+
+// TestRunEchoCountsOnlyItsAnswers: a message with no id, which comes
+// while a sender has nothing in flight, is no round trip of its.
+func TestRunEchoCountsOnlyItsAnswers(t *testing.T) {
+	up := websocket.Upgrader{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		for {
+			typ, b, err := ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			// The answer, then a message with no id, after which the
+			// sender has nothing in flight.
+			if ws.WriteMessage(typ, b) != nil || ws.WriteMessage(websocket.TextMessage, []byte(`{"v":1,"type":"note"}`)) != nil {
+				return
+			}
+		}
+	}))
+	defer ts.Close()
+	const senders, rate, duration = 2, 20, 2 * time.Second
+	rep, err := RunEcho(context.Background(), EchoConfig{
+		URL: "ws" + strings.TrimPrefix(ts.URL, "http"), Conns: senders, Senders: senders, Rate: rate, Duration: duration,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := int64(senders * (rate*duration.Seconds() + 1))
+	if rep.Messages == 0 || rep.Messages > most || rep.RoundTrip.Count != rep.Messages {
+		t.Errorf("echo report %+v: want 1 to %d round trips, each timed", rep, most)
 	}
 }
 
