@@ -516,6 +516,20 @@ type blindSeat struct {
 	v       engine.View
 	over    bool // the game is over, or the race
 	refused int  // moves refused as unavailable, and sent again
+	// history is the seat's last exchanges, oldest first, for the error
+	// of a move refused as not fitting the board the client was sent.
+	history []string
+}
+
+// historyLen is how many exchanges a blindSeat keeps.
+const historyLen = 12
+
+// note keeps one exchange in the seat's history.
+func (s *blindSeat) note(format string, args ...any) {
+	if len(s.history) == historyLen {
+		s.history = slices.Delete(s.history, 0, 1)
+	}
+	s.history = append(s.history, fmt.Sprintf(format, args...))
 }
 
 // maxRefusals bounds how often one move may be refused as unavailable
@@ -560,14 +574,22 @@ func (s *blindSeat) step(g *outageGates) error {
 		if err := s.c.ws.WriteJSON(map[string]any{"v": 1, "type": "move", "id": id, "move": mv.String()}); err != nil {
 			return fmt.Errorf("move %s: %w", mv, err)
 		}
+		s.note("%s %s sent (%d moves acknowledged)", id, mv, s.v.Moves)
 		r, err := s.c.await(g, "the answer to "+id, func(x msg) bool { return x.str("id") == id || x.str("code") == "rate-limited" })
 		if err != nil {
 			return err
 		}
+		seq, _ := r["seq"].(float64)
+		s.note("got %s %s seq %v", r.str("type"), r.str("code"), seq)
 		switch code := r.str("code"); {
 		case r.str("type") == "moved":
 			if g.down.Load() {
 				g.movesAway.Add(1)
+			}
+			// The move's number in the seat's log follows the moves the
+			// client was told of: the server played nothing else.
+			if want := s.v.Moves + 1; int(seq) != want {
+				return fmt.Errorf("move %s (%s) acknowledged as the seat's move %v, want %d; the seat's last exchanges: %s", id, mv, seq, want, strings.Join(s.history, "; "))
 			}
 			return s.read(r["view"])
 		case code == "race-over": // the other player won
@@ -577,7 +599,7 @@ func (s *blindSeat) step(g *outageGates) error {
 			tries++
 			s.refused++
 		case code != "rate-limited":
-			return fmt.Errorf("move %s: %v", mv, r)
+			return fmt.Errorf("move %s: %v; the seat's last exchanges: %s", mv, r, strings.Join(s.history, "; "))
 		}
 		time.Sleep(100 * time.Millisecond) // over budget, or a busy machine: again
 	}
