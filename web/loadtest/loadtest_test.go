@@ -331,14 +331,7 @@ func TestPairEcho(t *testing.T) {
 func TestRunPairEchoCountsRoundTrips(t *testing.T) {
 	ts := httptest.NewServer(PairEchoHandler())
 	defer ts.Close()
-	const senders, rate, duration = 4, 20, 2 * time.Second
-	rep, err := RunEcho(context.Background(), EchoConfig{
-		URL: "ws" + strings.TrimPrefix(ts.URL, "http"), Conns: senders, Senders: senders, Rate: rate, Duration: duration,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	most := int64(senders * (rate*duration.Seconds() + 1))
+	rep, most := runEchoBriefly(t, ts.URL, 4)
 	if rep.Messages == 0 || rep.Messages > most || rep.RoundTrip.Count != rep.Messages || len(rep.Errors) != 0 {
 		t.Errorf("pair echo report %+v: want 1 to %d round trips, no errors", rep, most)
 	}
@@ -367,17 +360,25 @@ func TestRunEchoCountsOnlyItsAnswers(t *testing.T) {
 		}
 	}))
 	defer ts.Close()
-	const senders, rate, duration = 2, 20, 2 * time.Second
+	rep, most := runEchoBriefly(t, ts.URL, 2)
+	if rep.Messages == 0 || rep.Messages > most || rep.RoundTrip.Count != rep.Messages {
+		t.Errorf("echo report %+v: want 1 to %d round trips, each timed", rep, most)
+	}
+}
+
+// runEchoBriefly drives the echo server at url (http://…) with senders
+// connections, each sending 20 messages a second for 2 s, and returns the
+// report and the most round trips the run can count (one a tick a sender).
+func runEchoBriefly(t *testing.T, url string, senders int) (EchoReport, int64) {
+	t.Helper()
+	const rate, duration = 20, 2 * time.Second
 	rep, err := RunEcho(context.Background(), EchoConfig{
-		URL: "ws" + strings.TrimPrefix(ts.URL, "http"), Conns: senders, Senders: senders, Rate: rate, Duration: duration,
+		URL: "ws" + strings.TrimPrefix(url, "http"), Conns: senders, Senders: senders, Rate: rate, Duration: duration,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	most := int64(senders * (rate*duration.Seconds() + 1))
-	if rep.Messages == 0 || rep.Messages > most || rep.RoundTrip.Count != rep.Messages {
-		t.Errorf("echo report %+v: want 1 to %d round trips, each timed", rep, most)
-	}
+	return rep, int64(float64(senders) * (rate*duration.Seconds() + 1))
 }
 
 // TestRunIdleReadsMemory: an idle run reads the server's memory before the
