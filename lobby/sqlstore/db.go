@@ -73,8 +73,8 @@ const (
 	// its default is 1,000). A checkpoint writes each page once however
 	// often it changed since the last one, and syncs both files: over a
 	// burst of a thousand races' ends, 4,000 pages copied two fifths as
-	// many pages and synced a quarter as often (docs/performance.md, issue 42),
-	// for a WAL file of up to 16 MB.
+	// many pages and synced a quarter as often, for a WAL file of up to
+	// 16 MB (docs/performance.md, issue 42).
 	walCheckpointPages = 4000
 )
 
