@@ -271,6 +271,15 @@ func TestResumeInGraceRestoresState(t *testing.T) {
 	if _, err := f.race.Resume(f.tok[0], "", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
 		t.Errorf("the spent token resumes: %v", err)
 	}
+	// The connection that spent it may send it again (its answer lost):
+	// its seat again, with a fresh token, and the one before spent.
+	again, err := f.race.Resume(f.tok[0], "", "", sub)
+	if err != nil || again.Seat != 0 || again.Token == tk.Token || again.Token == f.tok[0] {
+		t.Fatalf("the same connection resuming with the spent token: %+v, %v; want seat 0 with a fresh token", again, err)
+	}
+	if _, err := f.race.Resume(tk.Token, "", "", &recorder{}); race.ErrorCode(err) != race.CodeBadToken {
+		t.Errorf("the token before the last resumes another connection: %v", err)
+	}
 	st := sub.Events()[1].(*race.StateEvent)
 	want := g0.View()
 	if st.You == nil || st.You.Moves != want.Moves || st.You.Score != want.Score || st.You.Stock != want.Stock ||

@@ -123,17 +123,19 @@ func (r *Race) Reserve(p Reservation) (Ticket, error) {
 // anonymous connection). A seat the lobby reserved is given back only to
 // its player: anyone else, anonymous included, is refused with
 // CodeNotYourSeat, so that a token shown or stolen is not a seat. The
-// seat gets a fresh token and the one given stops working: sub first
-// receives a JoinedEvent with it (echoing the request id), then a
-// StateEvent with the exact state. A connection still holding the seat
+// seat gets a fresh token and the one given stops working, but for sub
+// itself, which may send it again while it holds the seat (the answer
+// to its resume lost on the way between instances): sub first receives
+// a JoinedEvent with it (echoing the request id), then a StateEvent with
+// the exact state. A connection still holding the seat
 // gets a ReplacedEvent and loses it.
 func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) {
 	r.mu.Lock()
 	defer r.unlock()
 	s := -1
 	for i := range r.seats {
-		t := r.seats[i].token
-		if t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
+		st := &r.seats[i]
+		if sameToken(st.token, token) || st.sub == sub && sub != nil && sameToken(st.spent, token) {
 			s = i
 		}
 	}
@@ -152,9 +154,9 @@ func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) 
 	}
 	wasConnected, before := st.connected, r.state
 	st.connected = true
-	st.token = NewToken()    // the token given is spent
-	r.maybeCountdownLocked() // a kept seat of a next round may complete the race
-	r.saveLocked()           // the new token outlives this instance (Redis mode)
+	st.spent, st.token = token, NewToken() // the token given is spent
+	r.maybeCountdownLocked()               // a kept seat of a next round may complete the race
+	r.saveLocked()                         // the new token outlives this instance (Redis mode)
 	r.sendLocked(sub, &JoinedEvent{Race: r.id, ID: id, Seat: s, Token: st.token})
 	r.attachLocked(s, sub)
 	if !wasConnected {
@@ -165,6 +167,12 @@ func (r *Race) Resume(token, player, id string, sub Subscriber) (Ticket, error) 
 	}
 	r.log.Info().Int("seat", s).Msg("player resumed")
 	return Ticket{Seat: s, Token: st.token}, nil
+}
+
+// sameToken reports whether token is t, a seat's token ("": none), in
+// constant time.
+func sameToken(t, token string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1
 }
 
 // Leave is called when connection sub, which held seat s, is gone. The
@@ -309,9 +317,14 @@ type Ticket struct {
 }
 
 type seat struct {
-	taken     bool
-	name      string
-	token     string
+	taken bool
+	name  string
+	token string
+	// spent is the token the seat's last resume was given. The connection
+	// that resumed (sub) may send it again, its answer lost on the way
+	// (an instance whose pub/sub was reconnecting): it gets its seat again
+	// with a fresh token. From anyone else it is refused.
+	spent     string
 	player    string  // the lobby's player id of a reserved seat
 	rating    float64 // and their rating as the race was made
 	game      engine.Game

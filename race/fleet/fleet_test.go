@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -241,6 +242,9 @@ type bus struct {
 	// deaf drops the subscriptions to owner announcements: the instance
 	// hears no takeover.
 	deaf bool
+	// muted drops every event on its way to this instance, as a pub/sub
+	// connection being reconnected does.
+	muted atomic.Bool
 
 	mu      sync.Mutex
 	onLapse []func()
@@ -261,6 +265,9 @@ func (b *bus) publish(topic string, ev race.Event, local bool) {
 	b.h.mu.Lock()
 	var to []*hubSub
 	for s := range b.h.subs[topic] {
+		if s.bus.muted.Load() {
+			continue
+		}
 		if !local || s.bus == b {
 			to = append(to, s)
 		}
@@ -559,6 +566,39 @@ func TestAttachAgainTriesAgain(t *testing.T) {
 	w.n.awaitRefused() // the first try meets the silence
 	w.n.listen("a", true)
 	spec.waitFor(t, ns, "a fresh state once the owner answers", isState)
+}
+
+// TestResumeAnswerLostTriedAgain: a player's connection attached again
+// while its instance hears nothing (its pub/sub reconnecting) resumes its
+// seat on the race's owner, which gives the seat a new token, but neither
+// the answer nor the joined with that token reaches it. The resume tried
+// again with the token before, from the same connection, gives the seat
+// back: the player gets a fresh joined and its moves' events. (On the
+// code before, the token spent was refused, and the connection, its feed
+// gate shut, heard nothing of its race again.)
+func TestResumeAnswerLostTriedAgain(t *testing.T) {
+	w := newWorld()
+	a, b := w.instance(t, "a", false), w.instance(t, "b", false)
+	s := seat(t, w, a, a, b)
+	if err := s.move(t, 1); err != nil {
+		t.Fatal(err)
+	}
+	b.bus.muted.Store(true)
+	w.n.listen("b", false)
+	n1 := s.p[1].mark()
+	b.bus.lapse()      // b attaches its player again: the resume reaches a
+	w.n.awaitRefused() // a's answer to b is lost
+	b.bus.muted.Store(false)
+	w.n.listen("b", true)
+	s.p[1].waitFor(t, n1, "a fresh joined once b hears again", isJoined)
+	n1 = s.p[1].mark()
+	if err := s.move(t, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.p[1].waitFor(t, n1, "the move's event", func(ev race.Event) bool {
+		m, ok := ev.(*race.MovedEvent)
+		return ok && m.Seat == 1
+	})
 }
 
 // TestLostLeaseAttachesConnectionsAgain: instance a runs a race with an
