@@ -176,9 +176,37 @@ func (f *Fleet) resync() {
 	f.deps.Log.Info().Int("races", n).Msg("connections attached again after a pub/sub lapse")
 }
 
-// reattach attaches the connection again where its race runs now,
-// trying again while the race's instance cannot be reached.
+// reattach attaches the connection again where its race runs now. One
+// re-attachment of a connection runs at a time: the causes come together
+// (a lost lease, a lapse, the new owner's announcement), and two resumes
+// of one seat at once would each get a token, the later answer perhaps
+// first, leaving the connection with one the seat no longer has. A cause
+// that comes during a run has it run once more when it ends: the run may
+// have asked the owner before.
 func (p *proxy) reattach() {
+	p.mu.Lock()
+	if p.reattaching {
+		p.reattachAgain = true
+		p.mu.Unlock()
+		return
+	}
+	p.reattaching = true
+	p.mu.Unlock()
+	for {
+		p.reattachTrying()
+		p.mu.Lock()
+		again := p.reattachAgain
+		p.reattaching, p.reattachAgain = again, false
+		p.mu.Unlock()
+		if !again {
+			return
+		}
+	}
+}
+
+// reattachTrying attaches the connection again, trying again while the
+// race's instance cannot be reached.
+func (p *proxy) reattachTrying() {
 	pause := reattachPause
 	for try := 1; ; try++ {
 		err := p.attachAgain()

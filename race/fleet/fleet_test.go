@@ -601,6 +601,54 @@ func TestResumeAnswerLostTriedAgain(t *testing.T) {
 	})
 }
 
+// TestReattachOneAtATime: the causes of a re-attachment come together
+// (here, many lapses at once); the player's connection resumes its seat
+// one resume at a time, and is left with the token its seat has. Its
+// race then taken over by the connection's own instance, the seat
+// resumes there with that token: the player's next move is answered with
+// its event. (Resumes at once each got a token, and the connection kept
+// whichever answer came last.)
+func TestReattachOneAtATime(t *testing.T) {
+	w := newWorld()
+	a, b := w.instance(t, "a", false), w.instance(t, "b", false)
+	s := seat(t, w, a, a, b)
+	if err := s.move(t, 1); err != nil {
+		t.Fatal(err)
+	}
+	n1 := s.p[1].mark()
+	var lapses sync.WaitGroup
+	for range 8 {
+		lapses.Go(b.bus.lapse)
+	}
+	lapses.Wait()
+	s.p[1].waitFor(t, n1, "a fresh joined", isJoined)
+	settle(s.p[1])
+	r, err := a.svc.Get(s.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.FlushRecords()
+	w.n.expire(s.id)
+	w.n.listen("a", false) // a is gone
+	n1 = s.p[1].mark()
+	if err := s.move(t, 1); err != nil {
+		t.Fatalf("the move that takes the race over: %v", err)
+	}
+	s.p[1].waitFor(t, n1, "the move's event, from b", func(ev race.Event) bool {
+		m, ok := ev.(*race.MovedEvent)
+		return ok && m.Seat == 1
+	})
+}
+
+// settle waits until r has had no event for a while: the
+// re-attachments under way are done.
+func settle(r *recorder) {
+	for n := -1; n != r.mark(); {
+		n = r.mark()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // TestLostLeaseAttachesConnectionsAgain: instance a runs a race with an
 // idle player and a spectator on it, and never hears of b's takeover
 // (deaf). When its lease loop finds the lease gone to b, both are

@@ -58,6 +58,9 @@ type proxy struct {
 	// following is set while the fleet lists the connection among its
 	// race's (follow).
 	following bool
+	// reattaching is set while the connection is attached again
+	// (reattach), reattachAgain when another cause came meanwhile.
+	reattaching, reattachAgain bool
 }
 
 // follow lists the connection among its race's connections here, once:
