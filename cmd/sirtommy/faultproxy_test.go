@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -17,18 +19,96 @@ import (
 //   - refuse: every connection is closed and new ones are closed as soon
 //     as they are accepted, until allow;
 //   - latency: each chunk is passed on that long after it arrived.
+//
+// With only set, the faults touch only the connections whose client's
+// first bytes hold it (the client name a server sends in its HELLO):
+// on a Redis Cluster each node's proxy carries every server's
+// connections, the node announcing the proxy's port, and cuts off one.
 type faultProxy struct {
 	ln       net.Listener
 	upstream string
+	only     []byte
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	held    bool
 	refused bool
 	delay   time.Duration
-	conns   map[net.Conn]struct{}
+	conns   map[net.Conn]*link
 	wg      sync.WaitGroup
+	// faulty counts the connections the faults touch.
+	faulty atomic.Int64
 }
+
+// link is one connection through the proxy: whether the faults touch it
+// (with only set, known from the client's first bytes).
+type link struct {
+	faulty atomic.Bool
+}
+
+// faults are what a scenario does to one server's Redis connections:
+// one faultProxy's, or a proxyGroup's.
+type faults interface {
+	hold()
+	release()
+	closeAll()
+	refuse()
+	allow()
+	latency(d time.Duration)
+	// touched is how many connections the faults touch: none would
+	// mean the scenario cut nothing off.
+	touched() int64
+}
+
+// proxyGroup is the proxies of a Redis Cluster's nodes, faulted as one.
+type proxyGroup []*faultProxy
+
+func (g proxyGroup) hold() {
+	for _, p := range g {
+		p.hold()
+	}
+}
+
+func (g proxyGroup) release() {
+	for _, p := range g {
+		p.release()
+	}
+}
+
+func (g proxyGroup) closeAll() {
+	for _, p := range g {
+		p.closeAll()
+	}
+}
+
+func (g proxyGroup) refuse() {
+	for _, p := range g {
+		p.refuse()
+	}
+}
+
+func (g proxyGroup) allow() {
+	for _, p := range g {
+		p.allow()
+	}
+}
+
+func (g proxyGroup) latency(d time.Duration) {
+	for _, p := range g {
+		p.latency(d)
+	}
+}
+
+func (g proxyGroup) touched() int64 {
+	var n int64
+	for _, p := range g {
+		n += p.touched()
+	}
+	return n
+}
+
+// touched is how many connections the faults touch.
+func (p *faultProxy) touched() int64 { return p.faulty.Load() }
 
 // proxyChunkQueue is how many chunks read from one side may wait for the
 // other side's writer (held or delayed) before the reader waits too.
@@ -37,19 +117,28 @@ const proxyChunkQueue = 4096
 // startFaultProxy listens on a free port of the loopback and passes every
 // connection on to upstream until the test ends.
 func startFaultProxy(t *testing.T, upstream string) *faultProxy {
+	return startFaultProxyFor(t, upstream, "")
+}
+
+// startFaultProxyFor is startFaultProxy whose faults touch only the
+// connections of the client named only ("": all).
+func startFaultProxyFor(t *testing.T, upstream, only string) *faultProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &faultProxy{ln: ln, upstream: upstream, conns: make(map[net.Conn]struct{})}
+	p := &faultProxy{ln: ln, upstream: upstream, conns: make(map[net.Conn]*link)}
+	if only != "" {
+		p.only = []byte(only)
+	}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(func() {
 		_ = ln.Close()
 		p.release()
-		p.closeAll()
+		p.closeConns(true)
 		p.wg.Wait()
 	})
 	return p
@@ -68,7 +157,7 @@ func (p *faultProxy) accept() {
 		p.mu.Lock()
 		refused := p.refused
 		p.mu.Unlock()
-		if refused {
+		if refused && p.only == nil {
 			_ = c.Close()
 			continue
 		}
@@ -77,12 +166,17 @@ func (p *faultProxy) accept() {
 			_ = c.Close()
 			continue
 		}
+		l := &link{}
+		if p.only == nil {
+			l.faulty.Store(true)
+			p.faulty.Add(1)
+		}
 		p.mu.Lock()
-		p.conns[c], p.conns[u] = struct{}{}, struct{}{}
+		p.conns[c], p.conns[u] = l, l
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go p.pipe(u, c)
-		go p.pipe(c, u)
+		go p.pipe(u, c, l, true)
+		go p.pipe(c, u, l, false)
 	}
 }
 
@@ -94,15 +188,18 @@ type chunk struct {
 
 // pipe copies src to dst through a queue, so that a held or delayed
 // writer does not stop the reading (the sender sees its bytes taken, as
-// on a network that swallows them).
-func (p *faultProxy) pipe(dst, src net.Conn) {
+// on a network that swallows them). fromClient is the client's side,
+// whose first bytes tell, with only set, whether the faults touch l.
+func (p *faultProxy) pipe(dst, src net.Conn, l *link, fromClient bool) {
 	defer p.wg.Done()
 	q := make(chan chunk, proxyChunkQueue)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for c := range q {
-			p.wait(c.at)
+			if l.faulty.Load() {
+				p.wait(c.at)
+			}
 			if _, err := dst.Write(c.b); err != nil {
 				break
 			}
@@ -112,8 +209,22 @@ func (p *faultProxy) pipe(dst, src net.Conn) {
 		}
 	}()
 	buf := make([]byte, 32<<10)
+	first := fromClient && p.only != nil
 	for {
 		n, err := src.Read(buf)
+		if first && n > 0 {
+			first = false
+			if bytes.Contains(buf[:n], p.only) {
+				l.faulty.Store(true)
+				p.faulty.Add(1)
+			}
+			p.mu.Lock()
+			refused := p.refused
+			p.mu.Unlock()
+			if refused && l.faulty.Load() {
+				break
+			}
+		}
 		if n > 0 {
 			q <- chunk{b: append([]byte(nil), buf[:n]...), at: time.Now()}
 		}
@@ -165,12 +276,19 @@ func (p *faultProxy) release() {
 	p.mu.Unlock()
 }
 
-// closeAll closes every connection through the proxy.
-func (p *faultProxy) closeAll() {
+// closeAll closes every connection through the proxy that the faults
+// touch.
+func (p *faultProxy) closeAll() { p.closeConns(false) }
+
+// closeConns closes the connections the faults touch, or with every all
+// of them.
+func (p *faultProxy) closeConns(every bool) {
 	p.mu.Lock()
 	conns := make([]net.Conn, 0, len(p.conns))
-	for c := range p.conns {
-		conns = append(conns, c)
+	for c, l := range p.conns {
+		if every || l.faulty.Load() {
+			conns = append(conns, c)
+		}
 	}
 	p.mu.Unlock()
 	for _, c := range conns {

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/redis/go-redis/v9"
 
 	"sirtommy/engine"
 	"sirtommy/race"
@@ -55,7 +60,7 @@ func partitionArgs(redisURL, database string) []string {
 
 // fault is what a scenario does to instance A's Redis connections: it
 // returns once the network is healed.
-type fault func(p *faultProxy)
+type fault func(p faults)
 
 // partitionScenario is one run: its fault, and whether it runs by
 // default.
@@ -63,13 +68,15 @@ type partitionScenario struct {
 	name      string
 	fault     fault
 	byDefault bool
+	// onClusterByDefault runs it by default on a Redis Cluster too.
+	onClusterByDefault bool
 }
 
 // blackhole holds every byte for d, then heals: heal closes the
 // connections (what was held is lost) or, with deliver, passes the held
 // bytes on late.
 func blackhole(d time.Duration, deliver bool) fault {
-	return func(p *faultProxy) {
+	return func(p faults) {
 		p.hold()
 		time.Sleep(d)
 		if !deliver {
@@ -81,7 +88,7 @@ func blackhole(d time.Duration, deliver bool) fault {
 
 // reset closes every connection and refuses new ones for d.
 func reset(d time.Duration) fault {
-	return func(p *faultProxy) {
+	return func(p faults) {
 		p.refuse()
 		time.Sleep(d)
 		p.allow()
@@ -90,7 +97,7 @@ func reset(d time.Duration) fault {
 
 // slow adds latency d to every chunk for span.
 func slow(d, span time.Duration) fault {
-	return func(p *faultProxy) {
+	return func(p faults) {
 		p.latency(d)
 		time.Sleep(span)
 		p.latency(0)
@@ -102,7 +109,7 @@ func slow(d, span time.Duration) fault {
 // takeover while A's pub/sub is down, a live owner taken over on a short
 // reset, takeovers of finished races, which every run shows).
 var partitionScenarios = []partitionScenario{
-	{name: "blackhole 8s heal by close", fault: blackhole(8*time.Second, false), byDefault: true},
+	{name: "blackhole 8s heal by close", fault: blackhole(8*time.Second, false), byDefault: true, onClusterByDefault: true},
 	{name: "reset 0.5s", fault: reset(500 * time.Millisecond), byDefault: true},
 	{name: "blackhole 8s held bytes delivered", fault: blackhole(8*time.Second, true)},
 	{name: "blackhole 1.5s held bytes delivered", fault: blackhole(1500*time.Millisecond, true)},
@@ -121,15 +128,104 @@ var partitionScenarios = []partitionScenario{
 // and spectators included) given the final state; and, from Redis's own
 // MONITOR, no lease taken from a live owner and none of a finished race.
 func TestRedisPartitionNobodyStranded(t *testing.T) {
+	runPartitions(t, func(sc partitionScenario) bool { return sc.byDefault }, oneRedis)
+}
+
+// TestRedisClusterPartitionNobodyStranded is TestRedisPartitionNobodyStranded
+// on a real three-node Redis Cluster: each node announces a proxy's port,
+// through which both servers reach it, and the proxies cut off instance
+// A's connections alone (known by the client name A sends): the 8 s
+// blackhole by default, every scenario with SIRTOMMY_PARTITIONS=all.
+func TestRedisClusterPartitionNobodyStranded(t *testing.T) {
+	runPartitions(t, func(sc partitionScenario) bool { return sc.onClusterByDefault }, redisCluster)
+}
+
+// runPartitions runs the scenarios byDefault picks (every one with
+// SIRTOMMY_PARTITIONS=all), each on a new network of network's.
+func runPartitions(t *testing.T, byDefault func(partitionScenario) bool, network func(*testing.T) partitionNet) {
 	all := os.Getenv(PartitionsEnv) == "all"
 	bin := buildBinary(t)
 	for _, sc := range partitionScenarios {
-		if !sc.byDefault && !all {
+		if !byDefault(sc) && !all {
 			t.Logf("scenario %q runs with %s=all", sc.name, PartitionsEnv)
 			continue
 		}
-		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) { runPartition(t, bin, sc) })
+		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) { runPartition(t, bin, sc, network(t)) })
 	}
+}
+
+// partitionNet is how a scenario's two servers reach Redis: A's --redis,
+// through what cuts it off, B's, and the lease watches of every node.
+type partitionNet struct {
+	urlA, urlB string
+	cut        faults
+	leases     []*leaseWatch
+}
+
+// oneRedis is one Redis, A through a proxy.
+func oneRedis(t *testing.T) partitionNet {
+	rds := redistest.Start(t, redistest.Options{})
+	proxy := startFaultProxy(t, rds.Addr())
+	return partitionNet{urlA: "redis://" + proxy.addr() + "/0", urlB: rds.URL(), cut: proxy,
+		leases: []*leaseWatch{watchLeases(t, rds.Addr())}}
+}
+
+// cutClient is the client name instance A gives its Redis connections on
+// a cluster, by which the proxies know them.
+const cutClient = "sirtommy-partitioned-a"
+
+// redisCluster is a Redis Cluster of three nodes, each announcing the
+// port of a proxy in front of it that cuts off A's connections alone.
+func redisCluster(t *testing.T) partitionNet {
+	cl := redistest.StartCluster(t)
+	var group proxyGroup
+	var n partitionNet
+	var clients []*redis.Client
+	for _, node := range cl.Nodes {
+		p := startFaultProxyFor(t, node.Addr(), cutClient)
+		group = append(group, p)
+		_, port, _ := net.SplitHostPort(p.addr())
+		c := node.Client(t)
+		if err := c.ConfigSet(context.Background(), "cluster-announce-port", port).Err(); err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		n.leases = append(n.leases, watchLeases(t, node.Addr()))
+	}
+	// Wait until every node gives the proxies as the cluster's nodes.
+	deadline := time.Now().Add(safetyTimeout)
+	for i, node := range cl.Nodes {
+		for {
+			shards, err := clients[i].ClusterShards(context.Background()).Result()
+			if err == nil && shardsThrough(shards, group) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s does not announce the proxies: %v %v", node.Addr(), shards, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	n.urlA = "redis://" + group[0].addr() + "?addr=" + group[1].addr() + "&addr=" + group[2].addr() + "&client_name=" + cutClient
+	n.urlB, n.cut = cl.URL(), group
+	return n
+}
+
+// shardsThrough reports whether every node in shards is one of the
+// proxies (all of them on the loopback).
+func shardsThrough(shards []redis.ClusterShard, group proxyGroup) bool {
+	if len(shards) == 0 {
+		return false
+	}
+	for _, sh := range shards {
+		for _, nd := range sh.Nodes {
+			port := strconv.FormatInt(nd.Port, 10)
+			if !slices.ContainsFunc(group, func(p *faultProxy) bool { return strings.HasSuffix(p.addr(), ":"+port) }) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // seatPlan is how one seat of a race is played.
@@ -322,13 +418,10 @@ func (f *feedCheck) needsResync(m msg) bool {
 }
 
 // runPartition plays one scenario and checks it.
-func runPartition(t *testing.T, bin string, sc partitionScenario) {
-	rds := redistest.Start(t, redistest.Options{})
-	leases := watchLeases(t, rds.Addr())
-	proxy := startFaultProxy(t, rds.Addr())
+func runPartition(t *testing.T, bin string, sc partitionScenario, n partitionNet) {
 	pg := fleetDatabase(t)
-	a, _, logA := startProcessLogged(t, bin, "info", partitionArgs("redis://"+proxy.addr()+"/0", pg)...)
-	b, _, logB := startProcessLogged(t, bin, "info", partitionArgs(rds.URL(), pg)...)
+	a, _, logA := startProcessLogged(t, bin, "info", partitionArgs(n.urlA, pg)...)
+	b, _, logB := startProcessLogged(t, bin, "info", partitionArgs(n.urlB, pg)...)
 	defer func() {
 		if t.Failed() {
 			t.Logf("a's takeover and lease log:\n%s\nb's:\n%s", fleetLog(logA.String()), fleetLog(logB.String()))
@@ -357,7 +450,10 @@ func runPartition(t *testing.T, bin string, sc partitionScenario) {
 			t.Fatal("the players did not get under way")
 		}
 	}
-	sc.fault(proxy)
+	sc.fault(n.cut)
+	if n.cut.touched() == 0 {
+		t.Fatal("the fault touched none of A's connections to Redis")
+	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
@@ -385,7 +481,12 @@ func runPartition(t *testing.T, bin string, sc partitionScenario) {
 	}
 	rep := checkPartition(races, infos)
 	leaveAll(t, races, a, b)
-	takeovers, live, finished := leases.counts()
+	var takeovers int
+	var live, finished []string
+	for _, w := range n.leases {
+		tk, l, f := w.counts()
+		takeovers, live, finished = takeovers+tk, append(live, l...), append(finished, f...)
+	}
 	for _, l := range live {
 		t.Errorf("takeover of a live owner: %s", l)
 	}
