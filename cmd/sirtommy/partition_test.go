@@ -264,7 +264,10 @@ type pRace struct {
 	tokens  [2]string
 	acks    [2][]acked
 	ackIDs  [2]map[string]bool
-	watch   []*observer
+	// unanswered lists each seat's moves that got no answer within
+	// partitionAnswer and were sent again: a player should get one.
+	unanswered [2][]string
+	watch      []*observer
 }
 
 // observers are every connection of the race.
@@ -496,6 +499,16 @@ func runPartition(t *testing.T, bin string, sc partitionScenario, n partitionNet
 	for _, p := range rep.problems {
 		t.Error(p)
 	}
+	unanswered := 0
+	for _, r := range races {
+		for s := range 2 {
+			for _, u := range r.unanswered[s] {
+				t.Logf("race %s: move %s unanswered within %v, sent again", r.id, u, partitionAnswer)
+			}
+			unanswered += len(r.unanswered[s])
+		}
+	}
+	t.Logf("%d moves unanswered within %v", unanswered, partitionAnswer)
 	t.Logf("%s: %d races, %d connections, %d observations, %d acknowledged moves; %d takeovers (%d of a live owner, %d of a finished race); %d connections stranded (%d spectators, %d idle players); %d lost, %d duplicated, %d disagreeing, %d out of order, %d after the end; %d resyncs on a gap; b logged %d takeovers, a %d",
 		sc.name, len(races), rep.conns, rep.observations, rep.acks, takeovers, len(live), len(finished),
 		rep.stranded, rep.strandedSpectators, rep.strandedIdle, rep.lost, rep.duplicated, rep.disagreeing, rep.outOfOrder, rep.afterEnd, rep.resyncs,
@@ -614,8 +627,9 @@ func (r *pRace) play(s int, progress chan<- struct{}) error {
 			a, _, err := o.await(from, partitionAnswer, func(x msg) bool {
 				return x.str("id") == id && (x.str("type") == "moved" || x.str("type") == "error") || x.str("code") == "rate-limited"
 			})
-			if err != nil {
-				continue // unanswered: sent again with the same id
+			if err != nil { // unanswered: sent again with the same id
+				r.unanswered[s] = append(r.unanswered[s], fmt.Sprintf("%s (%s) by %s at %s", m, id, o.name, time.Now().Format("15:04:05.000")))
+				continue
 			}
 			if a.str("type") == "moved" {
 				if !r.ackIDs[s][id] {
