@@ -63,47 +63,23 @@ type faults interface {
 // proxyGroup is the proxies of a Redis Cluster's nodes, faulted as one.
 type proxyGroup []*faultProxy
 
-func (g proxyGroup) hold() {
+// each does f to every proxy of the group.
+func (g proxyGroup) each(f func(*faultProxy)) {
 	for _, p := range g {
-		p.hold()
+		f(p)
 	}
 }
 
-func (g proxyGroup) release() {
-	for _, p := range g {
-		p.release()
-	}
-}
-
-func (g proxyGroup) closeAll() {
-	for _, p := range g {
-		p.closeAll()
-	}
-}
-
-func (g proxyGroup) refuse() {
-	for _, p := range g {
-		p.refuse()
-	}
-}
-
-func (g proxyGroup) allow() {
-	for _, p := range g {
-		p.allow()
-	}
-}
-
-func (g proxyGroup) latency(d time.Duration) {
-	for _, p := range g {
-		p.latency(d)
-	}
-}
+func (g proxyGroup) hold()                   { g.each((*faultProxy).hold) }
+func (g proxyGroup) release()                { g.each((*faultProxy).release) }
+func (g proxyGroup) closeAll()               { g.each((*faultProxy).closeAll) }
+func (g proxyGroup) refuse()                 { g.each((*faultProxy).refuse) }
+func (g proxyGroup) allow()                  { g.each((*faultProxy).allow) }
+func (g proxyGroup) latency(d time.Duration) { g.each(func(p *faultProxy) { p.latency(d) }) }
 
 func (g proxyGroup) touched() int64 {
 	var n int64
-	for _, p := range g {
-		n += p.touched()
-	}
+	g.each(func(p *faultProxy) { n += p.touched() })
 	return n
 }
 
