@@ -499,27 +499,32 @@ func runPartition(t *testing.T, bin string, sc partitionScenario, n partitionNet
 	for _, p := range rep.problems {
 		t.Error(p)
 	}
-	unanswered := 0
+	var unanswered []string // their races
 	for _, r := range races {
 		for s := range 2 {
 			for _, u := range r.unanswered[s] {
 				t.Logf("race %s: move %s unanswered within %v, sent again", r.id, u, partitionAnswer)
+				unanswered = append(unanswered, r.id)
 			}
-			unanswered += len(r.unanswered[s])
 		}
 	}
-	t.Logf("%d moves unanswered within %v", unanswered, partitionAnswer)
+	t.Logf("%d moves unanswered within %v", len(unanswered), partitionAnswer)
+	if len(unanswered) > 0 && !t.Failed() { // a failure logs the fleet's log already
+		t.Logf("a's fleet log and the lines of those races:\n%s\nb's:\n%s", fleetLog(logA.String(), unanswered...), fleetLog(logB.String(), unanswered...))
+	}
 	t.Logf("%s: %d races, %d connections, %d observations, %d acknowledged moves; %d takeovers (%d of a live owner, %d of a finished race); %d connections stranded (%d spectators, %d idle players); %d lost, %d duplicated, %d disagreeing, %d out of order, %d after the end; %d resyncs on a gap; b logged %d takeovers, a %d",
 		sc.name, len(races), rep.conns, rep.observations, rep.acks, takeovers, len(live), len(finished),
 		rep.stranded, rep.strandedSpectators, rep.strandedIdle, rep.lost, rep.duplicated, rep.disagreeing, rep.outOfOrder, rep.afterEnd, rep.resyncs,
 		strings.Count(logB.String(), `"race taken over"`), strings.Count(logA.String(), `"race taken over"`))
 }
 
-// fleetLog is the lines of a server's log about leases and takeovers.
-func fleetLog(log string) string {
+// fleetLog is the lines of a server's log about leases, takeovers,
+// re-attachments and the frames between instances, and those that name
+// one of races.
+func fleetLog(log string, races ...string) string {
 	var out []string
 	for _, l := range strings.Split(log, "\n") {
-		for _, w := range []string{"taken over", "lease", "owner", "not saved", "instance", "attach"} {
+		for _, w := range append([]string{"taken over", "lease", "owner", "not saved", "instance", "attach", "frame", "lapse"}, races...) {
 			if strings.Contains(l, w) {
 				out = append(out, l)
 				break
@@ -620,7 +625,7 @@ func (r *pRace) play(s int, progress chan<- struct{}) error {
 		n++
 		id := fmt.Sprint("m", n)
 		for {
-			from := o.mark()
+			from, sentAt := o.mark(), time.Now()
 			if err := o.send(map[string]any{"type": "move", "id": id, "move": m.String()}); err != nil {
 				return err
 			}
@@ -628,7 +633,7 @@ func (r *pRace) play(s int, progress chan<- struct{}) error {
 				return x.str("id") == id && (x.str("type") == "moved" || x.str("type") == "error") || x.str("code") == "rate-limited"
 			})
 			if err != nil { // unanswered: sent again with the same id
-				r.unanswered[s] = append(r.unanswered[s], fmt.Sprintf("%s (%s) by %s at %s", m, id, o.name, time.Now().Format("15:04:05.000")))
+				r.unanswered[s] = append(r.unanswered[s], fmt.Sprintf("%s (%s) by %s, sent at %s", m, id, o.name, sentAt.Format("15:04:05.000")))
 				continue
 			}
 			if a.str("type") == "moved" {

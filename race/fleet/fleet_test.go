@@ -770,3 +770,36 @@ func TestRaceOfFourAcrossInstances(t *testing.T) {
 		})
 	}
 }
+
+// TestMoveAnsweredWhileAttachedAgain: a move whose answer comes while its
+// connection is being attached again (the gate closed until the fresh
+// joined, so that what the snapshot holds is not shown twice) still gets
+// its moved: the snapshot has the move, but not the answer its player
+// waits for. On the code before, the closed gate dropped it and the
+// player heard nothing of its move (found by the partition test: a move
+// unanswered for 15 s after a blackhole healed).
+func TestMoveAnsweredWhileAttachedAgain(t *testing.T) {
+	w := newWorld()
+	a, b := w.instance(t, "a", false), w.instance(t, "b", false)
+	s := seat(t, w, a, b, a)
+	fleet.CloseGate(s.h[0]) // what reattachRace does first
+	n0 := s.p[0].mark()
+	if err := s.move(t, 0); err != nil {
+		t.Fatal(err)
+	}
+	s.p[0].waitFor(t, n0, "the move's moved", func(ev race.Event) bool {
+		m, ok := ev.(*race.MovedEvent)
+		return ok && m.ID == "m1"
+	})
+	if err := s.move(t, 1); err != nil { // the opponent's count stays behind the gate
+		t.Fatal(err)
+	}
+	if err := s.move(t, 0); err != nil { // the frame after it has come
+		t.Fatal(err)
+	}
+	for _, ev := range s.p[0].Events()[n0:] {
+		if _, ok := ev.(*race.OpponentEvent); ok {
+			t.Errorf("an opponent's count passed the closed gate: %+v", ev)
+		}
+	}
+}

@@ -21,11 +21,15 @@ const watchGate = -2
 // Once the race runs on this instance (it took it over), the gate passes
 // nothing: the connection attaches to the race here and gets a snapshot.
 type feedGate struct {
-	svc       *race.Service
-	race      string
-	seat      atomic.Int32 // the seat whose topic passes; -1: none
-	watch     atomic.Bool  // the spectators' topic passes
-	spectator atomic.Bool  // the connection watches the race
+	svc  *race.Service
+	race string
+	seat atomic.Int32 // the seat whose topic passes; -1: none
+	// mine is the connection's seat, as its last joined said (-1: none):
+	// it stays while the gate is closed for a re-attachment, so that the
+	// answers to the connection's own moves pass (gateTap).
+	mine      atomic.Int32
+	watch     atomic.Bool // the spectators' topic passes
+	spectator atomic.Bool // the connection watches the race
 	// owner is the instance the connection's last request went to (nil:
 	// none yet): the race's events pass only from it (race.Sourced).
 	owner atomic.Pointer[string]
@@ -42,6 +46,7 @@ func (g *feedGate) from(origin string) bool {
 func (g *feedGate) init(svc *race.Service, race string) {
 	g.svc, g.race = svc, race
 	g.seat.Store(-1)
+	g.mine.Store(-1)
 }
 
 // elsewhere reports whether the race runs on another instance. It takes
@@ -72,12 +77,14 @@ func (t connTap) Deliver(ev race.Event) {
 	switch e := ev.(type) {
 	case *race.JoinedEvent:
 		t.g.seat.Store(int32(e.Seat))
+		t.g.mine.Store(int32(e.Seat))
 	case *race.StateEvent:
 		if t.g.spectator.Load() {
 			t.g.watch.Store(true)
 		}
 	case *race.ReplacedEvent:
 		t.g.seat.Store(-1)
+		t.g.mine.Store(-1)
 	}
 	t.sub.Deliver(ev)
 }
@@ -98,9 +105,16 @@ func (t gateTap) DeliverFrom(origin string, ev race.Event) {
 	}
 }
 
-// Deliver passes ev on when the gate is open for the tap's topic.
+// Deliver passes ev on when the gate is open for the tap's topic, and
+// the answer to one of the connection's own moves even while the gate is
+// closed for a re-attachment: the snapshot that follows has the move,
+// but not the answer its player waits for.
 func (t gateTap) Deliver(ev race.Event) {
 	open := t.seat == watchGate && t.g.watch.Load() || t.seat != watchGate && t.g.seat.Load() == t.seat
+	if !open && t.seat != watchGate && t.g.mine.Load() == t.seat {
+		m, ok := ev.(*race.MovedEvent)
+		open = ok && m.ID != ""
+	}
 	if open && t.g.elsewhere() {
 		t.sub.Deliver(ev)
 	}
