@@ -109,8 +109,7 @@ func (f *Fleet) reattachRace(id string) {
 	}
 	f.connsMu.Unlock()
 	for _, p := range ps {
-		p.gate.seat.Store(-1)
-		p.gate.watch.Store(false)
+		p.gate.shut()
 		f.background(p.reattach)
 	}
 }

@@ -794,7 +794,7 @@ func TestMoveAnsweredWhileAttachedAgain(t *testing.T) {
 	if err := s.move(t, 1); err != nil { // the opponent's count stays behind the gate
 		t.Fatal(err)
 	}
-	if err := s.move(t, 0); err != nil { // the frame after it has come
+	if err := s.move(t, 0); err != nil { // answered after the count: it had its chance to pass
 		t.Fatal(err)
 	}
 	for _, ev := range s.p[0].Events()[n0:] {

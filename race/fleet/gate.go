@@ -49,6 +49,14 @@ func (g *feedGate) init(svc *race.Service, race string) {
 	g.mine.Store(-1)
 }
 
+// shut closes the gate until the owner's fresh joined or snapshot
+// opens it again (reattachRace); mine stays, for the answers to the
+// connection's own moves.
+func (g *feedGate) shut() {
+	g.seat.Store(-1)
+	g.watch.Store(false)
+}
+
 // elsewhere reports whether the race runs on another instance. It takes
 // the Service's lock, a leaf: Deliver may be called under a race's lock.
 func (g *feedGate) elsewhere() bool {
