@@ -537,7 +537,7 @@ func (r *Race) resignLocked(s int, id string) error {
 	st.game.Resign()
 	st.last = rec
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
-	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, resign: true}, id)
+	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, atMs: rec.AtMs, resign: true}, r.moveEventsLocked(s, rec, &st.game))
 	return nil
 }
 
@@ -605,7 +605,8 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 		return &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
 	}
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: text, AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
-	if err := r.moveLog.Append(context.Background(), rec); err != nil {
+	ev := r.moveEventsLocked(s, rec, &next)
+	if err := r.appendLocked(rec, r.carryLocked(s, &ev), &ev); err != nil {
 		return r.appendFailedLocked(s, "move", err)
 	}
 	st.game = next
@@ -613,20 +614,21 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 	if len(st.moves) == 1 {
 		r.log.Debug().Int("seat", s).Msg("first move")
 	}
-	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, play: m}, id)
+	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, atMs: rec.AtMs, play: m}, ev)
 	return nil
 }
 
 // afterChangeLocked tells everyone about the new game of m's seat, which
-// has played m (its atMs is set here), and asks the referee.
-func (r *Race) afterChangeLocked(m feedMove, id string) {
+// has played m, with ev (moveEventsLocked), and asks the referee.
+func (r *Race) afterChangeLocked(m feedMove, ev moveEvents) {
 	s := m.seat
 	st := &r.seats[s]
-	m.atMs = r.sinceStartLocked().Milliseconds()
-	view := st.game.View()
-	r.publishLocked(s, &MovedEvent{Race: r.id, ID: id, Seat: s, Seq: m.seq, Move: m.move, AtMs: m.atMs, View: view})
-	counts := r.countsLocked(s)
-	r.publishOthersLocked(s, &OpponentEvent{Race: r.id, Seat: s, Counts: counts})
+	r.publishMoveLocked(s, ev.moved, ev.carried)
+	for o := range r.seats {
+		if o != s {
+			r.publishMoveLocked(o, ev.opp, ev.carried)
+		}
+	}
 	// The spectators' board is made when the feed reaches the move.
 	r.feedLocked(feedItem{move: m})
 	if w, reason, done := r.refereeLocked(); done {
@@ -645,10 +647,7 @@ func (r *Race) sinceStartLocked() time.Duration {
 	return r.clock.Now().Sub(r.startAt)
 }
 
-func (r *Race) countsLocked(s int) Counts {
-	g := &r.seats[s].game
-	return Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies(), Connected: r.seats[s].connected}
-}
+func (r *Race) countsLocked(s int) Counts { return countsOf(&r.seats[s].game, r.seats[s].connected) }
 
 // snapshotLocked is the StateEvent for seat s, or for spectators if s < 0
 // without their boards: the spectators' boards are made from their feed

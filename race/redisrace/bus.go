@@ -42,6 +42,7 @@ type BusStats struct {
 	PublishErrs atomic.Int64 // pipelines Redis refused or could not take
 	DecodeErrs  atomic.Int64 // received messages that were not events
 	Lapses      atomic.Int64 // subscriptions lapsed and made again (OnLapse)
+	Carried     atomic.Int64 // events handed to a store's append to publish (Carry)
 }
 
 // Bus is a race.Bus over Redis pub/sub. Publish delivers at once to the
@@ -81,6 +82,11 @@ type Bus struct {
 	// (a resharding) is told from those.
 	unsubMu   sync.Mutex
 	unsubbing map[string]int
+
+	// pending counts, on one Redis, each channel's messages that Publish
+	// queued and Redis has not taken yet: Carry carries none past them.
+	pendMu  sync.Mutex
+	pending map[string]int
 
 	out    chan message
 	ops    chan subOp
@@ -124,7 +130,7 @@ func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Log
 	b := &Bus{
 		rdb: rdb, keys: keys, origin: origin, ownPrefix: originPrefix(origin), log: log,
 		subs:    make(map[string]map[*entry]struct{}),
-		sharded: sharded, unsubbing: make(map[string]int),
+		sharded: sharded, unsubbing: make(map[string]int), pending: make(map[string]int),
 		out:     make(chan message, outQueue),
 		ops:     make(chan subOp, opsQueue),
 		ctx:     ctx,
@@ -172,11 +178,55 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 		b.log.Error().Err(err).Str("topic", topic).Msg("event not published")
 		return
 	}
+	b.pend(ch, 1)
 	select {
 	case b.out <- message{channel: ch, payload: payload}:
 	default:
+		b.pend(ch, -1)
 		b.Stats.Dropped.Add(1)
 	}
+}
+
+var _ race.Carrier = (*Bus)(nil)
+
+// Carry encodes ev for topic's channel, for the store's append to publish
+// (Store.AppendCarrying), on one Redis while nothing Publish queued on the
+// channel is still on its way: Redis then has every earlier message of
+// the channel, and the append's comes after them. On a Redis Cluster the
+// append's node is not the one the bus publishes through, so nothing is
+// carried.
+func (b *Bus) Carry(topic string, ev race.Event) (race.Carried, bool) {
+	if b.sharded {
+		return race.Carried{}, false
+	}
+	ch := b.keys.Channel(topic)
+	b.pendMu.Lock()
+	waiting := b.pending[ch] > 0
+	b.pendMu.Unlock()
+	if waiting {
+		return race.Carried{}, false
+	}
+	payload, err := encode(b.ownPrefix, ev)
+	if err != nil {
+		return race.Carried{}, false // Publish logs it
+	}
+	b.Stats.Carried.Add(1)
+	return race.Carried{Channel: ch, Payload: payload}, true
+}
+
+// pend counts n more (or fewer) messages of channel ch on their way to
+// Redis; on a Redis Cluster, where nothing is carried, it counts nothing.
+func (b *Bus) pend(ch string, n int) {
+	if b.sharded {
+		return
+	}
+	b.pendMu.Lock()
+	if v := b.pending[ch] + n; v > 0 {
+		b.pending[ch] = v
+	} else {
+		delete(b.pending, ch)
+	}
+	b.pendMu.Unlock()
 }
 
 // Send publishes ev on topic for the other instances (not to this one's
@@ -534,7 +584,11 @@ func (b *Bus) lost(channel string) {
 func (b *Bus) publishLoop() {
 	defer b.wg.Done()
 	send := func(ctx context.Context, batch []message) error {
-		return publishVia(ctx, b.rdb, b.keys.prefix()+"bus", batch)
+		err := publishVia(ctx, b.rdb, b.keys.prefix()+"bus", batch)
+		for _, m := range batch {
+			b.pend(m.channel, -1) // Redis has it, or it is lost
+		}
+		return err
 	}
 	if b.sharded {
 		send = b.spublish

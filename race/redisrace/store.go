@@ -21,8 +21,14 @@ const opTimeout = 2 * time.Second
 // appendScript appends one move to a race's stream unless the seat's log
 // already has it. KEYS: log, seqs, owner. ARGV: seat, seq, move, atMs, ttl
 // seconds, this instance ("" for no fencing), the request id, the lease in
-// ms. It returns {1 when appended or 0 when the same move was already
-// there, 1 when it extended this instance's lease on the race or 0}, an
+// ms, then any number of channel and message pairs that it publishes once
+// the log has the move (the bus's events of the move, race.Carried), and
+// marks them published (field "SEAT:SEQ:c"), so that the same move sent
+// again after its answer was lost is not published twice. It returns {1
+// when appended or 0 when the same move was already there, 1 when it
+// extended this instance's lease on the race or 0, 1 when the move's
+// events are published (by this call, or by the one that appended it) or
+// 0}, an
 // error starting "CONFLICT" when the seat's log contradicts it, and one
 // starting "NOTOWNER" when another instance has taken the race over (the
 // fence: an instance that lost a race cannot write behind the new owner's
@@ -42,7 +48,7 @@ end
 local f = ARGV[1] .. ':' .. ARGV[2]
 local old = redis.call('HGET', KEYS[2], f)
 if old then
-  if old == ARGV[3] then return {0, extended} end
+  if old == ARGV[3] then return {0, extended, redis.call('HEXISTS', KEYS[2], f .. ':c')} end
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' holds ' .. old)
 end
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
@@ -51,10 +57,16 @@ if tonumber(ARGV[2]) <= last then
 end
 redis.call('XADD', KEYS[1], '*', 'seat', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3], 'at', ARGV[4], 'id', ARGV[7])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2], f, ARGV[3])
+local published = 0
+if #ARGV > 8 then
+  for i = 9, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
+  redis.call('HSET', KEYS[2], f .. ':c', 1)
+  published = 1
+end
 local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
-return {1, extended}
+return {1, extended, published}
 `)
 
 // Store is a race.Store in Redis: one stream per race.
@@ -100,22 +112,39 @@ func NewStore(rdb redis.UniversalClient, o StoreOptions) *Store {
 // log is refused with race.ErrConflict. When Redis cannot be reached the
 // error wraps race.ErrUnavailable.
 func (s *Store) Append(ctx context.Context, raceID string, m race.MoveRecord) error {
+	_, err := s.AppendCarrying(ctx, raceID, m, nil)
+	return err
+}
+
+var _ race.CarryingStore = (*Store)(nil)
+
+// AppendCarrying is Append that also publishes events, the bus's messages
+// of the move (Bus.Carry), in the same script: a move's messages to other
+// instances cost no round trip of their own. published reports whether
+// the move's events went out: by this call, or, when the log had the move
+// already (sent again), by the call that appended it with events.
+func (s *Store) AppendCarrying(ctx context.Context, raceID string, m race.MoveRecord, events []race.Carried) (published bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID), s.keys.Owner(raceID)}
+	args := make([]any, 0, 8+2*len(events))
+	args = append(args, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance, m.ID, LeaseTTL.Milliseconds())
+	for _, e := range events {
+		args = append(args, e.Channel, e.Payload)
+	}
 	sent := s.extended.now() // before: the lease runs from no sooner than this
-	res, err := appendScript.Run(ctx, s.rdb, keys, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance, m.ID, LeaseTTL.Milliseconds()).Int64Slice()
+	res, err := appendScript.Run(ctx, s.rdb, keys, args...).Int64Slice()
 	if err != nil {
 		err = classify(err)
 		if errors.Is(err, race.ErrNotOwner) {
 			s.extended.forget(raceID) // for Renew to find it lost at once
 		}
-		return fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
+		return false, fmt.Errorf("race %s seat %d seq %d: append: %w", raceID, m.Seat, m.Seq, err)
 	}
-	if len(res) == 2 && res[1] == 1 {
+	if len(res) >= 2 && res[1] == 1 {
 		s.extended.extended(raceID, sent)
 	}
-	return nil
+	return len(res) == 3 && res[2] == 1, nil
 }
 
 // Moves reads the race's whole stream.
