@@ -83,10 +83,9 @@ type Bus struct {
 	unsubMu   sync.Mutex
 	unsubbing map[string]int
 
-	// pending counts, on one Redis, each channel's messages that Publish
-	// queued and Redis has not taken yet: Carry carries none past them.
-	pendMu  sync.Mutex
-	pending map[string]int
+	// pending counts, on one Redis, the messages that Publish queued and
+	// Redis has not taken yet: Carry carries nothing past them.
+	pending atomic.Int64
 
 	out    chan message
 	ops    chan subOp
@@ -130,7 +129,7 @@ func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Log
 	b := &Bus{
 		rdb: rdb, keys: keys, origin: origin, ownPrefix: originPrefix(origin), log: log,
 		subs:    make(map[string]map[*entry]struct{}),
-		sharded: sharded, unsubbing: make(map[string]int), pending: make(map[string]int),
+		sharded: sharded, unsubbing: make(map[string]int),
 		out:     make(chan message, outQueue),
 		ops:     make(chan subOp, opsQueue),
 		ctx:     ctx,
@@ -178,11 +177,11 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 		b.log.Error().Err(err).Str("topic", topic).Msg("event not published")
 		return
 	}
-	b.pend(ch, 1)
+	b.pending.Add(1)
 	select {
 	case b.out <- message{channel: ch, payload: payload}:
 	default:
-		b.pend(ch, -1)
+		b.pending.Add(-1)
 		b.Stats.Dropped.Add(1)
 	}
 }
@@ -190,20 +189,15 @@ func (b *Bus) Publish(topic string, ev race.Event) {
 var _ race.Carrier = (*Bus)(nil)
 
 // Carry encodes ev for topic's channel, for the store's append to publish
-// (Store.AppendCarrying), on one Redis while nothing Publish queued on the
-// channel is still on its way: Redis then has every earlier message of
-// the channel, and the append's comes after them. On a Redis Cluster the
-// append's node is not the one the bus publishes through, so nothing is
-// carried.
+// (Store.AppendCarrying), on one Redis while nothing Publish queued is
+// still on its way: Redis then has every earlier message, and the
+// append's comes after them all. The order across channels matters, not
+// only within one: a connection attached again takes its joined on its
+// own channel before its seat's events on the seat's (the fleet's gate).
+// On a Redis Cluster the append's node is not the one the bus publishes
+// through, so nothing is carried.
 func (b *Bus) Carry(topic string, ev race.Event) (race.Carried, bool) {
-	if b.sharded {
-		return race.Carried{}, false
-	}
-	ch := b.keys.Channel(topic)
-	b.pendMu.Lock()
-	waiting := b.pending[ch] > 0
-	b.pendMu.Unlock()
-	if waiting {
+	if b.sharded || b.pending.Load() > 0 {
 		return race.Carried{}, false
 	}
 	payload, err := encode(b.ownPrefix, ev)
@@ -211,22 +205,7 @@ func (b *Bus) Carry(topic string, ev race.Event) (race.Carried, bool) {
 		return race.Carried{}, false // Publish logs it
 	}
 	b.Stats.Carried.Add(1)
-	return race.Carried{Channel: ch, Payload: payload}, true
-}
-
-// pend counts n more (or fewer) messages of channel ch on their way to
-// Redis; on a Redis Cluster, where nothing is carried, it counts nothing.
-func (b *Bus) pend(ch string, n int) {
-	if b.sharded {
-		return
-	}
-	b.pendMu.Lock()
-	if v := b.pending[ch] + n; v > 0 {
-		b.pending[ch] = v
-	} else {
-		delete(b.pending, ch)
-	}
-	b.pendMu.Unlock()
+	return race.Carried{Channel: b.keys.Channel(topic), Payload: payload}, true
 }
 
 // Send publishes ev on topic for the other instances (not to this one's
@@ -584,16 +563,17 @@ func (b *Bus) lost(channel string) {
 func (b *Bus) publishLoop() {
 	defer b.wg.Done()
 	send := func(ctx context.Context, batch []message) error {
-		err := publishVia(ctx, b.rdb, b.keys.prefix()+"bus", batch)
-		for _, m := range batch {
-			b.pend(m.channel, -1) // Redis has it, or it is lost
-		}
-		return err
+		return publishVia(ctx, b.rdb, b.keys.prefix()+"bus", batch)
 	}
 	if b.sharded {
 		send = b.spublish
 	}
-	publishBatches(b.ctx, b.out, send, func(n int, err error) {
+	counted := func(ctx context.Context, batch []message) error {
+		err := send(ctx, batch)
+		b.pending.Add(-int64(len(batch))) // Redis has them, or they are lost
+		return err
+	}
+	publishBatches(b.ctx, b.out, counted, func(n int, err error) {
 		b.Stats.PublishErrs.Add(1)
 		b.log.Warn().Err(err).Int("events", n).Msg("events not published")
 	})
