@@ -19,8 +19,9 @@ type Carried struct {
 // where its append and the bus's message were two (docs/performance.md).
 type Carrier interface {
 	// Carry encodes ev for the other instances' subscribers of topic. ok
-	// is false while events published on topic before are still on their
-	// way: one carried now could pass them.
+	// is false while any event published before, on any topic, is still
+	// on its way: one carried now could pass it, and a connection's events
+	// on its own topic and on its seat's must keep their order.
 	Carry(topic string, ev Event) (c Carried, ok bool)
 }
 

@@ -16,8 +16,8 @@ import (
 )
 
 // carrierBus is a splitBus that can carry events on a store's append
-// (race.Carrier), unless refuse is set (an earlier event of the topic
-// still on its way).
+// (race.Carrier), unless refuse is set (an earlier event still on its
+// way).
 type carrierBus struct {
 	splitBus
 	refuse bool

@@ -42,7 +42,6 @@ type BusStats struct {
 	PublishErrs atomic.Int64 // pipelines Redis refused or could not take
 	DecodeErrs  atomic.Int64 // received messages that were not events
 	Lapses      atomic.Int64 // subscriptions lapsed and made again (OnLapse)
-	Carried     atomic.Int64 // events handed to a store's append to publish (Carry)
 }
 
 // Bus is a race.Bus over Redis pub/sub. Publish delivers at once to the
@@ -204,7 +203,6 @@ func (b *Bus) Carry(topic string, ev race.Event) (race.Carried, bool) {
 	if err != nil {
 		return race.Carried{}, false // Publish logs it
 	}
-	b.Stats.Carried.Add(1)
 	return race.Carried{Channel: b.keys.Channel(topic), Payload: payload}, true
 }
 
