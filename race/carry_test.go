@@ -2,6 +2,8 @@ package race_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -125,5 +127,55 @@ func TestMoveEventsRideOnTheAppend(t *testing.T) {
 	check("a move whose events an earlier append published", nil, nil)
 	if last, ok := local.Last().(*race.MovedEvent); !ok || last.Seq != 3 {
 		t.Errorf("the local seat's last event %#v, want its own moved of its third move", local.Last())
+	}
+}
+
+// sealedStore refuses every append once sealed, as Redis mode's log does
+// after a race's end decided elsewhere (redisrace.Store.Seal).
+type sealedStore struct {
+	race.Store
+	sealed bool
+}
+
+func (s *sealedStore) Append(ctx context.Context, id string, m race.MoveRecord) error {
+	if s.sealed {
+		return fmt.Errorf("race %s: %w", id, race.ErrRaceEnded)
+	}
+	return s.Store.Append(ctx, id, m)
+}
+
+// TestMoveAfterTheSealIsRaceOver: a move the log refuses because the
+// race's end sealed it is answered "race over", not "unavailable" (sending
+// it again would not help), and the seat's game is left as it was.
+func TestMoveAfterTheSealIsRaceOver(t *testing.T) {
+	clock := racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	store := &sealedStore{Store: memrace.NewStore()}
+	r, err := race.New("r1", named(5), race.Deps{Clock: clock, Log: zerolog.Nop(), Store: store, Bus: memrace.NewBus()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p, q racetest.Recorder
+	if _, err := r.Join("p", "", &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Join("q", "", &q); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(race.DefaultCountdown)
+	rules, _ := engine.Variant("classic")
+	g := engine.New(rules, 5)
+	m := g.AppendMoves(nil)[0]
+	store.sealed = true
+	err = r.Move(0, m.String(), "m1")
+	var re *race.Error
+	if !errors.As(err, &re) || re.Code != race.CodeRaceOver || !errors.Is(err, race.ErrRaceEnded) {
+		t.Fatalf("a move after the seal: %v; want race over", err)
+	}
+	info, err := r.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moves := info.Counts[0].Moves; moves != 0 {
+		t.Fatalf("the seat has %d moves after a refused one, want 0", moves)
 	}
 }

@@ -86,6 +86,17 @@ func (l storeLog) Append(ctx context.Context, m MoveRecord) error {
 // instance's copy must stop, and the request go to the new owner.
 var ErrNotOwner = errors.New("another instance owns the race now")
 
+// ErrNotHolder is what a Redis-mode store returns (wrapped, with
+// ErrUnavailable) for an append of a seat's move by an instance that does
+// not hold the seat (redisrace.Store.ClaimSeat): its player resumed the
+// seat elsewhere, and plays there now.
+var ErrNotHolder = errors.New("another instance holds the seat now")
+
+// ErrRaceEnded is what a Redis-mode store returns (wrapped) for an append
+// of a new move after the race's end sealed its log: the move is not the
+// race's, whichever instance made it.
+var ErrRaceEnded = errors.New("the race's log is sealed: the race is over")
+
 // Retainer is implemented by stores that keep a race's records only for a
 // while after it ends (redisrace.Store: the retention period). The race
 // calls Finished once, when it ends.

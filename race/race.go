@@ -550,6 +550,11 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	if errors.Is(err, ErrNotOwner) {
 		r.stopLocked() // the new owner has the race; requests go there now
 	}
+	if errors.Is(err, ErrRaceEnded) {
+		// The race's end sealed the log, wherever it was decided: the
+		// move is not the race's.
+		return &Error{Code: CodeRaceOver, Message: "the race is over: the " + what + " came after its end", Err: wrapped}
+	}
 	if errors.Is(err, ErrUnavailable) {
 		// Rarely the log stored it and only the answer was lost: sent
 		// again with the same id, it is answered as stored (see Move).

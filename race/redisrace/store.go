@@ -20,21 +20,24 @@ const opTimeout = 2 * time.Second
 
 // appendScript appends one move to a race's stream unless the seat's log
 // already has it. KEYS: log, seqs, owner. ARGV: seat, seq, move, atMs, ttl
-// seconds, this instance ("" for no fencing), the request id, the lease in
-// ms, then any number of channel and message pairs that it publishes once
-// the log has the move (the bus's events of the move, race.Carried), and
-// marks them published (field "SEAT:SEQ:c"), so that the same move sent
-// again after its answer was lost is not published twice. It returns {1
-// when appended or 0 when the same move was already there, 1 when it
-// extended this instance's lease on the race or 0, 1 when the move's
-// events are published (by this call, or by the one that appended it) or
-// 0}, an
-// error starting "CONFLICT" when the seat's log contradicts it, and one
-// starting "NOTOWNER" when another instance has taken the race over (the
-// fence: an instance that lost a race cannot write behind the new owner's
-// back). Redis runs it atomically, so two instances cannot both append a
-// seat's next move. The lease is extended only while this instance holds
-// it: one that ran out stays out, for Renew to find.
+// seconds, this instance ("" for no fencing by the race's lease), the
+// request id, the lease in ms, the seat's holder ("" for the race's owner
+// playing a seat nobody claimed; ClaimSeat), then any number of channel
+// and message pairs that it publishes once the log has the move (the
+// bus's events of the move, race.Carried), and marks them published
+// (field "SEAT:SEQ:c"), so that the same move sent again after its answer
+// was lost is not published twice. It returns {1 when appended or 0 when
+// the same move was already there, 1 when it extended this instance's
+// lease on the race or 0, 1 when the move's events are published (by this
+// call, or by the one that appended it) or 0}, or an error: "NOTOWNER"
+// when another instance has taken the race over (the fence: an instance
+// that lost a race cannot write behind the new owner's back), "NOTHOLDER"
+// when the seat is held by another than the caller (its player resumed
+// elsewhere), "CONFLICT" when the seat's log contradicts it, and "ENDED"
+// once the race's end sealed the log (Seal; a move already in the log is
+// still answered as stored). Redis runs it atomically, so two instances
+// cannot both append a seat's next move. The lease is extended only while
+// this instance holds it: one that ran out stays out, for Renew to find.
 var appendScript = redis.NewScript(`
 local extended = 0
 if ARGV[6] ~= '' then
@@ -45,12 +48,19 @@ if ARGV[6] ~= '' then
     extended = 1
   end
 end
+local seal = redis.call('HMGET', KEYS[2], 'h:' .. ARGV[1], 'end')
+local h = seal[1] or ''
+if h ~= ARGV[9] then
+  if h == '' then h = 'the race' end
+  return redis.error_reply('NOTHOLDER seat ' .. ARGV[1] .. ' is held by ' .. h)
+end
 local f = ARGV[1] .. ':' .. ARGV[2]
 local old = redis.call('HGET', KEYS[2], f)
 if old then
   if old == ARGV[3] then return {0, extended, redis.call('HEXISTS', KEYS[2], f .. ':c')} end
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' holds ' .. old)
 end
+if seal[2] then return redis.error_reply('ENDED ' .. seal[2]) end
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 if tonumber(ARGV[2]) <= last then
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' is not above ' .. last)
@@ -58,8 +68,8 @@ end
 redis.call('XADD', KEYS[1], '*', 'seat', ARGV[1], 'seq', ARGV[2], 'move', ARGV[3], 'at', ARGV[4], 'id', ARGV[7])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2], f, ARGV[3])
 local published = 0
-if #ARGV > 8 then
-  for i = 9, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
+if #ARGV > 9 then
+  for i = 10, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
   redis.call('HSET', KEYS[2], f .. ':c', 1)
   published = 1
 end
@@ -67,6 +77,40 @@ local ttl = tonumber(ARGV[5])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
 return {1, extended, published}
+`)
+
+// seatClaimScript makes an instance the holder of a race's seat: the only
+// one whose appends of the seat's moves the log takes (appendScript's
+// holder), until another claims it. KEYS: seqs. ARGV: seat, instance, ttl
+// seconds. Each claim of a seat is numbered, so that an instance that
+// claims a seat again (its player left and came back) does not pass for
+// its earlier self. It returns the holder, "INSTANCE#N", or "ENDED" once
+// the race's end sealed the log.
+var seatClaimScript = redis.NewScript(`
+local ended = redis.call('HGET', KEYS[1], 'end')
+if ended then return redis.error_reply('ENDED ' .. ended) end
+local n = redis.call('HINCRBY', KEYS[1], 'hn:' .. ARGV[1], 1)
+local h = ARGV[2] .. '#' .. n
+redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], h)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return h
+`)
+
+// sealScript ends a race's log: appends of new moves are refused
+// ("ENDED") from then on. KEYS: seqs. ARGV: why, ttl seconds, then the
+// race's seats. It returns what sealed the log (this call's why, or an
+// earlier seal's) and each seat's last seq then: the moves the race's end
+// must count, whichever instance appended them.
+var sealScript = redis.NewScript(`
+local why = redis.call('HGET', KEYS[1], 'end')
+if not why then
+  why = ARGV[1]
+  redis.call('HSET', KEYS[1], 'end', why)
+  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+end
+local out = {why}
+for i = 3, #ARGV do out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i]) or '0' end
+return out
 `)
 
 // Store is a race.Store in Redis: one stream per race.
@@ -124,11 +168,26 @@ var _ race.CarryingStore = (*Store)(nil)
 // the move's events went out: by this call, or, when the log had the move
 // already (sent again), by the call that appended it with events.
 func (s *Store) AppendCarrying(ctx context.Context, raceID string, m race.MoveRecord, events []race.Carried) (published bool, err error) {
+	return s.append(ctx, raceID, s.instance, "", m, events)
+}
+
+// AppendHeld is AppendCarrying by the holder of m's seat (ClaimSeat),
+// which need not own the race: the log takes it only while holder holds
+// the seat (an error wrapping race.ErrNotHolder once another claimed it),
+// and, like every append, only until the race's end sealed the log
+// (race.ErrRaceEnded).
+func (s *Store) AppendHeld(ctx context.Context, raceID, holder string, m race.MoveRecord, events []race.Carried) (published bool, err error) {
+	return s.append(ctx, raceID, "", holder, m, events)
+}
+
+// append runs appendScript, fenced by the race's lease when instance is
+// set and by the seat's holder.
+func (s *Store) append(ctx context.Context, raceID, instance, holder string, m race.MoveRecord, events []race.Carried) (published bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	keys := []string{s.keys.Log(raceID), s.keys.Seqs(raceID), s.keys.Owner(raceID)}
-	args := make([]any, 0, 8+2*len(events))
-	args = append(args, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), s.instance, m.ID, LeaseTTL.Milliseconds())
+	args := make([]any, 0, 9+2*len(events))
+	args = append(args, m.Seat, m.Seq, m.Move, m.AtMs, int64(LiveTTL/time.Second), instance, m.ID, LeaseTTL.Milliseconds(), holder)
 	for _, e := range events {
 		args = append(args, e.Channel, e.Payload)
 	}
@@ -146,6 +205,57 @@ func (s *Store) AppendCarrying(ctx context.Context, raceID string, m race.MoveRe
 	}
 	return len(res) == 3 && res[2] == 1, nil
 }
+
+// ClaimSeat makes this instance the holder of race raceID's seat: from
+// now on the log takes the seat's moves from AppendHeld with the holder
+// returned, and from nobody else (not the race's owner, nor an earlier
+// holder) until the seat is claimed again. Once the race's end sealed
+// the log the claim is refused with race.ErrRaceEnded.
+func (s *Store) ClaimSeat(ctx context.Context, raceID string, seat int) (holder string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	holder, err = seatClaimScript.Run(ctx, s.rdb, []string{s.keys.Seqs(raceID)}, seat, s.instance, int64(LiveTTL/time.Second)).Text()
+	if err != nil {
+		return "", fmt.Errorf("race %s seat %d: claim: %w", raceID, seat, classify(err))
+	}
+	return holder, nil
+}
+
+// Seal ends race raceID's log, for why: every later append of a new move
+// is refused with race.ErrRaceEnded, whoever makes it. It returns what
+// sealed it (why, or an earlier seal's) and the last seq of each of the
+// race's seats then, the moves its end must count.
+func (s *Store) Seal(ctx context.Context, raceID, why string, seats int) (sealedBy string, last []int, err error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	args := make([]any, 0, 2+seats)
+	args = append(args, why, int64(LiveTTL/time.Second))
+	for i := range seats {
+		args = append(args, i)
+	}
+	res, err := sealScript.Run(ctx, s.rdb, []string{s.keys.Seqs(raceID)}, args...).StringSlice()
+	if err != nil {
+		return "", nil, fmt.Errorf("race %s: seal: %w", raceID, classify(err))
+	}
+	if len(res) != 1+seats {
+		return "", nil, fmt.Errorf("race %s: seal: %d replies for %d seats", raceID, len(res), seats)
+	}
+	last = make([]int, seats)
+	for i, v := range res[1:] {
+		if last[i], err = strconv.Atoi(v); err != nil {
+			return "", nil, fmt.Errorf("race %s: seal: seat %d's last seq %q", raceID, i, v)
+		}
+	}
+	return res[0], last, nil
+}
+
+// endField is the field of a race's seqs hash that seals its log
+// (appendScript, sealScript); endFinished is its value once the race's
+// end was decided (Finished).
+const (
+	endField    = "end"
+	endFinished = "finished"
+)
 
 // Moves reads the race's whole stream.
 func (s *Store) Moves(ctx context.Context, raceID string) ([]race.MoveRecord, error) {
@@ -166,11 +276,13 @@ func (s *Store) Moves(ctx context.Context, raceID string) ([]race.MoveRecord, er
 	return out, nil
 }
 
-// Finished keeps the race's log for the retention period from now.
+// Finished seals the race's log (Seal: no new move is taken after its
+// end, from any instance) and keeps it for the retention period from now.
 func (s *Store) Finished(ctx context.Context, raceID string) error {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSetNX(ctx, s.keys.Seqs(raceID), endField, endFinished)
 		p.Expire(ctx, s.keys.Log(raceID), s.retention)
 		p.Expire(ctx, s.keys.Seqs(raceID), s.retention)
 		return nil
@@ -210,6 +322,12 @@ func classify(err error) error {
 		}
 		if strings.HasPrefix(re.Error(), "CONFLICT") {
 			return fmt.Errorf("%w: %s", race.ErrConflict, re.Error())
+		}
+		if strings.HasPrefix(re.Error(), "NOTHOLDER") {
+			return fmt.Errorf("%w (%w): %s", race.ErrNotHolder, race.ErrUnavailable, re.Error())
+		}
+		if strings.HasPrefix(re.Error(), "ENDED") {
+			return fmt.Errorf("%w: %s", race.ErrRaceEnded, re.Error())
 		}
 		if strings.HasPrefix(re.Error(), "NOTOWNER") {
 			return fmt.Errorf("%w (%w): %s", race.ErrNotOwner, race.ErrUnavailable, re.Error())
