@@ -224,3 +224,15 @@ type JoinedEvent struct {
 
 // EventType is "joined".
 func (*JoinedEvent) EventType() string { return "joined" }
+
+// RecordEvent ("record") is a move that the holder of its seat (an
+// instance other than the race's owner: HeldSeat) played and logged,
+// sent to the owner on the race's RecordsTopic for the race to count
+// (Race.ApplyRemote). It goes between instances only, never to a client.
+type RecordEvent struct {
+	Race   string     `json:"race"`
+	Record MoveRecord `json:"record"`
+}
+
+// EventType is "record".
+func (*RecordEvent) EventType() string { return "record" }

@@ -187,5 +187,9 @@ type Bus interface {
 // SeatTopic is the topic carrying what the player in seat sees.
 func SeatTopic(raceID string, seat int) string { return raceID + "/seat/" + strconv.Itoa(seat) }
 
+// RecordsTopic is the topic on which the holders of a race's seats on
+// other instances send its owner the moves they played (RecordEvent).
+func RecordsTopic(raceID string) string { return raceID + "/records" }
+
 // WatchTopic is the topic carrying what spectators see.
 func WatchTopic(raceID string) string { return raceID + "/watch" }

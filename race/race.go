@@ -628,7 +628,9 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 func (r *Race) afterChangeLocked(m feedMove, ev moveEvents) {
 	s := m.seat
 	st := &r.seats[s]
-	r.publishMoveLocked(s, ev.moved, ev.carried)
+	if ev.moved != nil { // nil: the seat's holder answered it (ApplyRemote)
+		r.publishMoveLocked(s, ev.moved, ev.carried)
+	}
 	for o := range r.seats {
 		if o != s {
 			r.publishMoveLocked(o, ev.opp, ev.carried)

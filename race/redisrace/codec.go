@@ -80,6 +80,8 @@ func newEvent(t string) (race.Event, error) {
 		return &race.NextEvent{}, nil
 	case "rematch":
 		return &race.RematchEvent{}, nil
+	case "record":
+		return &race.RecordEvent{}, nil
 	case "owner":
 		return &fleet.OwnerEvent{}, nil
 	case "frame":

@@ -1,0 +1,243 @@
+package race_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"sirtommy/race"
+	"sirtommy/race/memrace"
+	"sirtommy/race/racetest"
+)
+
+// holdingStore is the memory store with seats held as Redis mode's log
+// holds them (redisrace.Store.ClaimSeat): the latest claim of a seat is
+// its only writer, and the seal refuses every new move. It holds the
+// memory store as a race.Store, so that memrace's OpenLog is not passed
+// through.
+type holdingStore struct {
+	race.Store
+	mu      sync.Mutex
+	holders map[int]string
+	claims  int
+	sealed  bool
+}
+
+func (s *holdingStore) ClaimSeat(_ context.Context, _ string, seat int) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sealed {
+		return "", race.ErrRaceEnded
+	}
+	s.claims++
+	if s.holders == nil {
+		s.holders = map[int]string{}
+	}
+	s.holders[seat] = fmt.Sprintf("b#%d", s.claims)
+	return s.holders[seat], nil
+}
+
+func (s *holdingStore) AppendHeld(ctx context.Context, id, holder string, m race.MoveRecord, _ []race.Carried) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holders[m.Seat] != holder {
+		return false, fmt.Errorf("%w (%w)", race.ErrNotHolder, race.ErrUnavailable)
+	}
+	if s.sealed {
+		return false, race.ErrRaceEnded
+	}
+	return false, s.Store.Append(ctx, id, m)
+}
+
+// heldFixture is a race of two on deal 5 run by its owner, whose seat 1
+// is held on another instance (its own bus).
+type heldFixture struct {
+	clock   *racetest.Clock
+	store   *holdingStore
+	owner   *race.Race
+	p, q    racetest.Recorder // seat 0's connection on the owner; seat 1's stand-in there
+	records racetest.Recorder // what the holder sends the owner
+	rec     *race.Record
+	deps    race.Deps // the holder's instance
+}
+
+func newHeldFixture(t *testing.T) *heldFixture {
+	t.Helper()
+	f := &heldFixture{clock: racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), store: &holdingStore{Store: memrace.NewStore()}}
+	r, err := race.New("r1", named(5), race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.owner = r
+	if _, err := r.Join("p", "", &f.p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Join("q", "", &f.q); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultCountdown)
+	f.rec = &race.Record{ID: "r1", Options: named(5), Deal: 5, State: race.Running, StartAt: f.clock.Now(),
+		Seats: []race.SeatState{{Taken: true, Name: "p"}, {Taken: true, Name: "q"}}}
+	bus := memrace.NewBus()
+	bus.Subscribe(race.RecordsTopic("r1"), &f.records)
+	f.deps = race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: bus}
+	return f
+}
+
+func (f *heldFixture) open(t *testing.T) *race.HeldSeat {
+	t.Helper()
+	h, err := race.OpenHeld(t.Context(), f.rec, 1, func(ctx context.Context) ([]race.MoveRecord, error) { return f.store.Moves(ctx, "r1") }, f.deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// sent is what the holder sent the owner so far.
+func (f *heldFixture) sent() []race.MoveRecord {
+	var out []race.MoveRecord
+	for _, ev := range f.records.Events() {
+		out = append(out, ev.(*race.RecordEvent).Record)
+	}
+	return out
+}
+
+func codeOf(err error) race.Code {
+	var re *race.Error
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return ""
+}
+
+// TestHeldSeatPlaysAndOwnerCounts: the seat's holder checks, logs and
+// answers its moves, and sends each to the owner, which counts them for
+// the others (not for the seat's own connection: its holder answered
+// it), in log order, whatever order or repeats they come in.
+func TestHeldSeatPlaysAndOwnerCounts(t *testing.T) {
+	f := newHeldFixture(t)
+	h := f.open(t)
+	ref := newGame(5)
+	for i := range 3 {
+		m := ref.AppendMoves(nil)[0]
+		moved, err := h.Move(m.String(), fmt.Sprintf("q%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+		if moved.Seat != 1 || moved.Seq != i+1 || moved.View.Moves != ref.View().Moves || moved.View.Score != ref.Score() {
+			t.Fatalf("move %d answered %+v, want seq %d and the game's view", i, moved, i+1)
+		}
+	}
+	// The same request again is answered again, and logged once.
+	last := f.sent()[2]
+	if again, err := h.Move(last.Move, "q2"); err != nil || again.Seq != 3 {
+		t.Fatalf("the last move sent again: %+v, %v; want it answered as seq 3", again, err)
+	}
+	if _, err := h.Move("9S>F4", "bad"); codeOf(err) != race.CodeIllegalMove {
+		t.Fatalf("an illegal move: %v; want illegal-move", err)
+	}
+
+	sent := f.sent()
+	logged, _ := f.store.Moves(t.Context(), "r1")
+	if len(sent) != len(logged) || len(logged) < 3 {
+		t.Fatalf("sent the owner %d records for %d logged", len(sent), len(logged))
+	}
+	// Out of order: the third before the second is a gap, counted once
+	// the log is read.
+	if gap, err := f.owner.ApplyRemote(sent[0]); gap || err != nil {
+		t.Fatalf("the first record: gap %v, %v", gap, err)
+	}
+	if gap, err := f.owner.ApplyRemote(sent[2]); !gap || err != nil {
+		t.Fatalf("the third record before the second: gap %v, %v; want a gap", gap, err)
+	}
+	if gap, err := f.owner.ApplyRemote(logged...); gap || err != nil {
+		t.Fatalf("the log: gap %v, %v", gap, err)
+	}
+	if gap, err := f.owner.ApplyRemote(sent...); gap || err != nil {
+		t.Fatalf("the records again: gap %v, %v", gap, err)
+	}
+	info, err := f.owner.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Counts[1]; got.Moves != ref.Plies() || got.Score != ref.Score() {
+		t.Fatalf("the owner counts seat 1 at %+v, want %d moves and %d cards", got, ref.Plies(), ref.Score())
+	}
+	var opp int
+	for _, ev := range f.p.Events() {
+		if o, ok := ev.(*race.OpponentEvent); ok && o.Seat == 1 {
+			opp++
+		}
+	}
+	if opp != len(logged) {
+		t.Errorf("seat 0 heard of %d of seat 1's moves, want %d", opp, len(logged))
+	}
+	for _, ev := range f.q.Events() {
+		if m, ok := ev.(*race.MovedEvent); ok {
+			t.Errorf("the owner answered a held seat's move: %+v", m)
+		}
+	}
+}
+
+// TestHeldSeatShutOut: once the seat is claimed again (its player resumed
+// elsewhere) the holder's moves are refused as unavailable, and once the
+// race's end sealed the log, as race over; nothing is logged or sent.
+func TestHeldSeatShutOut(t *testing.T) {
+	f := newHeldFixture(t)
+	h := f.open(t)
+	g := newGame(5)
+	move := g.AppendMoves(nil)[0].String()
+	if _, err := f.store.ClaimSeat(t.Context(), "r1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Move(move, "q1"); codeOf(err) != race.CodeUnavailable || !errors.Is(err, race.ErrNotHolder) {
+		t.Fatalf("a move by the earlier holder: %v; want unavailable", err)
+	}
+	h = f.open(t)
+	f.store.sealed = true
+	if _, err := h.Move(move, "q1"); codeOf(err) != race.CodeRaceOver {
+		t.Fatalf("a move after the seal: %v; want race over", err)
+	}
+	if logged, _ := f.store.Moves(t.Context(), "r1"); len(logged) != 0 || len(f.sent()) != 0 {
+		t.Fatalf("logged %v and sent %v; want nothing", logged, f.sent())
+	}
+	if _, err := race.OpenHeld(t.Context(), f.rec, 1, func(context.Context) ([]race.MoveRecord, error) { return nil, nil }, f.deps); !errors.Is(err, race.ErrRaceEnded) {
+		t.Fatalf("a claim after the seal: %v; want race ended", err)
+	}
+}
+
+// TestHeldSeatKeepsTheRaceTimes: the holder refuses what the owner would
+// for the race's time: a move before the start, after the time limit, and
+// a berserk racer's after half of it.
+func TestHeldSeatKeepsTheRaceTimes(t *testing.T) {
+	f := newHeldFixture(t)
+	g := newGame(5)
+	move := g.AppendMoves(nil)[0].String()
+	start := f.rec.StartAt
+	f.rec.StartAt = start.Add(time.Second)
+	if _, err := f.open(t).Move(move, ""); codeOf(err) != race.CodeNotStarted {
+		t.Fatalf("before the start: %v; want not started", err)
+	}
+	f.rec.StartAt = start
+	f.rec.Seats[1].Berserk = true
+	f.clock.Advance(race.DefaultTimeLimit / 2)
+	if _, err := f.open(t).Move(move, ""); codeOf(err) != race.CodeIllegalMove {
+		t.Fatalf("a berserk racer after half the time: %v; want illegal move", err)
+	}
+	f.rec.Seats[1].Berserk = false
+	f.clock.Advance(race.DefaultTimeLimit / 2)
+	if _, err := f.open(t).Move(move, ""); codeOf(err) != race.CodeRaceOver {
+		t.Fatalf("after the time limit: %v; want race over", err)
+	}
+	if logged, _ := f.store.Moves(t.Context(), "r1"); len(logged) != 0 {
+		t.Fatalf("logged %v; want nothing", logged)
+	}
+}
