@@ -138,9 +138,14 @@ func writerFor(records Records, log zerolog.Logger) *recordWriter {
 // be stored (Redis down) it tries again in decideRetry; when another
 // instance runs the race now, this copy stops.
 func (r *Race) storeResult(res *Result, state State) {
-	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
-	stored, st, err := r.records.Decide(ctx, r.id, res, state)
-	cancel()
+	counted, err := r.countHeld(res, state)
+	var stored *Result
+	st := state
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+		stored, st, err = r.records.Decide(ctx, r.id, counted, state)
+		cancel()
+	}
 	r.mu.Lock()
 	defer r.unlock()
 	if r.stopped {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +55,38 @@ func (s *holdingStore) AppendHeld(ctx context.Context, id, holder string, m race
 	return false, s.Store.Append(ctx, id, m)
 }
 
+func (s *holdingStore) Append(ctx context.Context, id string, m race.MoveRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sealed {
+		return race.ErrRaceEnded
+	}
+	return s.Store.Append(ctx, id, m)
+}
+
+func (s *holdingStore) Seal(ctx context.Context, id, why string, seats int) (string, []int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sealed = true
+	moves, err := s.Store.Moves(ctx, id)
+	last := make([]int, seats)
+	for _, m := range moves {
+		last[m.Seat] = m.Seq
+	}
+	return why, last, err
+}
+
+// decidingRecords stores nothing and decides every result as given.
+type decidingRecords struct{}
+
+func (decidingRecords) Save(context.Context, *race.Record) error { return nil }
+func (decidingRecords) Load(context.Context, string) (*race.Record, bool, error) {
+	return nil, false, nil
+}
+func (decidingRecords) Decide(_ context.Context, _ string, res *race.Result, st race.State) (*race.Result, race.State, error) {
+	return res, st, nil
+}
+
 // heldFixture is a race of two on deal 5 run by its owner, whose seat 1
 // is held on another instance (its own bus).
 type heldFixture struct {
@@ -66,10 +99,14 @@ type heldFixture struct {
 	deps    race.Deps // the holder's instance
 }
 
-func newHeldFixture(t *testing.T) *heldFixture {
+func newHeldFixture(t *testing.T) *heldFixture { return newHeldFixtureWith(t, nil) }
+
+// newHeldFixtureWith is newHeldFixture whose owner has records (Redis
+// mode's end: the result stored, after the log's seal).
+func newHeldFixtureWith(t *testing.T, records race.Records) *heldFixture {
 	t.Helper()
 	f := &heldFixture{clock: racetest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), store: &holdingStore{Store: memrace.NewStore()}}
-	r, err := race.New("r1", named(5), race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus()})
+	r, err := race.New("r1", named(5), race.Deps{Clock: f.clock, Log: zerolog.Nop(), Store: f.store, Bus: memrace.NewBus(), Records: records})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +276,43 @@ func TestHeldSeatKeepsTheRaceTimes(t *testing.T) {
 	}
 	if logged, _ := f.store.Moves(t.Context(), "r1"); len(logged) != 0 {
 		t.Fatalf("logged %v; want nothing", logged)
+	}
+}
+
+// TestTheEndCountsHeldMoves: the race's end seals the log and counts
+// every move the seat's holder logged before it, one still on its way to
+// the owner included, and decides from the games as they stand then; the
+// holder's moves after it are refused as race over.
+func TestTheEndCountsHeldMoves(t *testing.T) {
+	f := newHeldFixtureWith(t, decidingRecords{})
+	h := f.open(t)
+	mine := newGame(5)
+	first := mine.AppendMoves(nil)[0]
+	if err := f.owner.Move(0, first.String(), "p1"); err != nil {
+		t.Fatal(err)
+	}
+	ref := newGame(5)
+	for i := range 2 {
+		m := ref.AppendMoves(nil)[0]
+		if _, err := h.Move(m.String(), fmt.Sprintf("q%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.owner.ApplyRemote(f.sent()[0]); err != nil { // the second is on its way
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultTimeLimit)
+	res := f.owner.Result()
+	if res == nil || f.owner.State() != race.Finished {
+		t.Fatalf("after the time limit: state %s, result %+v", f.owner.State(), res)
+	}
+	if res.Scores[1] != ref.Score() || !strings.Contains(res.Games[1], f.sent()[1].Move) {
+		t.Fatalf("the result counts seat 1 at %d cards, game %q; want %d cards and both its moves", res.Scores[1], res.Games[1], ref.Score())
+	}
+	if _, err := h.Move(ref.AppendMoves(nil)[0].String(), "q9"); codeOf(err) != race.CodeRaceOver {
+		t.Fatalf("the holder's move after the end: %v; want race over", err)
 	}
 }

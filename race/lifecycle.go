@@ -58,13 +58,15 @@ func (r *Race) timeUp() {
 	}
 }
 
-func (r *Race) timeUpLocked() {
+func (r *Race) timeUpLocked() { r.finishLocked(r.onTimeLocked()) }
+
+// onTimeLocked is the winner (-1: none) and the reason of a race whose
+// time is up, as its games stand.
+func (r *Race) onTimeLocked() (winner int, reason Reason) {
 	if r.opts.Solo {
-		r.finishLocked(-1, ReasonTime)
-		return
+		return -1, ReasonTime
 	}
-	w, reason := decideOnTime(r.gameRefsLocked(nil), r.finishedLocked(nil))
-	r.finishLocked(w, reason)
+	return decideOnTime(r.gameRefsLocked(nil), r.finishedLocked(nil))
 }
 
 func (r *Race) firstMoveCheck() {
@@ -146,6 +148,12 @@ func (r *Race) abortLocked(reason Reason) {
 }
 
 func (r *Race) finishLocked(winner int, reason Reason) {
+	r.endLocked(r.resultLocked(winner, reason), Finished)
+}
+
+// resultLocked is the result of a race finished with winner (-1: none)
+// for reason, as its games stand.
+func (r *Race) resultLocked(winner int, reason Reason) *Result {
 	res := &Result{Outcome: OutcomeDraw, Reason: reason, Rated: !r.opts.Unrated && len(r.seats) == MinSeats}
 	if winner >= 0 {
 		w := winner
@@ -159,13 +167,27 @@ func (r *Race) finishLocked(winner int, reason Reason) {
 		var finished [MaxSeats]int64
 		res.Ranking = rank(r.gameRefsLocked(games[:0]), r.finishedLocked(finished[:0]), winner)
 	}
-	r.endLocked(res, Finished)
+	return res
 }
 
 func (r *Race) endLocked(res *Result, state State) {
 	if r.deciding {
 		return // a result is being stored: it ends the race
 	}
+	r.gamesOfResultLocked(res)
+	if r.records != nil {
+		// The result is stored once for every instance, by one Redis
+		// script: outside the lock, so that nobody else waits for Redis.
+		r.deciding = true
+		r.later = append(r.later, func() { r.storeResult(res, state) })
+		return
+	}
+	r.endedLocked(res, state)
+}
+
+// gamesOfResultLocked sets what res says of each seat's game (score,
+// status, record), of the deal and of the match, as they stand.
+func (r *Race) gamesOfResultLocked(res *Result) {
 	n := len(r.seats)
 	res.Scores, res.Statuses, res.Games = make([]int, n), make([]engine.Status, n), make([]string, n)
 	for s := range r.seats {
@@ -180,14 +202,6 @@ func (r *Race) endLocked(res *Result, state State) {
 	if res.Match == nil {
 		r.settleMatchLocked(res)
 	}
-	if r.records != nil {
-		// The result is stored once for every instance, by one Redis
-		// script: outside the lock, so that nobody else waits for Redis.
-		r.deciding = true
-		r.later = append(r.later, func() { r.storeResult(res, state) })
-		return
-	}
-	r.endedLocked(res, state)
 }
 
 // endedLocked ends the race with its result, stored once when the race

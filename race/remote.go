@@ -6,6 +6,7 @@ package race
 // and the referee hear of them as of the owner's own.
 
 import (
+	"context"
 	"fmt"
 
 	"sirtommy/engine"
@@ -67,4 +68,79 @@ func (r *Race) applyRemoteLocked(st *seat, rec MoveRecord) error {
 	ev := moveEvents{opp: &OpponentEvent{Race: r.id, Seat: rec.Seat, Counts: countsOf(&st.game, st.connected)}}
 	r.afterChangeLocked(fm, ev)
 	return nil
+}
+
+// Sealer is a Store whose log a race's end can seal (redisrace.Store):
+// no move is logged after it, whichever instance plays it.
+type Sealer interface {
+	// Seal ends race raceID's log for why, and returns what sealed it and
+	// each of its seats' last seq then.
+	Seal(ctx context.Context, raceID, why string, seats int) (sealedBy string, last []int, err error)
+}
+
+// countHeld is the end of a race whose store can seal its log (Redis
+// mode, where a seat may be held on another instance), before its result
+// res is stored: the log is sealed, every move logged before the seal is
+// counted (those on their way here included: the log is read when a
+// seat's last seq is above what the race counted), and the result is
+// decided again from the games as they stand then. A race whose store
+// cannot seal keeps res as it is.
+func (r *Race) countHeld(res *Result, state State) (*Result, error) {
+	sealer, ok := r.store.(Sealer)
+	if !ok {
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+	defer cancel()
+	_, last, err := sealer.Seal(ctx, r.id, string(res.Reason), len(r.seats))
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	behind := false
+	for s := range r.seats {
+		behind = behind || r.countedLocked(s) < last[s]
+	}
+	if !behind {
+		r.unlock()
+		return res, nil
+	}
+	r.unlock()
+	moves, err := r.store.Moves(ctx, r.id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.ApplyRemote(moves...); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.unlock()
+	return r.decideAgainLocked(res, state), nil
+}
+
+// countedLocked is seat s's last seq the race has counted.
+func (r *Race) countedLocked(s int) int {
+	st := &r.seats[s]
+	n := len(st.moves)
+	if st.game.Status() == engine.Resigned {
+		n++ // a resignation is the seat's last entry
+	}
+	return n
+}
+
+// decideAgainLocked is the result of a race that ended with res, decided
+// again from the games as they stand now: the referee's or the time
+// limit's verdict may change with moves counted since; a forfeit or an
+// abort stays what it was, with the games as they stand.
+func (r *Race) decideAgainLocked(res *Result, state State) *Result {
+	if state == Finished && res.Reason != ReasonForfeit {
+		switch w, why, done := r.refereeLocked(); {
+		case done:
+			res = r.resultLocked(w, why)
+		case !r.clock.Now().Before(r.startAt.Add(r.opts.TimeLimit)):
+			res = r.resultLocked(r.onTimeLocked())
+		}
+	}
+	r.gamesOfResultLocked(res)
+	return res
 }

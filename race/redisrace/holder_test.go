@@ -155,3 +155,29 @@ func TestFinishedSealsTheLog(t *testing.T) {
 		t.Fatalf("seal after Finished: %q %v; want finished", why, err)
 	}
 }
+
+// Like a decision, a seal is fenced by the race's lease: an instance that
+// lost the race cannot end it, unless its result is stored already.
+func TestSealIsFenced(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	rdb := srv.Client(t)
+	owner := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "instance-a"})
+	stale := redisrace.NewStore(rdb, redisrace.StoreOptions{Instance: "instance-b"})
+	ctx := t.Context()
+	keys := redisrace.Keys{}
+	if err := rdb.Set(ctx, keys.Owner("R"), "instance-a", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := stale.Seal(ctx, "R", "time", 2); !errors.Is(err, race.ErrNotOwner) {
+		t.Fatalf("a seal by an instance that lost the race: %v; want not owner", err)
+	}
+	if err := owner.Append(ctx, "R", race.MoveRecord{Seat: 0, Seq: 1, Move: "AS>F1"}); err != nil {
+		t.Fatalf("the owner's append after the refused seal: %v", err)
+	}
+	if err := rdb.Set(ctx, keys.Result("R"), "{}", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if why, last, err := stale.Seal(ctx, "R", "time", 2); err != nil || why != "time" || !slices.Equal(last, []int{1, 0}) {
+		t.Fatalf("a seal once the result is stored: %q %v %v", why, last, err)
+	}
+}

@@ -97,11 +97,20 @@ return h
 `)
 
 // sealScript ends a race's log: appends of new moves are refused
-// ("ENDED") from then on. KEYS: seqs. ARGV: why, ttl seconds, then the
-// race's seats. It returns what sealed the log (this call's why, or an
-// earlier seal's) and each seat's last seq then: the moves the race's end
-// must count, whichever instance appended them.
+// ("ENDED") from then on. KEYS: seqs, owner, result. ARGV: why, ttl
+// seconds, this instance ("" for no fencing), then the race's seats. It
+// returns what sealed the log (this call's why, or an earlier seal's) and
+// each seat's last seq then: the moves the race's end must count,
+// whichever instance appended them. Like a decision (decideScript), an
+// instance that no longer owns the race seals nothing ("NOTOWNER") unless
+// its result is stored.
 var sealScript = redis.NewScript(`
+if ARGV[3] ~= '' then
+  local o = redis.call('GET', KEYS[2])
+  if o and o ~= ARGV[3] and redis.call('EXISTS', KEYS[3]) == 0 then
+    return redis.error_reply('NOTOWNER ' .. o)
+  end
+end
 local why = redis.call('HGET', KEYS[1], 'end')
 if not why then
   why = ARGV[1]
@@ -109,7 +118,7 @@ if not why then
   redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 end
 local out = {why}
-for i = 3, #ARGV do out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i]) or '0' end
+for i = 4, #ARGV do out[#out + 1] = redis.call('HGET', KEYS[1], ARGV[i]) or '0' end
 return out
 `)
 
@@ -224,16 +233,20 @@ func (s *Store) ClaimSeat(ctx context.Context, raceID string, seat int) (holder 
 // Seal ends race raceID's log, for why: every later append of a new move
 // is refused with race.ErrRaceEnded, whoever makes it. It returns what
 // sealed it (why, or an earlier seal's) and the last seq of each of the
-// race's seats then, the moves its end must count.
+// race's seats then, the moves its end must count. With an Instance, it
+// fails with race.ErrNotOwner while another instance owns the race and
+// its result is not stored: an instance that lost the race cannot end
+// it.
 func (s *Store) Seal(ctx context.Context, raceID, why string, seats int) (sealedBy string, last []int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	args := make([]any, 0, 2+seats)
-	args = append(args, why, int64(LiveTTL/time.Second))
+	args := make([]any, 0, 3+seats)
+	args = append(args, why, int64(LiveTTL/time.Second), s.instance)
 	for i := range seats {
 		args = append(args, i)
 	}
-	res, err := sealScript.Run(ctx, s.rdb, []string{s.keys.Seqs(raceID)}, args...).StringSlice()
+	keys := []string{s.keys.Seqs(raceID), s.keys.Owner(raceID), s.keys.Result(raceID)}
+	res, err := sealScript.Run(ctx, s.rdb, keys, args...).StringSlice()
 	if err != nil {
 		return "", nil, fmt.Errorf("race %s: seal: %w", raceID, classify(err))
 	}
