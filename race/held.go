@@ -161,7 +161,12 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 	if err != nil {
 		return nil, h.appendFailedLocked(err)
 	}
-	if !published {
+	if published {
+		// The owner may be this instance (it took the race over since the
+		// seat was opened): the bus does not deliver its own messages
+		// back from Redis.
+		h.bus.PublishLocal(RecordsTopic(h.id), ev)
+	} else {
 		h.bus.Publish(RecordsTopic(h.id), ev)
 	}
 	h.game, h.seq, h.last = next, rec.Seq, rec

@@ -48,8 +48,7 @@ if ARGV[6] ~= '' then
     extended = 1
   end
 end
-local seal = redis.call('HMGET', KEYS[2], 'h:' .. ARGV[1], 'end')
-local h = seal[1] or ''
+local h = redis.call('HGET', KEYS[2], 'h:' .. ARGV[1]) or ''
 if h ~= ARGV[9] then
   if h == '' then h = 'the race' end
   return redis.error_reply('NOTHOLDER seat ' .. ARGV[1] .. ' is held by ' .. h)
@@ -60,7 +59,8 @@ if old then
   if old == ARGV[3] then return {0, extended, redis.call('HEXISTS', KEYS[2], f .. ':c')} end
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' holds ' .. old)
 end
-if seal[2] then return redis.error_reply('ENDED ' .. seal[2]) end
+local ended = redis.call('HGET', KEYS[2], 'end')
+if ended then return redis.error_reply('ENDED ' .. ended) end
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 if tonumber(ARGV[2]) <= last then
   return redis.error_reply('CONFLICT seat ' .. ARGV[1] .. ' seq ' .. ARGV[2] .. ' is not above ' .. last)
