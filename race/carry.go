@@ -2,6 +2,7 @@ package race
 
 import (
 	"context"
+	"errors"
 
 	"sirtommy/engine"
 )
@@ -116,4 +117,45 @@ func (r *Race) publishMoveLocked(i int, ev Event, carried []bool) {
 // countsOf is the Counts of game g, whose player is connected or not.
 func countsOf(g *engine.Game, connected bool) Counts {
 	return Counts{Score: g.Score(), Stock: g.StockLeft(), Status: g.Status(), Moves: g.Plies(), Connected: connected}
+}
+
+// takeBackLocked reports whether err refused an append of seat s's move
+// because an instance holds the seat (HeldSeat), and the seat was taken
+// back (holdLocked), for the request to be played again.
+func (r *Race) takeBackLocked(s int, err error) bool {
+	if r.takingBack || !errors.Is(err, ErrNotHolder) {
+		return false
+	}
+	return r.holdLocked(s) == nil
+}
+
+// holdLocked gives seat s back to this instance, the race's owner, from
+// its holder on another instance (HeldSeat), and counts the moves the
+// holder logged, those still on their way here included: a request of
+// the seat's (a resignation, a move forwarded) or the race's own timers
+// came here, and the owner plays what comes to it. It reads the log with
+// the race's lock held: this happens once a seat at most, when its
+// player stops playing it from another instance.
+func (r *Race) holdLocked(s int) error {
+	hs, ok := r.store.(HoldingStore)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), recordsTimeout)
+	defer cancel()
+	err := hs.ReleaseSeat(ctx, r.id, s)
+	var moves []MoveRecord
+	if err == nil {
+		moves, err = r.store.Moves(ctx, r.id)
+	}
+	if err == nil {
+		_, err = r.applyRecordsLocked(moves)
+	}
+	if err != nil {
+		r.log.Warn().Err(err).Int("seat", s).Msg("seat not taken back from its holder")
+		return err
+	}
+	r.seats[s].held = false
+	r.log.Info().Int("seat", s).Msg("seat taken back from its holder")
+	return nil
 }

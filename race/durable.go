@@ -276,6 +276,7 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 		r.endedAt = r.clock.Now()
 		close(r.done)
 	}
+	r.listenRecordsLocked()
 	return r, nil
 }
 

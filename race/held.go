@@ -27,6 +27,10 @@ type HoldingStore interface {
 	// CarryingStore); it fails with ErrNotHolder once another holds the
 	// seat and with ErrRaceEnded once the log is sealed.
 	AppendHeld(ctx context.Context, raceID, holder string, m MoveRecord, events []Carried) (published bool, err error)
+	// ReleaseSeat gives the seat back to the race's owner, this instance:
+	// its own appends of the seat's moves are taken again, and no
+	// holder's.
+	ReleaseSeat(ctx context.Context, raceID string, seat int) error
 }
 
 // HeldSeat plays one seat of a race that runs on another instance: it
@@ -171,6 +175,18 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 	}
 	h.game, h.seq, h.last = next, rec.Seq, rec
 	return h.movedLocked(rec), nil
+}
+
+// ViewAhead is the seat's view when its holder has played more moves
+// than moves, the count of a view made elsewhere (the owner's snapshot,
+// which may not have counted the last ones yet).
+func (h *HeldSeat) ViewAhead(moves int) (engine.View, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.game.Plies() <= moves {
+		return engine.View{}, false
+	}
+	return h.game.View(), true
 }
 
 // movedLocked is the MovedEvent of the seat's logged move rec, the game as

@@ -55,13 +55,24 @@ func (s *holdingStore) AppendHeld(ctx context.Context, id, holder string, m race
 	return false, s.Store.Append(ctx, id, m)
 }
 
+// Append is the owner's append: refused while another holds the seat.
 func (s *holdingStore) Append(ctx context.Context, id string, m race.MoveRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.holders[m.Seat] != "" {
+		return fmt.Errorf("%w (%w)", race.ErrNotHolder, race.ErrUnavailable)
+	}
 	if s.sealed {
 		return race.ErrRaceEnded
 	}
 	return s.Store.Append(ctx, id, m)
+}
+
+func (s *holdingStore) ReleaseSeat(_ context.Context, _ string, seat int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.holders, seat)
+	return nil
 }
 
 func (s *holdingStore) Seal(ctx context.Context, id, why string, seats int) (string, []int, error) {
@@ -314,5 +325,55 @@ func TestTheEndCountsHeldMoves(t *testing.T) {
 	}
 	if _, err := h.Move(ref.AppendMoves(nil)[0].String(), "q9"); codeOf(err) != race.CodeRaceOver {
 		t.Fatalf("the holder's move after the end: %v; want race over", err)
+	}
+}
+
+// TestOwnerTakesTheSeatBack: a request of a held seat's that comes to the
+// owner (a move forwarded, a resignation) takes the seat back from its
+// holder: the holder's moves are counted first, those still on their way
+// included, the request is played on them, and the holder's moves are
+// refused from then on.
+func TestOwnerTakesTheSeatBack(t *testing.T) {
+	f := newHeldFixture(t)
+	h := f.open(t)
+	ref := newGame(5)
+	for i := range 2 {
+		m := ref.AppendMoves(nil)[0]
+		if _, err := h.Move(m.String(), fmt.Sprintf("q%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.owner.ApplyRemote(f.sent()[0]); err != nil { // the second is on its way
+		t.Fatal(err)
+	}
+	holders := ref // the holder's game: it hears nothing of the owner's moves
+	m := ref.AppendMoves(nil)[0]
+	if err := f.owner.Move(1, m.String(), "fwd"); err != nil {
+		t.Fatalf("a move forwarded to the owner: %v", err)
+	}
+	if err := ref.Apply(m); err != nil {
+		t.Fatal(err)
+	}
+	if moved, ok := f.q.Last().(*race.MovedEvent); !ok || moved.Seq != 3 || moved.ID != "fwd" {
+		t.Fatalf("the forwarded move answered %#v, want seq 3", f.q.Last())
+	}
+	if _, err := h.Move(holders.AppendMoves(nil)[0].String(), "q9"); !errors.Is(err, race.ErrNotHolder) {
+		t.Fatalf("the holder's move once the owner took the seat back: %v; want not the holder", err)
+	}
+	if err := f.owner.Resign(1, "bye"); err != nil {
+		t.Fatalf("a resignation: %v", err)
+	}
+	logged, _ := f.store.Moves(t.Context(), "r1")
+	var seqs []int
+	for _, l := range logged {
+		if l.Seat == 1 {
+			seqs = append(seqs, l.Seq)
+		}
+	}
+	if fmt.Sprint(seqs) != "[1 2 3 4]" || logged[len(logged)-1].Move != "resign" {
+		t.Fatalf("seat 1's log %v (last %+v), want 1 to 4 ending with the resignation", seqs, logged[len(logged)-1])
 	}
 }

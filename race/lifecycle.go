@@ -111,6 +111,7 @@ func (r *Race) stopLocked() {
 	r.stopped = true
 	r.halted.Store(true)
 	r.stopTimersLocked()
+	r.unlistenRecordsLocked()
 }
 
 // stopTimersLocked stops every timer of the race.
@@ -209,6 +210,7 @@ func (r *Race) gamesOfResultLocked(res *Result) {
 func (r *Race) endedLocked(res *Result, state State) {
 	r.state = state
 	r.stopTimersLocked()
+	r.unlistenRecordsLocked() // the log is sealed: no record comes after the end
 	r.result, r.endedAt = res, r.clock.Now()
 	// The race is over: the spectators' delay protects nothing any more.
 	// What it still held back is dropped, not sent in a burst (which would

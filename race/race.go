@@ -298,12 +298,20 @@ type Race struct {
 	// deciding is set while the result is being stored (decide, Redis
 	// mode): the race refuses moves and ends nothing else meanwhile.
 	deciding bool
+	// takingBack is set while a request is played again after its seat
+	// was taken back from its holder (takeBackLocked): once only.
+	takingBack bool
 	// stopped is set when another instance runs the race now: this copy
 	// refuses everything.
 	stopped bool
 	// halted is stopped, readable without the lock (Halted: a fleet
 	// proxy's feed gate asks it from inside another race's delivery).
 	halted atomic.Bool
+	// recordsOff ends the race's subscription to its records topic
+	// (remote.go); catchingUp is set while a read of its log for the
+	// records it missed is under way.
+	recordsOff func()
+	catchingUp atomic.Bool
 	// The spectators' feed (feed.go, fair.go): what the spectators have
 	// been sent and what waits for the spectator delay, and this copy's
 	// epoch (one more for each instance that took the race over).
@@ -388,6 +396,7 @@ func New(id string, opts Options, d Deps) (*Race, error) {
 		r.seats[s].game = engine.New(rules, r.deal)
 	}
 	r.initFeedLocked(r.gamesLocked(), make([]MoveRecord, len(r.seats)), 0)
+	r.listenRecordsLocked()
 	return r, nil
 }
 
@@ -529,9 +538,20 @@ func (r *Race) repeatedLocked(s int, move, id string) bool {
 // resignLocked logs and applies a resignation: it is the seat's last entry
 // in the event log, numbered like a move.
 func (r *Race) resignLocked(s int, id string) error {
+	if err := r.heldHereLocked(s); err != nil {
+		return err
+	}
 	st := &r.seats[s]
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: "resign", AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
 	if err := r.moveLog.Append(context.Background(), rec); err != nil {
+		if r.takeBackLocked(s, err) {
+			return r.againLocked(func() error {
+				if st.game.Status().Over() {
+					return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(), Message: fmt.Sprintf("your game is already over (%s)", st.game.Status())}
+				}
+				return r.resignLocked(s, id)
+			})
+		}
 		return r.appendFailedLocked(s, "resignation", err)
 	}
 	st.game.Resign()
@@ -539,6 +559,26 @@ func (r *Race) resignLocked(s int, id string) error {
 	r.log.Info().Int("seat", s).Int("score", st.game.Score()).Msg("player resigned")
 	r.afterChangeLocked(feedMove{seat: s, seq: rec.Seq, move: rec.Move, atMs: rec.AtMs, resign: true}, r.moveEventsLocked(s, rec, &st.game))
 	return nil
+}
+
+// heldHereLocked takes seat s back from its holder on another instance,
+// if it has one, before a request of the seat's is played here.
+func (r *Race) heldHereLocked(s int) error {
+	if !r.seats[s].held || r.stopped {
+		return nil
+	}
+	if err := r.holdLocked(s); err != nil {
+		return r.appendFailedLocked(s, "move", err)
+	}
+	return nil
+}
+
+// againLocked plays a request again once its seat was taken back from
+// its holder (takeBackLocked), which it does not do a second time.
+func (r *Race) againLocked(play func() error) error {
+	r.takingBack = true
+	defer func() { r.takingBack = false }()
+	return play()
 }
 
 // appendFailedLocked is the refusal of a move or resignation (what) that
@@ -591,6 +631,9 @@ func (r *Race) playableLocked() error {
 
 // moveLocked plays move m, whose notation is text, for seat s.
 func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
+	if err := r.heldHereLocked(s); err != nil {
+		return err
+	}
 	if r.repeatedLocked(s, text, id) {
 		return nil
 	}
@@ -612,6 +655,9 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: text, AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
 	ev := r.moveEventsLocked(s, rec, &next)
 	if err := r.appendLocked(rec, r.carryLocked(s, &ev), &ev); err != nil {
+		if r.takeBackLocked(s, err) {
+			return r.againLocked(func() error { return r.moveLocked(s, m, text, id) })
+		}
 		return r.appendFailedLocked(s, "move", err)
 	}
 	st.game = next

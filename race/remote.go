@@ -24,6 +24,11 @@ import (
 func (r *Race) ApplyRemote(recs ...MoveRecord) (gap bool, err error) {
 	r.mu.Lock()
 	defer r.unlock()
+	return r.applyRecordsLocked(recs)
+}
+
+// applyRecordsLocked is ApplyRemote with the race's lock held.
+func (r *Race) applyRecordsLocked(recs []MoveRecord) (gap bool, err error) {
 	for _, rec := range recs {
 		if r.stopped || r.state.Over() {
 			return false, nil // the end counted what came before the log's seal
@@ -64,7 +69,7 @@ func (r *Race) applyRemoteLocked(st *seat, rec MoveRecord) error {
 		st.moves = append(st.moves, m)
 		fm.play = m
 	}
-	st.last = rec
+	st.last, st.held = rec, true
 	ev := moveEvents{opp: &OpponentEvent{Race: r.id, Seat: rec.Seat, Counts: countsOf(&st.game, st.connected)}}
 	r.afterChangeLocked(fm, ev)
 	return nil
@@ -143,4 +148,86 @@ func (r *Race) decideAgainLocked(res *Result, state State) *Result {
 	}
 	r.gamesOfResultLocked(res)
 	return res
+}
+
+// listenRecordsLocked subscribes a live race whose seats may be held on
+// other instances (a bus that relays events, a HoldingStore: Redis mode)
+// to its records topic, where their holders send the moves they play.
+func (r *Race) listenRecordsLocked() {
+	if _, ok := r.store.(HoldingStore); !ok || !r.fan.relays || r.state.Over() || r.recordsOff != nil {
+		return
+	}
+	r.recordsOff = r.fan.bus.Subscribe(RecordsTopic(r.id), recordsTap{r: r})
+}
+
+// unlistenRecordsLocked ends listenRecordsLocked's subscription.
+func (r *Race) unlistenRecordsLocked() {
+	if r.recordsOff != nil {
+		r.recordsOff()
+		r.recordsOff = nil
+	}
+}
+
+// recordsTap hears the race's records topic.
+type recordsTap struct{ r *Race }
+
+// Deliver counts a record (ApplyRemote), and reads the log when one
+// before it is missing.
+func (t recordsTap) Deliver(ev Event) {
+	rec, ok := ev.(*RecordEvent)
+	if !ok {
+		return
+	}
+	gap, err := t.r.ApplyRemote(rec.Record)
+	if err != nil {
+		t.r.log.Error().Err(err).Msg("a held seat's move not counted")
+	}
+	if gap {
+		t.r.catchUpSoon()
+	}
+}
+
+// catchUpSoon reads the race's log for the records it missed, on a
+// goroutine of its own, unless a read is under way.
+func (r *Race) catchUpSoon() {
+	if !r.catchingUp.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer r.catchingUp.Store(false)
+		if err := r.CatchUp(context.Background()); err != nil {
+			r.log.Warn().Err(err).Msg("the log not read for the held seats' moves")
+		}
+	}()
+}
+
+// CatchUp counts every move in the race's log that the holders of its
+// seats on other instances played and it has not counted: a record lost
+// on the way (a pub/sub lapse) or sent before the race listened for them
+// (a takeover). The fleet calls it after both.
+func (r *Race) CatchUp(ctx context.Context) error {
+	if _, ok := r.store.(HoldingStore); !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, recordsTimeout)
+	defer cancel()
+	moves, err := r.store.Moves(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	_, err = r.ApplyRemote(moves...)
+	return err
+}
+
+// HeldElsewhere reports whether a seat of the race is played by its
+// holder on another instance, as far as the race has heard.
+func (r *Race) HeldElsewhere() bool {
+	r.mu.Lock()
+	defer r.unlock()
+	for s := range r.seats {
+		if r.seats[s].held {
+			return true
+		}
+	}
+	return false
 }

@@ -341,6 +341,10 @@ type seat struct {
 	// then.
 	berserk  bool
 	berserkT Timer
+	// held is set once the race counted a move of the seat's that its
+	// holder on another instance played (remote.go): a request of the
+	// seat's that comes here takes it back first (holdLocked).
+	held bool
 }
 
 // occupant is whoever plays a seat that a person's connection does not:

@@ -150,6 +150,7 @@ func redisBackend(ctx context.Context, cfg serveConfig, log zerolog.Logger) (*ba
 		check: redisReady(rdb, cfg.redisPrefix, instance),
 		spread: func(svc *race.Service) func(context.Context) {
 			f := fleet.New(svc, cluster)
+			f.HoldSeats(cfg.seatMoves)
 			return func(ctx context.Context) { f.Run(ctx, redisrace.RenewEvery) }
 		},
 		close: func() {

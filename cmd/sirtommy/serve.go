@@ -65,6 +65,7 @@ type serveConfig struct {
 	redisURL       string
 	redisPrefix    string
 	redisRetention time.Duration
+	seatMoves      bool
 	// pprofAddr, when set, serves net/http/pprof on its own listener.
 	pprofAddr string
 	// durableRaces keeps the running races in the SQLite data folder too
@@ -143,6 +144,9 @@ func parseServe(e env) (serveConfig, error) {
 	str(&c.redisURL, groupRedis, "redis", "", "redis://[:password@]host:port/db: share races with other instances through this Redis; empty keeps them in memory")
 	str(&c.redisPrefix, groupRedis, "redis-prefix", redisrace.DefaultPrefix, "prefix of every Redis key and channel")
 	dur(&c.redisRetention, groupRedis, "redis-retention", redisrace.DefaultRetention, "how long Redis keeps a finished race's record and log")
+	c.seatMoves = true
+	fromEnv("seat-moves", func(v string) (err error) { c.seatMoves, err = strconv.ParseBool(v); return err })
+	fs.BoolVar(&c.seatMoves, "seat-moves", c.seatMoves, usage(groupRedis, "seat-moves", "play a player's moves on the player's own instance while the race runs on another, the move crossing Redis once; false: forward them to the race's instance (docs/redis.md)"))
 	intFlag(&c.apiRaces, groupLimits, "api-races-per-minute", web.DefaultLimits().RacesPerMinute, "races one client address may make over the API (POST /api/races) a minute; 0: no limit")
 	intFlag(&c.practice, groupLimits, "practice-per-minute", web.DefaultLimits().PracticePerMinute, "tries of \"find the better move\" one client address may send (POST /api/races/{id}/practice) a minute; 0: no limit")
 	fs.Usage = func() {

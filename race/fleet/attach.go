@@ -142,6 +142,7 @@ func (f *Fleet) lost(r *race.Race) {
 // owner of every race this instance has connections to, and attaches
 // again every connection to a race that does not run here.
 func (f *Fleet) resync() {
+	f.catchUpHeld()
 	ids := f.followed()
 	if len(ids) == 0 {
 		return
@@ -311,4 +312,24 @@ func (b *tokenBox) set(t string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.tok = t
+}
+
+// catchUpHeld reads the log of every race running here with a seat held
+// on another instance, after a lapse of the bus's subscriptions: the
+// records its holder sent meanwhile are lost. It stops at the first
+// failure (Redis is away again): the next lapse tries again, and a
+// race's end counts what it missed anyway (race.Race.ApplyRemote).
+func (f *Fleet) catchUpHeld() {
+	for _, r := range f.svc.Races() {
+		if r.Halted() || !r.HeldElsewhere() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(f.ctx, clusterTimeout)
+		err := r.CatchUp(ctx)
+		cancel()
+		if err != nil {
+			f.deps.Log.Warn().Err(err).Str("race", r.ID()).Msg("held seats' moves not read after a pub/sub lapse")
+			return
+		}
+	}
 }

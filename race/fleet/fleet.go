@@ -128,6 +128,10 @@ type Fleet struct {
 	releasedMu sync.Mutex
 	released   map[*race.Race]bool
 
+	// holdSeats: this instance plays its connections' seats of races
+	// elsewhere (HoldSeats).
+	holdSeats bool
+
 	// ctx ends the fleet's background work (Close): the connections
 	// being attached again, counted by work. workMu orders background's
 	// Add before Close's Wait: ctx is cancelled under it, so no WaitGroup

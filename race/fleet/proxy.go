@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"sirtommy/race"
@@ -61,6 +62,16 @@ type proxy struct {
 	// reattaching is set while the connection is attached again
 	// (reattach), reattachAgain when another cause came meanwhile.
 	reattaching, reattachAgain bool
+
+	// held plays the connection's seat here while its race runs on
+	// another instance (race.HeldSeat, opened at the seat's first move
+	// then; held.go); holdMu orders its opening and its moves, and is
+	// taken before mu, never under it. noHold is set once the seat was
+	// shut out of holding (taken back, or resumed elsewhere): its moves
+	// go to the owner from then on.
+	holdMu sync.Mutex
+	held   atomic.Pointer[race.HeldSeat]
+	noHold atomic.Bool
 }
 
 // follow lists the connection among its race's connections here, once:
@@ -90,10 +101,17 @@ type tokenSpy struct {
 	sub race.Subscriber
 }
 
-// Deliver keeps a race.JoinedEvent's token and passes ev on.
+// Deliver keeps a race.JoinedEvent's token and passes ev on: a state
+// of the seat held here with the holder's view when the owner's has not
+// counted its last moves yet (held.go).
 func (t *tokenSpy) Deliver(ev race.Event) {
-	if j, ok := ev.(*race.JoinedEvent); ok && j.Race == t.p.id {
-		t.p.token.set(j.Token)
+	switch e := ev.(type) {
+	case *race.JoinedEvent:
+		if e.Race == t.p.id {
+			t.p.token.set(e.Token)
+		}
+	case *race.StateEvent:
+		ev = t.p.heldView(e)
 	}
 	t.sub.Deliver(ev)
 }
@@ -394,6 +412,7 @@ func (p *proxy) setSub(sub race.Subscriber) {
 
 // Leave gives the seat up (the grace period starts where the race runs).
 func (p *proxy) Leave(s int, _ race.Subscriber) {
+	p.dropHeld()
 	p.do(context.Background(), &Request{Op: OpLeave, Seat: s}) // here, the seat's subscriber is the connection's tokenSpy
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -438,24 +457,33 @@ func (p *proxy) unwatch() {
 	p.unlisten()
 }
 
-// Move plays a move.
+// Move plays a move: on the seat's holder here while the race runs
+// elsewhere (held.go), else where the race runs.
 func (p *proxy) Move(s int, text, id string) error {
+	if done, err := p.moveHeld(s, text, id); done {
+		return err
+	}
 	return p.do(context.Background(), &Request{Op: OpMove, Seat: s, Move: text, ID: id}).err()
 }
 
-// Resign resigns.
+// Resign resigns, where the race runs: its owner takes the seat back
+// from the holder here first.
 func (p *proxy) Resign(s int, id string) error {
+	p.dropHeld()
 	return p.do(context.Background(), &Request{Op: OpResign, Seat: s, ID: id}).err()
 }
 
 // Rematch asks for a rematch.
 func (p *proxy) Rematch(s int) (string, error) {
+	p.dropHeld()
 	rep := p.do(context.Background(), &Request{Op: OpRematch, Seat: s})
 	return rep.Next, rep.err()
 }
 
-// Berserk halves seat s's time, wherever the race runs.
+// Berserk halves seat s's time, wherever the race runs; the seat's next
+// move here opens its holder again, which learns of it from the record.
 func (p *proxy) Berserk(s int) error {
+	p.dropHeld()
 	return p.do(context.Background(), &Request{Op: OpBerserk, Seat: s}).err()
 }
 

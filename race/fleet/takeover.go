@@ -54,11 +54,13 @@ func (f *Fleet) adopt(ctx context.Context, id string) (*race.Race, error) {
 		return nil, err
 	}
 	if !f.svc.Adopt(r) { // Drain began meanwhile and will not hand this race over
+		r.Stop()
 		_ = c.Handover(ctx, id)
 		return nil, nil
 	}
 	if !r.State().Over() {
 		r.Rearm(rec)
+		f.background(func() { f.catchUp(r) })
 	}
 	f.deps.Log.Info().Str("race", id).Int("moves", len(moves)).Msg("race taken over")
 	f.bus.Publish(OwnerTopic(id), &OwnerEvent{Race: id, Owner: c.Instance()})
@@ -101,4 +103,21 @@ func (f *Fleet) restoreOver(ctx context.Context, rec *race.Record) (*race.Race, 
 	}
 	f.markReleased(r) // a copy for reading: this instance holds no lease on it
 	return f.svc.Keep(r), nil
+}
+
+// catchUp counts the moves of race r, taken over here, that the holders
+// of its seats on other instances logged after its log was read for the
+// takeover and before the race listened for their records here: once
+// its subscription is live, the log is read again (race.CatchUp).
+func (f *Fleet) catchUp(r *race.Race) {
+	ctx, cancel := context.WithTimeout(f.ctx, clusterTimeout)
+	defer cancel()
+	if sy, ok := f.bus.(Syncer); ok {
+		if err := sy.Sync(ctx); err != nil {
+			f.deps.Log.Warn().Err(err).Str("race", r.ID()).Msg("bus not synced after a takeover")
+		}
+	}
+	if err := r.CatchUp(ctx); err != nil {
+		f.deps.Log.Warn().Err(err).Str("race", r.ID()).Msg("held seats' moves not read after a takeover")
+	}
 }

@@ -2,6 +2,8 @@ package redisrace_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +95,68 @@ func TestHeldSeatMovesReachTheOwner(t *testing.T) {
 	logged, err := storeA.Moves(ctx, "R")
 	if err != nil || len(logged) != 3 {
 		t.Fatalf("the log holds %v, %v; want the three moves", logged, err)
+	}
+}
+
+// A player on instance b of a race that runs on a plays its seat on b
+// (fleet.HoldSeats): each move is answered there and logged by b, and a
+// counts it for the opponent; a resignation goes to a, which takes the
+// seat back; a race b takes over plays the seat itself.
+func TestSeatPlayedOnItsInstance(t *testing.T) {
+	clock := racetest.NewClock(time.Now())
+	a, b := twoInstances(t, clock)
+	b.fleet.HoldSeats(true)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var hs [2]race.Handle
+	for s, in := range []*instance{a, b} {
+		if hs[s], err = in.svc.Open(t.Context(), r.ID()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hs[s].Join("p", "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	subs[1].waitFor(t, "running state", func(ev race.Event) bool { st, ok := ev.(*race.StateEvent); return ok && st.State == race.Running })
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	play(t, hs[1], &g, 1, 3)
+	for seq := 1; seq <= 3; seq++ {
+		subs[1].waitFor(t, "moved", func(ev race.Event) bool { mv, ok := ev.(*race.MovedEvent); return ok && mv.Seq == seq })
+	}
+	subs[0].waitFor(t, "opponent", func(ev race.Event) bool {
+		op, ok := ev.(*race.OpponentEvent)
+		return ok && op.Seat == 1 && op.Counts.Moves == 3
+	})
+	keys := redisrace.Keys{Prefix: "test:"}
+	if h := b.rdb.HGet(t.Context(), keys.Seqs(r.ID()), "h:1").Val(); !strings.HasPrefix(h, "b#") {
+		t.Fatalf("seat 1's holder %q, want b", h)
+	}
+
+	// a crashes; b's next move takes the race over and plays the seat
+	// itself, taking it back from its own holder.
+	a.crash(t)
+	play(t, hs[1], &g, 1, 1)
+	subs[1].waitFor(t, "moved", func(ev race.Event) bool { mv, ok := ev.(*race.MovedEvent); return ok && mv.Seq == 4 })
+	if err := hs[1].Resign(1, "bye"); err != nil {
+		t.Fatalf("resign: %v", err)
+	}
+	moves, err := redisrace.NewStore(b.rdb, redisrace.StoreOptions{Keys: keys}).Moves(t.Context(), r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int
+	for _, m := range moves {
+		seqs = append(seqs, m.Seq)
+	}
+	if fmt.Sprint(seqs) != "[1 2 3 4 5]" || moves[4].Move != "resign" {
+		t.Fatalf("the log's seqs %v, want 1 to 5 ending with the resignation", seqs)
+	}
+	if h := b.rdb.HGet(t.Context(), keys.Seqs(r.ID()), "h:1").Val(); h != "" {
+		t.Fatalf("seat 1's holder %q after the race's owner played it, want none", h)
 	}
 }

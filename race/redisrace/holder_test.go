@@ -73,6 +73,24 @@ func TestOnlyTheSeatsHolderAppends(t *testing.T) {
 		t.Fatalf("b's second claim: %q (its first %q), %v", again, held, err)
 	}
 
+	// The owner takes it back: only the owner may, and then every
+	// holder is out.
+	if err := b.ReleaseSeat(ctx, "R", 1); !errors.Is(err, race.ErrNotOwner) {
+		t.Fatalf("a release by an instance that does not own the race: %v; want not owner", err)
+	}
+	if err := owner.ReleaseSeat(ctx, "R", 1); err != nil {
+		t.Fatal(err)
+	}
+	fourth := race.MoveRecord{Seat: 1, Seq: 4, Move: "4S>W3", ID: "m4"}
+	for _, h := range []string{held, heldC, again} {
+		if _, err := b.AppendHeld(ctx, "R", h, fourth, nil); !errors.Is(err, race.ErrNotHolder) {
+			t.Fatalf("holder %s's append once the owner took the seat back: %v; want not the holder", h, err)
+		}
+	}
+	if _, err := owner.AppendCarrying(ctx, "R", fourth, nil); err != nil {
+		t.Fatalf("the owner's append of the seat it took back: %v", err)
+	}
+
 	moves, err := owner.Moves(ctx, "R")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +99,7 @@ func TestOnlyTheSeatsHolderAppends(t *testing.T) {
 	for _, m := range moves {
 		got = append(got, m.ID)
 	}
-	if want := []string{"m1", "m2", "o1", "m3"}; !slices.Equal(got, want) {
+	if want := []string{"m1", "m2", "o1", "m3", "m4"}; !slices.Equal(got, want) {
 		t.Fatalf("log %v, want %v", got, want)
 	}
 }

@@ -96,6 +96,21 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return h
 `)
 
+// seatReleaseScript gives a race's seat back to its owner: the seat's holder
+// is cleared, so that the owner's appends (with no holder) are taken
+// again and every earlier holder's are not (their claims' numbers stay
+// spent). KEYS: seqs, owner. ARGV: seat, this instance ("" for no
+// fencing). An instance that does not own the race releases nothing
+// ("NOTOWNER").
+var seatReleaseScript = redis.NewScript(`
+if ARGV[2] ~= '' then
+  local o = redis.call('GET', KEYS[2])
+  if o and o ~= ARGV[2] then return redis.error_reply('NOTOWNER ' .. o) end
+end
+redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
+return 1
+`)
+
 // sealScript ends a race's log: appends of new moves are refused
 // ("ENDED") from then on. KEYS: seqs, owner, result. ARGV: why, ttl
 // seconds, this instance ("" for no fencing), then the race's seats. It
@@ -228,6 +243,20 @@ func (s *Store) ClaimSeat(ctx context.Context, raceID string, seat int) (holder 
 		return "", fmt.Errorf("race %s seat %d: claim: %w", raceID, seat, classify(err))
 	}
 	return holder, nil
+}
+
+// ReleaseSeat gives race raceID's seat back to the race's owner, this
+// instance: its appends of the seat's moves are taken again, and no
+// earlier holder's (race.ErrNotOwner when another instance owns the
+// race).
+func (s *Store) ReleaseSeat(ctx context.Context, raceID string, seat int) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	keys := []string{s.keys.Seqs(raceID), s.keys.Owner(raceID)}
+	if err := seatReleaseScript.Run(ctx, s.rdb, keys, seat, s.instance).Err(); err != nil {
+		return fmt.Errorf("race %s seat %d: release: %w", raceID, seat, classify(err))
+	}
+	return nil
 }
 
 // Seal ends race raceID's log, for why: every later append of a new move
