@@ -22,9 +22,19 @@ import (
 // reads the race's log and passes it all. A record the seat's game
 // cannot take is an error: the log and this copy disagree.
 func (r *Race) ApplyRemote(recs ...MoveRecord) (gap bool, err error) {
-	r.mu.Lock()
-	defer r.unlock()
-	return r.applyRecordsLocked(recs)
+	// One record a lock: the events of each are written before the next
+	// (a log read after a lapse may hold many, and a connection's send
+	// queue would overflow with all of their events at once).
+	for i := range recs {
+		r.mu.Lock()
+		g, err := r.applyRecordsLocked(recs[i : i+1])
+		r.unlock()
+		gap = gap || g
+		if err != nil {
+			return gap, err
+		}
+	}
+	return gap, nil
 }
 
 // applyRecordsLocked is ApplyRemote with the race's lock held.

@@ -169,7 +169,7 @@ func TestServeFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"serve", "--help"}, env, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-origin", "SIRTOMMY_ORIGIN", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute", "-data", "SIRTOMMY_DATA", "-database", "SIRTOMMY_DATABASE", "-arenas", "SIRTOMMY_ARENAS"} {
+	for _, f := range []string{"-addr", "SIRTOMMY_ADDR", "-log-format", "-log-level", "-drain-timeout", "-spectator-delay", "-allowed-origins", "-origin", "SIRTOMMY_ORIGIN", "-grace", "-secret", "SIRTOMMY_SECRET", "-computer-offer-after", "-redis", "SIRTOMMY_REDIS", "-redis-prefix", "-redis-retention", "-seat-moves", "SIRTOMMY_SEAT_MOVES", "-retention", "SIRTOMMY_RETENTION", "-api-races-per-minute", "-data", "SIRTOMMY_DATA", "-database", "SIRTOMMY_DATABASE", "-arenas", "SIRTOMMY_ARENAS"} {
 		if !strings.Contains(errOut.String(), f) {
 			t.Errorf("--help lacks %s", f)
 		}

@@ -314,14 +314,34 @@ func (b *tokenBox) set(t string) {
 	b.tok = t
 }
 
-// catchUpHeld reads the log of every race running here with a seat held
-// on another instance, after a lapse of the bus's subscriptions: the
-// records its holder sent meanwhile are lost. It stops at the first
-// failure (Redis is away again): the next lapse tries again, and a
-// race's end counts what it missed anyway (race.Race.ApplyRemote).
+// catchUpHeld reads the log of every race this instance still owns with
+// a seat held on another instance, after a lapse of the bus's
+// subscriptions: the records its holders sent meanwhile are lost. A race
+// another instance took over meanwhile is not read (its copy here stops
+// once the lease loop finds it lost). It stops at the first failure
+// (Redis is away again): the next lapse tries again, and a race's end
+// counts what it missed anyway (race.Race.ApplyRemote).
 func (f *Fleet) catchUpHeld() {
+	var held []*race.Race
+	var ids []string
 	for _, r := range f.svc.Races() {
-		if r.Halted() || !r.HeldElsewhere() {
+		if !r.Halted() && r.HeldElsewhere() {
+			held, ids = append(held, r), append(ids, r.ID())
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(f.ctx, clusterTimeout)
+	owners, err := f.cluster.Owners(ctx, ids)
+	cancel()
+	if err != nil {
+		f.deps.Log.Warn().Err(err).Msg("owners not read for the held seats' moves after a pub/sub lapse")
+		return
+	}
+	me := f.cluster.Instance()
+	for _, r := range held {
+		if owners[r.ID()] != me {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(f.ctx, clusterTimeout)
