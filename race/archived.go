@@ -137,16 +137,7 @@ func finalBoards(in *Info, sealed bool) ([]engine.View, error) {
 		if m.Seat < 0 || m.Seat >= len(games) {
 			return nil, fmt.Errorf("race %s: move %+v: no such seat", in.Race, m)
 		}
-		g := &games[m.Seat]
-		if m.Move == "resign" {
-			g.Resign()
-			continue
-		}
-		mv, err := engine.ParseMove(m.Move)
-		if err == nil {
-			err = g.ApplyRecorded(mv)
-		}
-		if err != nil {
+		if _, _, err := replayRecord(&games[m.Seat], m); err != nil {
 			return nil, fmt.Errorf("race %s: seat %d move %d %q: %w", in.Race, m.Seat, m.Seq, m.Move, err)
 		}
 	}

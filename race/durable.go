@@ -242,24 +242,12 @@ func Restore(rec *Record, moves []MoveRecord, d Deps) (*Race, error) {
 			return nil, fmt.Errorf("race %s: restore: move %+v: no such seat", rec.ID, m)
 		}
 		st := &r.seats[m.Seat]
-		st.last = m
 		if g := st.ghost(); g != nil {
 			g.next++ // the log has this entry of the recording
 		}
-		fm := feedMove{seat: m.Seat, seq: m.Seq, move: m.Move, atMs: m.AtMs}
-		if m.Move == "resign" {
-			st.game.Resign()
-			fm.resign = true
-		} else {
-			mv, err := engine.ParseMove(m.Move)
-			if err == nil {
-				err = st.game.ApplyRecorded(mv) // a log written before the move T replays too
-			}
-			if err != nil {
-				return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
-			}
-			st.moves = append(st.moves, mv)
-			fm.play = mv
+		fm, err := st.playLogged(m)
+		if err != nil {
+			return nil, fmt.Errorf("race %s: restore: seat %d move %d %q: %w", rec.ID, m.Seat, m.Seq, m.Move, err)
 		}
 		switch {
 		case !behind || m.AtMs <= cutMs:

@@ -95,35 +95,16 @@ func OpenHeld(ctx context.Context, rec *Record, seat int, moves func(context.Con
 		if m.Seat != seat {
 			continue
 		}
-		if err := h.replay(m); err != nil {
+		if _, _, err := replayRecord(&h.game, m); err != nil {
 			return nil, fmt.Errorf("race %s: seat %d move %d %q: %w", rec.ID, seat, m.Seq, m.Move, err)
 		}
+		h.seq, h.last = m.Seq, m
 	}
 	return h, nil
 }
 
-// replay applies a logged move of the seat.
-func (h *HeldSeat) replay(m MoveRecord) error {
-	if m.Move == "resign" {
-		h.game.Resign()
-	} else {
-		mv, err := engine.ParseMove(m.Move)
-		if err == nil {
-			err = h.game.ApplyRecorded(mv)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	h.seq, h.last = m.Seq, m
-	return nil
-}
-
 // Seat is the seat held.
 func (h *HeldSeat) Seat() int { return h.seat }
-
-// Holder is the holder the log knows this instance by for the seat.
-func (h *HeldSeat) Holder() string { return h.holder }
 
 // Move plays move text for the seat, with request id id, and returns
 // the MovedEvent that answers it. Its errors are Race.Move's: a move the
@@ -147,11 +128,7 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 	}
 	next := h.game // a copy: committed only once the log has the move
 	if err := next.Apply(m); err != nil {
-		var ill *engine.IllegalMoveError
-		if errors.As(err, &ill) {
-			return nil, &Error{Code: CodeIllegalMove, Reason: ill.Reason.String(), Message: ill.Detail, Err: err}
-		}
-		return nil, &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
+		return nil, illegalMoveError(err)
 	}
 	rec := MoveRecord{Seat: h.seat, Seq: h.seq + 1, Move: text, AtMs: h.clock.Now().Sub(h.startAt).Milliseconds(), ID: id}
 	ev := &RecordEvent{Race: h.id, Record: rec}
@@ -209,7 +186,7 @@ func (h *HeldSeat) playableLocked() error {
 	case !now.Before(h.startAt.Add(h.timeLimit)):
 		return Errorf(CodeRaceOver, "the race's time is up")
 	case h.berserk && !now.Before(h.startAt.Add(h.timeLimit/2)):
-		return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(), Message: "your time is up: you went berserk, for half the race's time"}
+		return berserkUpError()
 	}
 	return nil
 }
@@ -220,11 +197,8 @@ func (h *HeldSeat) appendFailedLocked(err error) error {
 	switch {
 	case errors.Is(err, ErrRaceEnded):
 		h.state = Finished
-		return &Error{Code: CodeRaceOver, Message: "the race is over: the move came after its end", Err: wrapped}
 	case errors.Is(err, ErrNotHolder):
 		return &Error{Code: CodeUnavailable, Message: "the seat is played from another connection now", Err: wrapped}
-	case errors.Is(err, ErrUnavailable):
-		return &Error{Code: CodeUnavailable, Message: "the move may not have been recorded: storage is unavailable; send it again shortly, with the same id", Err: wrapped}
 	}
-	return &Error{Code: CodeUnavailable, Message: "the move could not be recorded: storage failed; send it again shortly, with the same id", Err: wrapped}
+	return storageRefusal("move", err, wrapped)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"sirtommy/engine"
 	"sirtommy/race"
 	"sirtommy/race/memrace"
 	"sirtommy/race/racetest"
@@ -153,6 +154,27 @@ func (f *heldFixture) sent() []race.MoveRecord {
 		out = append(out, ev.(*race.RecordEvent).Record)
 	}
 	return out
+}
+
+// playHeldOneOnItsWay plays the first two legal moves of deal 5 on h,
+// and has the owner count the first one only: the second is on its way.
+// It returns seat 1's game as the holder has it.
+func (f *heldFixture) playHeldOneOnItsWay(t *testing.T, h *race.HeldSeat) engine.Game {
+	t.Helper()
+	ref := newGame(5)
+	for i := range 2 {
+		m := ref.AppendMoves(nil)[0]
+		if _, err := h.Move(m.String(), fmt.Sprintf("q%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.owner.ApplyRemote(f.sent()[0]); err != nil {
+		t.Fatal(err)
+	}
+	return ref
 }
 
 func codeOf(err error) race.Code {
@@ -302,19 +324,7 @@ func TestTheEndCountsHeldMoves(t *testing.T) {
 	if err := f.owner.Move(0, first.String(), "p1"); err != nil {
 		t.Fatal(err)
 	}
-	ref := newGame(5)
-	for i := range 2 {
-		m := ref.AppendMoves(nil)[0]
-		if _, err := h.Move(m.String(), fmt.Sprintf("q%d", i)); err != nil {
-			t.Fatal(err)
-		}
-		if err := ref.Apply(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := f.owner.ApplyRemote(f.sent()[0]); err != nil { // the second is on its way
-		t.Fatal(err)
-	}
+	ref := f.playHeldOneOnItsWay(t, h)
 	f.clock.Advance(race.DefaultTimeLimit)
 	res := f.owner.Result()
 	if res == nil || f.owner.State() != race.Finished {
@@ -336,19 +346,7 @@ func TestTheEndCountsHeldMoves(t *testing.T) {
 func TestOwnerTakesTheSeatBack(t *testing.T) {
 	f := newHeldFixture(t)
 	h := f.open(t)
-	ref := newGame(5)
-	for i := range 2 {
-		m := ref.AppendMoves(nil)[0]
-		if _, err := h.Move(m.String(), fmt.Sprintf("q%d", i)); err != nil {
-			t.Fatal(err)
-		}
-		if err := ref.Apply(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := f.owner.ApplyRemote(f.sent()[0]); err != nil { // the second is on its way
-		t.Fatal(err)
-	}
+	ref := f.playHeldOneOnItsWay(t, h)
 	holders := ref // the holder's game: it hears nothing of the owner's moves
 	m := ref.AppendMoves(nil)[0]
 	if err := f.owner.Move(1, m.String(), "fwd"); err != nil {

@@ -517,8 +517,7 @@ func (r *Race) Resign(s int, id string) error {
 	}
 	st := &r.seats[s]
 	if st.game.Status().Over() {
-		return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(),
-			Message: fmt.Sprintf("your game is already over (%s)", st.game.Status())}
+		return gameOverError(&st.game)
 	}
 	return r.resignLocked(s, id)
 }
@@ -547,7 +546,7 @@ func (r *Race) resignLocked(s int, id string) error {
 		if r.takeBackLocked(s, err) {
 			return r.againLocked(func() error {
 				if st.game.Status().Over() {
-					return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(), Message: fmt.Sprintf("your game is already over (%s)", st.game.Status())}
+					return gameOverError(&st.game)
 				}
 				return r.resignLocked(s, id)
 			})
@@ -590,17 +589,7 @@ func (r *Race) appendFailedLocked(s int, what string, err error) error {
 	if errors.Is(err, ErrNotOwner) {
 		r.stopLocked() // the new owner has the race; requests go there now
 	}
-	if errors.Is(err, ErrRaceEnded) {
-		// The race's end sealed the log, wherever it was decided: the
-		// move is not the race's.
-		return &Error{Code: CodeRaceOver, Message: "the race is over: the " + what + " came after its end", Err: wrapped}
-	}
-	if errors.Is(err, ErrUnavailable) {
-		// Rarely the log stored it and only the answer was lost: sent
-		// again with the same id, it is answered as stored (see Move).
-		return &Error{Code: CodeUnavailable, Message: "the " + what + " may not have been recorded: storage is unavailable; send it again shortly, with the same id", Err: wrapped}
-	}
-	return &Error{Code: CodeUnavailable, Message: "the " + what + " could not be recorded: storage failed; send it again shortly, with the same id", Err: wrapped}
+	return storageRefusal(what, err, wrapped)
 }
 
 // Stopped reports whether the race was stopped (Stop): another instance
@@ -642,15 +631,11 @@ func (r *Race) moveLocked(s int, m engine.Move, text, id string) error {
 	}
 	st := &r.seats[s]
 	if st.berserk && r.berserkUpLocked(s) {
-		return &Error{Code: CodeIllegalMove, Reason: engine.ReasonGameOver.String(), Message: "your time is up: you went berserk, for half the race's time"}
+		return berserkUpError()
 	}
 	next := st.game // a copy: committed only once the log has the move
 	if err := next.Apply(m); err != nil {
-		var ill *engine.IllegalMoveError
-		if errors.As(err, &ill) {
-			return &Error{Code: CodeIllegalMove, Reason: ill.Reason.String(), Message: ill.Detail, Err: err}
-		}
-		return &Error{Code: CodeInternal, Message: "the engine failed", Err: err}
+		return illegalMoveError(err)
 	}
 	rec := MoveRecord{Seat: s, Seq: len(st.moves) + 1, Move: text, AtMs: r.sinceStartLocked().Milliseconds(), ID: id}
 	ev := r.moveEventsLocked(s, rec, &next)

@@ -64,22 +64,11 @@ func (r *Race) applyRecordsLocked(recs []MoveRecord) (gap bool, err error) {
 // applyRemoteLocked applies rec, the next logged move of seat st, and
 // tells everyone but the seat's own connection (its holder answered it).
 func (r *Race) applyRemoteLocked(st *seat, rec MoveRecord) error {
-	fm := feedMove{seat: rec.Seat, seq: rec.Seq, move: rec.Move, atMs: rec.AtMs}
-	if rec.Move == "resign" {
-		st.game.Resign()
-		fm.resign = true
-	} else {
-		m, err := engine.ParseMove(rec.Move)
-		if err == nil {
-			err = st.game.Apply(m)
-		}
-		if err != nil {
-			return fmt.Errorf("race %s: remote move %+v: %w", r.id, rec, err)
-		}
-		st.moves = append(st.moves, m)
-		fm.play = m
+	fm, err := st.playLogged(rec)
+	if err != nil {
+		return fmt.Errorf("race %s: remote move %+v: %w", r.id, rec, err)
 	}
-	st.last, st.held = rec, true
+	st.held = true
 	ev := moveEvents{opp: &OpponentEvent{Race: r.id, Seat: rec.Seat, Counts: countsOf(&st.game, st.connected)}}
 	r.afterChangeLocked(fm, ev)
 	return nil

@@ -391,3 +391,31 @@ func (r *Race) takeSeatLocked(name string, occ occupant) (int, *seat, error) {
 	st.taken, st.name, st.occ, st.connected = true, clip(name), occ, occ != nil
 	return s, st, nil
 }
+
+// replayRecord plays logged entry m (a move, or "resign") on g as a log
+// replays (ApplyRecorded: a log written before the move T replays too),
+// and returns the move played (none for a resignation).
+func replayRecord(g *engine.Game, m MoveRecord) (mv engine.Move, resigned bool, err error) {
+	if m.Move == "resign" {
+		g.Resign()
+		return mv, true, nil
+	}
+	if mv, err = engine.ParseMove(m.Move); err == nil {
+		err = g.ApplyRecorded(mv)
+	}
+	return mv, false, err
+}
+
+// playLogged plays logged entry m on the seat's game and keeps it as the
+// seat's last, and returns what tells the spectators of it.
+func (st *seat) playLogged(m MoveRecord) (feedMove, error) {
+	mv, resigned, err := replayRecord(&st.game, m)
+	if err != nil {
+		return feedMove{}, err
+	}
+	if !resigned {
+		st.moves = append(st.moves, mv)
+	}
+	st.last = m
+	return feedMove{seat: m.Seat, seq: m.Seq, move: m.Move, atMs: m.AtMs, resign: resigned, play: mv}, nil
+}
