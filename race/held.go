@@ -55,6 +55,7 @@ type HeldSeat struct {
 	seq       int // the seat's last logged seq
 	startAt   time.Time
 	timeLimit time.Duration
+	firstMove time.Duration // the first-move deadline, after startAt
 	berserk   bool
 	state     State
 }
@@ -88,7 +89,7 @@ func OpenHeld(ctx context.Context, rec *Record, seat int, moves func(context.Con
 	}
 	h := &HeldSeat{
 		id: rec.ID, seat: seat, holder: holder, store: hs, bus: d.Bus, clock: d.Clock,
-		game: engine.New(rules, rec.Deal), startAt: rec.StartAt, timeLimit: opts.TimeLimit,
+		game: engine.New(rules, rec.Deal), startAt: rec.StartAt, timeLimit: opts.TimeLimit, firstMove: opts.FirstMoveTimeout,
 		berserk: rec.Seats[seat].Berserk, state: rec.State,
 	}
 	for _, m := range logged {
@@ -173,9 +174,11 @@ func (h *HeldSeat) movedLocked(rec MoveRecord) *MovedEvent {
 }
 
 // playableLocked refuses a move the race would refuse for its time: before
-// its start, after its time limit, after the seat's berserk half. The
-// race's other ends (a win, everyone out) reach the holder as the log's
-// seal (ErrRaceEnded).
+// its start, after its time limit, after the seat's berserk half, and a
+// first move after the first-move deadline (the owner aborts the race
+// then, after reading the log for the first moves logged before it:
+// Race.firstMoveCheck). The race's other ends (a win, everyone out)
+// reach the holder as the log's seal (ErrRaceEnded).
 func (h *HeldSeat) playableLocked() error {
 	now := h.clock.Now()
 	switch {
@@ -187,6 +190,8 @@ func (h *HeldSeat) playableLocked() error {
 		return Errorf(CodeRaceOver, "the race's time is up")
 	case h.berserk && !now.Before(h.startAt.Add(h.timeLimit/2)):
 		return berserkUpError()
+	case h.seq == 0 && !now.Before(h.startAt.Add(h.firstMove)):
+		return Errorf(CodeRaceOver, "no first move in time: the race is aborted")
 	}
 	return nil
 }

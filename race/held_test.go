@@ -375,3 +375,52 @@ func TestOwnerTakesTheSeatBack(t *testing.T) {
 		t.Fatalf("seat 1's log %v (last %+v), want 1 to 4 ending with the resignation", seqs, logged[len(logged)-1])
 	}
 }
+
+// TestHeldFirstMoveLostOnItsWay: at the first-move deadline, a held
+// seat's first move that the holder logged but the owner never heard of
+// (its record lost to a pub/sub lapse) is read from the log, and the
+// race goes on; a first move after the deadline is refused by the holder,
+// and the race is aborted.
+func TestHeldFirstMoveLostOnItsWay(t *testing.T) {
+	f := newHeldFixtureWith(t, decidingRecords{})
+	h := f.open(t)
+	g := newGame(5)
+	first := g.AppendMoves(nil)[0].String()
+	if err := f.owner.Move(0, first, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultFirstMoveTimeout / 2)
+	if _, err := h.Move(first, "q1"); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(race.DefaultFirstMoveTimeout / 2) // the record never reached the owner
+	if st := f.owner.State(); st != race.Running {
+		t.Fatalf("at the first-move deadline with seat 1's first move logged: %s; want running", st)
+	}
+	opp, ok := f.p.Last().(*race.OpponentEvent)
+	if !ok || opp.Seat != 1 || opp.Counts.Moves != 1 {
+		t.Fatalf("seat 0 last heard %#v; want seat 1's first move", f.p.Last())
+	}
+
+	late := newHeldFixtureWith(t, decidingRecords{})
+	if err := late.owner.Move(0, first, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	start := late.rec.StartAt
+	late.rec.StartAt = start.Add(-race.DefaultFirstMoveTimeout) // the holder's clock at the deadline, the owner's before it
+	if _, err := late.open(t).Move(first, "q0"); codeOf(err) != race.CodeRaceOver {
+		t.Fatalf("the holder's first move at its deadline: %v; want race over", err)
+	}
+	late.rec.StartAt = start
+	h = late.open(t)
+	late.clock.Advance(race.DefaultFirstMoveTimeout)
+	if res := late.owner.Result(); res == nil || res.Reason != race.ReasonNoFirstMove {
+		t.Fatalf("no first move of seat 1 by the deadline: result %+v; want aborted, no first move", res)
+	}
+	if _, err := h.Move(first, "q1"); codeOf(err) != race.CodeRaceOver {
+		t.Fatalf("the holder's first move after the deadline: %v; want race over", err)
+	}
+	if logged, _ := late.store.Moves(t.Context(), "r1"); len(logged) != 1 {
+		t.Fatalf("logged %v; want seat 0's move alone", logged)
+	}
+}

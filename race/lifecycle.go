@@ -69,19 +69,46 @@ func (r *Race) onTimeLocked() (winner int, reason Reason) {
 	return decideOnTime(r.gameRefsLocked(nil), r.finishedLocked(nil))
 }
 
+// firstMoveCheck aborts a running race in which a racer has not moved by
+// the first-move deadline. Where a seat may be held on another instance
+// (HoldingStore), its first move may be logged and on its way here, or
+// lost to a pub/sub lapse: the log is read before the race is aborted
+// for it (the holder refuses a first move after the deadline, so the
+// read sees every first move it accepted).
 func (r *Race) firstMoveCheck() {
 	r.mu.Lock()
 	defer r.unlock()
-	if r.state != Running {
+	if r.state != Running || r.stopped {
 		return
 	}
+	s, late := r.noFirstMoveLocked()
+	if !late {
+		return
+	}
+	if _, holding := r.store.(HoldingStore); holding && !r.firstMovesRead {
+		r.firstMovesRead = true
+		r.later = append(r.later, func() {
+			if err := r.CatchUp(context.Background()); err != nil {
+				r.log.Warn().Err(err).Msg("the log not read for first moves before the abort")
+			}
+			r.firstMoveCheck()
+		})
+		return
+	}
+	r.log.Info().Int("seat", s).Msg("no first move in time")
+	r.abortLocked(ReasonNoFirstMove)
+}
+
+// noFirstMoveLocked is the first seat whose racer has not moved yet, if
+// any: ghosts, a solo race's empty seat and a game over before its first
+// move are not waited for.
+func (r *Race) noFirstMoveLocked() (seat int, late bool) {
 	for s := range r.seats {
 		if r.seats[s].ghost() == nil && !r.seats[s].solo() && r.seats[s].game.Plies() == 0 && !r.seats[s].game.Status().Over() {
-			r.log.Info().Int("seat", s).Msg("no first move in time")
-			r.abortLocked(ReasonNoFirstMove)
-			return
+			return s, true
 		}
 	}
+	return -1, false
 }
 
 // waitOver aborts a race nobody came to play.

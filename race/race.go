@@ -312,6 +312,9 @@ type Race struct {
 	// records it missed is under way.
 	recordsOff func()
 	catchingUp atomic.Bool
+	// firstMovesRead is set once the log was read for held seats' first
+	// moves at the first-move deadline (firstMoveCheck).
+	firstMovesRead bool
 	// The spectators' feed (feed.go, fair.go): what the spectators have
 	// been sent and what waits for the spectator delay, and this copy's
 	// epoch (one more for each instance that took the race over).
