@@ -149,7 +149,7 @@ func (r *Race) holdLocked(s int) error {
 		moves, err = r.store.Moves(ctx, r.id)
 	}
 	if err == nil {
-		_, err = r.applyRecordsLocked(moves)
+		_, err = r.applyRecordsLocked(moves, nil)
 	}
 	if err != nil {
 		r.log.Warn().Err(err).Int("seat", s).Msg("seat not taken back from its holder")

@@ -232,6 +232,10 @@ func (*JoinedEvent) EventType() string { return "joined" }
 type RecordEvent struct {
 	Race   string     `json:"race"`
 	Record MoveRecord `json:"record"`
+	// Told are the seats whose connections on the holder's instance the
+	// holder told of the move (their OpponentEvent): the owner sends
+	// them nothing more of it on other instances.
+	Told []int `json:"told,omitempty"`
 }
 
 // EventType is "record".

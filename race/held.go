@@ -33,6 +33,18 @@ type HoldingStore interface {
 	ReleaseSeat(ctx context.Context, raceID string, seat int) error
 }
 
+// Teller reaches the connections to a race's other seats on the
+// holder's instance (the fleet's), so that a move played there updates an
+// opponent there without going by the race's owner and back.
+type Teller interface {
+	// Listening lists the seats of race id, other than seat, whose
+	// connection here takes the race's events now.
+	Listening(id string, seat int) []int
+	// Tell hands ev to the connection here of each of seats that still
+	// takes the race's events.
+	Tell(id string, seats []int, ev *OpponentEvent)
+}
+
 // HeldSeat plays one seat of a race that runs on another instance: it
 // checks, applies, logs and answers the seat's moves from a copy of the
 // seat's game, and sends each logged move to the race's owner (a
@@ -48,6 +60,7 @@ type HeldSeat struct {
 	store  HoldingStore
 	bus    Bus
 	clock  Clock
+	tell   Teller // nil: the owner tells every opponent
 
 	mu        sync.Mutex
 	game      engine.Game
@@ -104,6 +117,11 @@ func OpenHeld(ctx context.Context, rec *Record, seat int, moves func(context.Con
 	return h, nil
 }
 
+// TellHere has the holder tell the opponents' connections on its
+// instance of each move itself, through t: the owner then sends them
+// nothing of it (RecordEvent.Told). Call it before the first Move.
+func (h *HeldSeat) TellHere(t Teller) { h.tell = t }
+
 // Seat is the seat held.
 func (h *HeldSeat) Seat() int { return h.seat }
 
@@ -133,6 +151,9 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 	}
 	rec := MoveRecord{Seat: h.seat, Seq: h.seq + 1, Move: text, AtMs: h.clock.Now().Sub(h.startAt).Milliseconds(), ID: id}
 	ev := &RecordEvent{Race: h.id, Record: rec}
+	if h.tell != nil {
+		ev.Told = h.tell.Listening(h.id, h.seat)
+	}
 	var carried []Carried
 	if c, ok := h.bus.(Carrier); ok {
 		if cr, ok := c.Carry(RecordsTopic(h.id), ev); ok {
@@ -152,6 +173,11 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 		h.bus.Publish(RecordsTopic(h.id), ev)
 	}
 	h.game, h.seq, h.last = next, rec.Seq, rec
+	if len(ev.Told) > 0 {
+		// Under the seat's lock: each opponent hears the seat's moves in
+		// their order.
+		h.tell.Tell(h.id, ev.Told, &OpponentEvent{Race: h.id, Seat: h.seat, Counts: countsOf(&h.game, true)})
+	}
 	return h.movedLocked(rec), nil
 }
 

@@ -26,9 +26,7 @@ func (r *Race) ApplyRemote(recs ...MoveRecord) (gap bool, err error) {
 	// (a log read after a lapse may hold many, and a connection's send
 	// queue would overflow with all of their events at once).
 	for i := range recs {
-		r.mu.Lock()
-		g, err := r.applyRecordsLocked(recs[i : i+1])
-		r.unlock()
+		g, err := r.applyRecord(recs[i], nil)
 		gap = gap || g
 		if err != nil {
 			return gap, err
@@ -37,8 +35,17 @@ func (r *Race) ApplyRemote(recs ...MoveRecord) (gap bool, err error) {
 	return gap, nil
 }
 
-// applyRecordsLocked is ApplyRemote with the race's lock held.
-func (r *Race) applyRecordsLocked(recs []MoveRecord) (gap bool, err error) {
+// applyRecord is ApplyRemote of one record, sent by its holder (a
+// RecordEvent) with the seats it told of the move itself (told).
+func (r *Race) applyRecord(rec MoveRecord, told []int) (gap bool, err error) {
+	r.mu.Lock()
+	defer r.unlock()
+	return r.applyRecordsLocked([]MoveRecord{rec}, told)
+}
+
+// applyRecordsLocked is ApplyRemote with the race's lock held; told are
+// the seats the holder of recs' seat told of them (a RecordEvent's).
+func (r *Race) applyRecordsLocked(recs []MoveRecord, told []int) (gap bool, err error) {
 	for _, rec := range recs {
 		if r.stopped || r.state.Over() {
 			return false, nil // the end counted what came before the log's seal
@@ -54,7 +61,7 @@ func (r *Race) applyRecordsLocked(recs []MoveRecord) (gap bool, err error) {
 			gap = true
 			continue
 		}
-		if err := r.applyRemoteLocked(st, rec); err != nil {
+		if err := r.applyRemoteLocked(st, rec, told); err != nil {
 			return gap, err
 		}
 	}
@@ -62,14 +69,24 @@ func (r *Race) applyRecordsLocked(recs []MoveRecord) (gap bool, err error) {
 }
 
 // applyRemoteLocked applies rec, the next logged move of seat st, and
-// tells everyone but the seat's own connection (its holder answered it).
-func (r *Race) applyRemoteLocked(st *seat, rec MoveRecord) error {
+// tells everyone but the seat's own connection (its holder answered it)
+// and, on other instances, the seats told (the holder told their
+// connections on its instance: HeldSeat.Move).
+func (r *Race) applyRemoteLocked(st *seat, rec MoveRecord, told []int) error {
 	fm, err := st.playLogged(rec)
 	if err != nil {
 		return fmt.Errorf("race %s: remote move %+v: %w", r.id, rec, err)
 	}
 	st.held = true
 	ev := moveEvents{opp: &OpponentEvent{Race: r.id, Seat: rec.Seat, Counts: countsOf(&st.game, st.connected)}}
+	for _, o := range told {
+		if o >= 0 && o < len(r.seats) && o != rec.Seat {
+			if ev.carried == nil {
+				ev.carried = make([]bool, len(r.seats))
+			}
+			ev.carried[o] = true
+		}
+	}
 	r.afterChangeLocked(fm, ev)
 	return nil
 }
@@ -177,7 +194,7 @@ func (t recordsTap) Deliver(ev Event) {
 	if !ok {
 		return
 	}
-	gap, err := t.r.ApplyRemote(rec.Record)
+	gap, err := t.r.applyRecord(rec.Record, rec.Told)
 	if err != nil {
 		t.r.log.Error().Err(err).Msg("a held seat's move not counted")
 	}

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"sirtommy/race"
@@ -33,6 +34,42 @@ type feedGate struct {
 	// owner is the instance the connection's last request went to (nil:
 	// none yet): the race's events pass only from it (race.Sourced).
 	owner atomic.Pointer[string]
+
+	// An opponent's updates come from the owner and, for a move its
+	// holder played here, from the holder (Fleet.Tell): oppMu guards the
+	// last one passed of each seat (seen) and whether the final state
+	// passed (ended), so that none passes twice, goes back, or comes
+	// after the end.
+	oppMu sync.Mutex
+	opp   [race.MaxSeats]race.Counts
+	seen  [race.MaxSeats]bool
+	ended bool
+}
+
+// fresh reports whether an opponent's update ev may pass: it is newer
+// than the last of its seat that did, and the race has not ended.
+func (g *feedGate) fresh(ev *race.OpponentEvent) bool {
+	if ev.Seat < 0 || ev.Seat >= race.MaxSeats {
+		return false
+	}
+	g.oppMu.Lock()
+	defer g.oppMu.Unlock()
+	last := g.opp[ev.Seat]
+	if g.ended || g.seen[ev.Seat] && (ev.Counts.Moves < last.Moves || ev.Counts == last) {
+		return false
+	}
+	g.opp[ev.Seat], g.seen[ev.Seat] = ev.Counts, true
+	return true
+}
+
+// passed notes an event that passed the gate: the final state ends the
+// opponents' updates.
+func (g *feedGate) passed(ev race.Event) {
+	if st, ok := ev.(*race.StateEvent); ok && st.Result != nil {
+		g.oppMu.Lock()
+		g.ended = true
+		g.oppMu.Unlock()
+	}
 }
 
 // from reports whether an event published by instance origin may reach
@@ -94,6 +131,7 @@ func (t connTap) Deliver(ev race.Event) {
 		t.g.seat.Store(-1)
 		t.g.mine.Store(-1)
 	}
+	t.g.passed(ev)
 	t.sub.Deliver(ev)
 }
 
@@ -123,7 +161,12 @@ func (t gateTap) Deliver(ev race.Event) {
 		m, ok := ev.(*race.MovedEvent)
 		open = ok && m.ID != ""
 	}
-	if open && t.g.elsewhere() {
-		t.sub.Deliver(ev)
+	if !open || !t.g.elsewhere() {
+		return
 	}
+	if opp, ok := ev.(*race.OpponentEvent); ok && !t.g.fresh(opp) {
+		return
+	}
+	t.g.passed(ev)
+	t.sub.Deliver(ev)
 }

@@ -8,6 +8,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"sirtommy/race"
 )
@@ -83,6 +84,7 @@ func (p *proxy) heldSeat(s int) *race.HeldSeat {
 		p.f.deps.Log.Debug().Err(err).Str("race", p.id).Int("seat", s).Msg("seat not held here")
 		return nil
 	}
+	h.TellHere(p.f)
 	p.held.Store(h)
 	return h
 }
@@ -108,4 +110,61 @@ func (p *proxy) heldView(ev *race.StateEvent) race.Event {
 	cp := *ev
 	cp.You = &v
 	return &cp
+}
+
+var _ race.Teller = (*Fleet)(nil)
+
+// Listening lists the seats of race id, other than seat, whose
+// connection here takes the race's events from its owner now (its gate
+// open for its seat), for a move of seat's played here to tell them
+// itself (race.HeldSeat).
+func (f *Fleet) Listening(id string, seat int) []int {
+	var out []int
+	f.eachSeatTap(id, func(p *proxy, s int, _ race.Subscriber) {
+		if s != seat {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// Tell hands ev, the update of a move played here, to the connection
+// here of each of seats, through its seat's gate: not to one shut for a
+// re-attachment meanwhile (its fresh snapshot has the move).
+func (f *Fleet) Tell(id string, seats []int, ev *race.OpponentEvent) {
+	type tap struct {
+		p   *proxy
+		s   int
+		sub race.Subscriber
+	}
+	var room [race.MaxSeats]tap
+	taps := room[:0]
+	f.eachSeatTap(id, func(p *proxy, s int, sub race.Subscriber) {
+		if slices.Contains(seats, s) {
+			taps = append(taps, tap{p, s, sub})
+		}
+	})
+	// Outside connsMu: a delivery may write to the connection.
+	for _, t := range taps {
+		gateTap{g: &t.p.gate, seat: int32(t.s), sub: t.sub}.Deliver(ev)
+	}
+}
+
+// eachSeatTap calls fn, with connsMu held, for each connection here to
+// race id whose gate is open for a seat, with that seat and the
+// subscriber of its seat's topic.
+func (f *Fleet) eachSeatTap(id string, fn func(p *proxy, seat int, sub race.Subscriber)) {
+	f.connsMu.Lock()
+	defer f.connsMu.Unlock()
+	rc := f.conns[id]
+	if rc == nil {
+		return
+	}
+	for p := range rc.proxies {
+		s := int(p.gate.seat.Load())
+		sub := p.seatSub.Load()
+		if s >= 0 && sub != nil {
+			fn(p, s, *sub)
+		}
+	}
 }

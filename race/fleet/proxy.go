@@ -44,14 +44,18 @@ type proxy struct {
 	// a subscription only.
 	seatUnsubs [race.MaxSeats]func()
 	onWatch    bool // the spectators' topic is
-	gate       feedGate
-	attached   *race.Race // the local race the connection is attached to
-	cancelW    func()     // attached's Watch cancel
-	token      tokenBox   // the seat's latest token
-	who        string     // the lobby's player id of the connection
-	seat       int
-	player     bool
-	watched    bool
+	// seatSub is the subscriber of the seats' topics while they are
+	// subscribed (nil: not), for the updates a seat's holder here tells
+	// the connection (Fleet.Tell): read without mu.
+	seatSub  atomic.Pointer[race.Subscriber]
+	gate     feedGate
+	attached *race.Race // the local race the connection is attached to
+	cancelW  func()     // attached's Watch cancel
+	token    tokenBox   // the seat's latest token
+	who      string     // the lobby's player id of the connection
+	seat     int
+	player   bool
+	watched  bool
 	// seatHere is set while the connection is its seat's subscriber on
 	// attached: a race that ended before the connection could resume it
 	// here never delivers it the seat's events.
@@ -190,6 +194,8 @@ func (p *proxy) listen(seats, watch bool) (added bool) {
 		for s := range p.seatUnsubs {
 			p.seatUnsubs[s] = bus.Subscribe(race.SeatTopic(p.id, s), gateTap{g: &p.gate, seat: int32(s), sub: p.sub})
 		}
+		sub := p.sub
+		p.seatSub.Store(&sub)
 		p.onSeats, added = true, true
 	}
 	if watch && !p.onWatch {
@@ -224,6 +230,7 @@ func (p *proxy) unlisten() {
 		}
 	}
 	p.unsubs, p.onTopic, p.onSeats, p.onWatch = nil, false, false, false
+	p.seatSub.Store(nil)
 }
 
 // seated ends the subscriptions to the topics of the seats other than s,

@@ -3,7 +3,9 @@ package redisrace_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -159,4 +161,104 @@ func TestSeatPlayedOnItsInstance(t *testing.T) {
 	if h := b.rdb.HGet(t.Context(), keys.Seqs(r.ID()), "h:1").Val(); h != "" {
 		t.Fatalf("seat 1's holder %q after the race's owner played it, want none", h)
 	}
+}
+
+// sourced records the events of a topic with the instance that published
+// each (race.Sourced).
+type sourced struct {
+	mu   sync.Mutex
+	from []string
+	evs  []race.Event
+}
+
+func (s *sourced) Deliver(ev race.Event) { s.DeliverFrom("", ev) }
+
+func (s *sourced) DeliverFrom(origin string, ev race.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.from, s.evs = append(s.from, origin), append(s.evs, ev)
+}
+
+// Both players of a race that runs on a are on b, which plays their
+// seats: b tells each of a move of the other's itself, once per move and
+// in order, and a, which counts the move, sends nothing of it back on the
+// seat's channel.
+func TestOpponentToldOnTheHoldersInstance(t *testing.T) {
+	clock := racetest.NewClock(time.Now())
+	a, b := twoInstances(t, clock)
+	b.fleet.HoldSeats(true)
+	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := redisrace.Keys{Prefix: "test:"}
+	busC := redisrace.NewBus(a.rdb, keys, "c", zerolog.Nop())
+	t.Cleanup(func() { _ = busC.Close() })
+	var onSeat1 sourced
+	defer busC.Subscribe(race.SeatTopic(r.ID(), 1), &onSeat1)()
+	ctx, cancel := context.WithTimeout(t.Context(), settleWait)
+	defer cancel()
+	if err := busC.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var subs [2]recorder
+	var hs [2]race.Handle
+	for s := range hs {
+		if hs[s], err = b.svc.Open(t.Context(), r.ID()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hs[s].Join(fmt.Sprintf("p%d", s), "", &subs[s]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(race.DefaultCountdown)
+	for s := range subs {
+		subs[s].waitFor(t, "running state", func(ev race.Event) bool { st, ok := ev.(*race.StateEvent); return ok && st.State == race.Running })
+	}
+	rules, _ := engine.Variant("")
+	g := engine.New(rules, testDeal)
+	play(t, hs[0], &g, 0, 3)
+	waitUntil(t, "the owner counts seat 0's moves", func() bool {
+		info, err := r.Info(t.Context())
+		return err == nil && info.Counts[0].Moves == 3
+	})
+	// A marker through a's bus after the moves: what a published on seat
+	// 1's channel before it has reached c.
+	marker := &race.PresenceEvent{Race: r.ID(), Seat: 9}
+	a.bus.Publish(race.SeatTopic(r.ID(), 1), marker)
+	waitUntil(t, "the marker", func() bool {
+		onSeat1.mu.Lock()
+		defer onSeat1.mu.Unlock()
+		return slices.ContainsFunc(onSeat1.evs, func(ev race.Event) bool {
+			pe, ok := ev.(*race.PresenceEvent)
+			return ok && pe.Seat == 9
+		})
+	})
+	onSeat1.mu.Lock()
+	for i, ev := range onSeat1.evs {
+		if _, ok := ev.(*race.OpponentEvent); ok {
+			t.Errorf("seat 1's channel carried %#v from %q; want nothing of seat 0's moves", ev, onSeat1.from[i])
+		}
+	}
+	onSeat1.mu.Unlock()
+	var heard []int
+	for _, ev := range subs[1].Events() {
+		if op, ok := ev.(*race.OpponentEvent); ok && op.Seat == 0 {
+			heard = append(heard, op.Counts.Moves)
+		}
+	}
+	if fmt.Sprint(heard) != "[1 2 3]" {
+		t.Fatalf("seat 1 heard seat 0 at moves %v; want 1, 2, 3 once each", heard)
+	}
+}
+
+// waitUntil waits up to five seconds for ok.
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatalf("waited in vain for %s", what)
 }
