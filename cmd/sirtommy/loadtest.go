@@ -138,6 +138,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	direct := fs.Bool("direct", false, "make races over the HTTP API of the --urls in turn and seat each race's players on alternate --urls, instead of quick play (which pairs players of one instance only); the server needs --api-races-per-minute 0")
 	localShare := fs.Float64("local-share", 0, "with --direct and several --url: the share (0 to 1) of races whose two players both dial their race's own instance, for the move→opponent latency on one instance and across instances side by side in one run")
+	away := fs.Bool("away", false, "with --direct and several --url: seat both players of each race not in --local-share on the instance after their race's own, so that the race runs on one instance and its players are on another")
 	flooders := fs.Int("flood", 0, "extra clients that each send --flood-rate messages a second, reconnecting when closed (hardening: do the players' figures move?)")
 	floodRate := fs.Float64("flood-rate", 10000, "messages a second per --flood client")
 	cpuProfile := fs.String("cpuprofile", "", "write the load client's own CPU profile to this file")
@@ -165,6 +166,9 @@ func loadtestCommand(ctx context.Context, e env) error {
 	}
 	if *localShare > 0 && !*direct {
 		return usagef("loadtest: --local-share needs --direct (quick play seats each race's players on one instance already)")
+	}
+	if *away && (!*direct || len(urls) < 2) {
+		return usagef("loadtest: --away needs --direct and two --url or more")
 	}
 	if *arena != "" && (*direct || *seats != 2) {
 		return usagef("loadtest: --arena pairs players two by two: no --direct, no --seats")
@@ -208,7 +212,7 @@ func loadtestCommand(ctx context.Context, e env) error {
 	if len(urls) > 0 {
 		g.Go(func() error {
 			r, err := loadtest.Run(gctx, loadtest.Config{
-				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct, LocalShare: *localShare,
+				Flooders: *flooders, FloodRate: *floodRate, Direct: *direct, LocalShare: *localShare, Away: *away,
 				URLs: urls, Races: *races, Seats: *seats, Spectators: *spectators, Duration: *duration, Warmup: *warmup,
 				Level: level, Rate: *rate, Seed: uint64(time.Now().UnixNano()), Arena: *arena,
 			}, progress)

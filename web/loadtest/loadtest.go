@@ -84,6 +84,10 @@ type Config struct {
 	// measures the move→opponent latency on one instance and across
 	// instances side by side, under the same load.
 	LocalShare float64
+	// Away, with Direct and several URLs, seats both players of each race
+	// not among LocalShare on the URL after their race's own: the race
+	// runs on one instance and both its players are on another.
+	Away bool
 	// Seats is the racers of each race, 2 (0 means 2) to 10. Races of
 	// more are made over the API, as Direct makes them: quick play pairs
 	// two.
@@ -98,8 +102,12 @@ type Config struct {
 // i/Seats) dials.
 func (cfg Config) playerURL(i int) int {
 	n := len(cfg.URLs)
-	if k := i / cfg.seats(); cfg.local(k) {
+	k := i / cfg.seats()
+	switch {
+	case cfg.local(k):
 		return k % n // the URL the race was made on
+	case cfg.Away && cfg.Direct:
+		return (k + 1) % n
 	}
 	return i % n
 }
@@ -315,6 +323,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Report, erro
 	}
 	if cfg.LocalShare < 0 || cfg.LocalShare > 1 || (cfg.LocalShare > 0 && !cfg.Direct) {
 		return Report{}, errors.New("loadtest: the local share is from 0 to 1, and needs direct races")
+	}
+	if cfg.Away && (!cfg.Direct || len(cfg.URLs) < 2) {
+		return Report{}, errors.New("loadtest: players away from their races need direct races and two URLs or more")
 	}
 	if cfg.Rate <= 0 {
 		cfg.Rate = DefaultRate

@@ -219,6 +219,33 @@ func TestLocalShare(t *testing.T) {
 	}
 }
 
+// TestAway: with Away, both players of each race not among the local
+// share dial the URL after their race's own.
+func TestAway(t *testing.T) {
+	urls := []string{"ws://a/ws", "ws://b/ws", "ws://c/ws"}
+	for _, share := range []float64{0, 0.5} {
+		cfg := Config{URLs: urls, Direct: true, LocalShare: share, Away: true}
+		away := 0
+		for k := range 90 {
+			a, b := cfg.playerURL(2*k), cfg.playerURL(2*k+1)
+			switch {
+			case a != b:
+				t.Errorf("share %v: race %d's players on URLs %d and %d; want one", share, k, a, b)
+			case a == (k+1)%len(urls):
+				away++
+			case a != k%len(urls):
+				t.Errorf("share %v: race %d's players on URL %d, neither the race's own nor the next", share, k, a)
+			}
+		}
+		if want := int(90 * (1 - share)); away != want {
+			t.Errorf("share %v: %d races away; want %d", share, away, want)
+		}
+	}
+	if _, err := Run(context.Background(), Config{URLs: urls[:1], Races: 1, Duration: time.Second, Direct: true, Away: true}, nil); err == nil {
+		t.Error("players away from their races on one URL were accepted")
+	}
+}
+
 // TestRunSplitsLatencyByPlacement: with a local share, one run reports
 // the move→opponent latency of the races on one instance and of those
 // across instances apart, and together they are all of it.
