@@ -48,7 +48,7 @@ type moveEvents struct {
 func (r *Race) moveEventsLocked(s int, rec MoveRecord, g *engine.Game) moveEvents {
 	return moveEvents{
 		moved: &MovedEvent{Race: r.id, ID: rec.ID, Seat: s, Seq: rec.Seq, Move: rec.Move, AtMs: rec.AtMs, View: g.View()},
-		opp:   &OpponentEvent{Race: r.id, Seat: s, Counts: countsOf(g, r.seats[s].connected)},
+		opp:   opponentEvent(r.id, s, g, r.seats[s].connected),
 	}
 }
 
@@ -112,6 +112,12 @@ func (r *Race) publishMoveLocked(i int, ev Event, carried []bool) {
 		return
 	}
 	r.publishLocked(i, ev)
+}
+
+// opponentEvent is the update the opponents of seat s of race id get
+// when its game is g, its player connected or not.
+func opponentEvent(id string, s int, g *engine.Game, connected bool) *OpponentEvent {
+	return &OpponentEvent{Race: id, Seat: s, Counts: countsOf(g, connected)}
 }
 
 // countsOf is the Counts of game g, whose player is connected or not.

@@ -176,7 +176,7 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 	if len(ev.Told) > 0 {
 		// Under the seat's lock: each opponent hears the seat's moves in
 		// their order.
-		h.tell.Tell(h.id, ev.Told, &OpponentEvent{Race: h.id, Seat: h.seat, Counts: countsOf(&h.game, true)})
+		h.tell.Tell(h.id, ev.Told, opponentEvent(h.id, h.seat, &h.game, true))
 	}
 	return h.movedLocked(rec), nil
 }

@@ -78,7 +78,7 @@ func (r *Race) applyRemoteLocked(st *seat, rec MoveRecord, told []int) error {
 		return fmt.Errorf("race %s: remote move %+v: %w", r.id, rec, err)
 	}
 	st.held = true
-	ev := moveEvents{opp: &OpponentEvent{Race: r.id, Seat: rec.Seat, Counts: countsOf(&st.game, st.connected)}}
+	ev := moveEvents{opp: opponentEvent(r.id, rec.Seat, &st.game, st.connected)}
 	for _, o := range told {
 		if o >= 0 && o < len(r.seats) && o != rec.Seat {
 			if ev.carried == nil {
