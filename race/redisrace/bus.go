@@ -2,6 +2,7 @@ package redisrace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,8 +23,6 @@ const (
 	// events each). Past it events are dropped and counted, never
 	// blocking the race that publishes.
 	outQueue = 16 << 10
-	// inQueue is go-redis's buffer of received messages.
-	inQueue = 4 << 10
 	// opsQueue is how many subscribe and unsubscribe requests may wait
 	// for Redis.
 	opsQueue = 4 << 10
@@ -96,6 +95,10 @@ type Bus struct {
 	syncN   int
 	syncers map[string]chan struct{} // by marker channel
 
+	// quiet is how long a subscription connection may stay silent
+	// before the bus pings it (quietPing).
+	quiet time.Duration
+
 	// lapseMu guards onLapse and lapseDue (OnLapse).
 	lapseMu  sync.Mutex
 	onLapse  []func()
@@ -123,6 +126,12 @@ var _ race.Bus = (*Bus)(nil)
 // process: a random token). On a *redis.ClusterClient it uses sharded
 // pub/sub. Close stops it.
 func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Logger) *Bus {
+	return newBus(rdb, keys, origin, log, quietPing)
+}
+
+// newBus is NewBus with the silence after which a subscription
+// connection is pinged.
+func newBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Logger, quiet time.Duration) *Bus {
 	ctx, cancel := context.WithCancel(context.Background())
 	_, sharded := rdb.(*redis.ClusterClient)
 	b := &Bus{
@@ -134,6 +143,7 @@ func NewBus(rdb redis.UniversalClient, keys Keys, origin string, log zerolog.Log
 		ctx:     ctx,
 		cancel:  cancel,
 		syncers: make(map[string]chan struct{}),
+		quiet:   quiet,
 	}
 	b.wg.Add(2)
 	if !sharded {
@@ -594,40 +604,102 @@ func (b *Bus) spublish(ctx context.Context, batch []message) error {
 	return nil
 }
 
+// Keep-alive of a subscription connection. go-redis's channel of messages
+// pings a quiet connection, but it reads on a goroutine of its own and
+// hands each message over a Go channel, waking its health check as well:
+// the bus reads on its receive loop instead and keeps the connection alive
+// itself.
+const (
+	// quietPing is how long a subscription connection may stay silent
+	// before the bus pings Redis on it: a ping whose write fails drops
+	// the connection, and go-redis makes it again with its subscriptions
+	// (a lapse), as its channel's health check would.
+	quietPing = 3 * time.Second
+	// pingTimeout bounds a keep-alive ping.
+	pingTimeout = 5 * time.Second
+	// receiveRetry is how long the receive loop waits after a second
+	// error in a row before it reads again (go-redis reconnects in
+	// between).
+	receiveRetry = 100 * time.Millisecond
+)
+
+// receiveLoop reads ps's messages and subscription confirmations on its
+// own goroutine until ps is closed.
 func (b *Bus) receiveLoop(ps *redis.PubSub) {
 	defer b.wg.Done()
-	in := ps.ChannelWithSubscriptions(redis.WithChannelSize(inQueue))
+	var heard atomic.Uint64
+	quiet := make(chan struct{})
+	defer close(quiet)
+	b.wg.Add(1)
+	go b.keepAlive(ps, &heard, quiet)
 	// confirmed holds the channels Redis confirmed on this connection: a
 	// second confirmation of one, with no unsubscribe in between, is
 	// go-redis subscribing it again on a new connection (the old one
 	// dropped), so the subscriptions lapsed.
 	confirmed := make(map[string]bool)
+	errs := 0
 	for {
-		select {
-		case <-b.ctx.Done():
-			return
-		case m, ok := <-in:
-			if !ok {
+		m, err := ps.Receive(b.ctx)
+		if err != nil {
+			if b.ctx.Err() != nil || errors.Is(err, redis.ErrClosed) {
 				return
 			}
-			switch m := m.(type) {
-			case *redis.Message:
-				b.receive(m)
-			case *redis.Subscription:
-				switch m.Kind {
-				case "subscribe", "ssubscribe":
-					if confirmed[m.Channel] {
-						b.lapsed()
-					}
-					confirmed[m.Channel] = true
-				case "unsubscribe":
-					delete(confirmed, m.Channel)
-				case "sunsubscribe":
-					delete(confirmed, m.Channel)
-					b.lost(m.Channel)
+			if errs > 0 {
+				select {
+				case <-b.ctx.Done():
+					return
+				case <-time.After(receiveRetry):
 				}
 			}
+			errs++
+			continue
 		}
+		errs = 0
+		heard.Add(1)
+		switch m := m.(type) {
+		case *redis.Message:
+			b.receive(m)
+		case *redis.Subscription:
+			switch m.Kind {
+			case "subscribe", "ssubscribe":
+				if confirmed[m.Channel] {
+					b.lapsed()
+				}
+				confirmed[m.Channel] = true
+			case "unsubscribe":
+				delete(confirmed, m.Channel)
+			case "sunsubscribe":
+				delete(confirmed, m.Channel)
+				b.lost(m.Channel)
+			}
+		}
+	}
+}
+
+// keepAlive pings Redis on ps when nothing was heard on it (heard did not
+// move) for a whole quietPing, until done is closed.
+func (b *Bus) keepAlive(ps *redis.PubSub, heard *atomic.Uint64, done <-chan struct{}) {
+	defer b.wg.Done()
+	tick := time.NewTicker(b.quiet)
+	defer tick.Stop()
+	last := heard.Load()
+	for {
+		select {
+		case <-done:
+			return
+		case <-b.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if n := heard.Load(); n != last {
+			last = n
+			continue
+		}
+		ctx, cancel := context.WithTimeout(b.ctx, pingTimeout)
+		// A failed ping's connection is dropped by go-redis; the receive
+		// loop's next read makes it again.
+		_ = ps.Ping(ctx)
+		cancel()
 	}
 }
 
