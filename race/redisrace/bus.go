@@ -628,10 +628,10 @@ const (
 func (b *Bus) receiveLoop(ps *redis.PubSub) {
 	defer b.wg.Done()
 	var heard atomic.Uint64
-	quiet := make(chan struct{})
-	defer close(quiet)
+	stop := make(chan struct{})
+	defer close(stop)
 	b.wg.Add(1)
-	go b.keepAlive(ps, &heard, quiet)
+	go b.keepAlive(ps, &heard, stop)
 	// confirmed holds the channels Redis confirmed on this connection: a
 	// second confirmation of one, with no unsubscribe in between, is
 	// go-redis subscribing it again on a new connection (the old one
