@@ -100,11 +100,11 @@ func TestHeldSeatMovesReachTheOwner(t *testing.T) {
 	}
 }
 
-// A player on instance b of a race that runs on a plays its seat on b
-// (fleet.HoldSeats): each move is answered there and logged by b, and a
-// counts it for the opponent; a resignation goes to a, which takes the
-// seat back; a race b takes over plays the seat itself.
-func TestSeatPlayedOnItsInstance(t *testing.T) {
+// raceHeldOnB makes instances a and b, on one Redis and clock, with b
+// holding the seats of its players of races elsewhere
+// (fleet.HoldSeats), and a race of testDeal on a.
+func raceHeldOnB(t *testing.T) (*racetest.Clock, *instance, *instance, *race.Race) {
+	t.Helper()
 	clock := racetest.NewClock(time.Now())
 	a, b := twoInstances(t, clock)
 	b.fleet.HoldSeats(true)
@@ -112,6 +112,16 @@ func TestSeatPlayedOnItsInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return clock, a, b, r
+}
+
+// A player on instance b of a race that runs on a plays its seat on b
+// (fleet.HoldSeats): each move is answered there and logged by b, and a
+// counts it for the opponent; a resignation goes to a, which takes the
+// seat back; a race b takes over plays the seat itself.
+func TestSeatPlayedOnItsInstance(t *testing.T) {
+	clock, a, b, r := raceHeldOnB(t)
+	var err error
 	var subs [2]recorder
 	var hs [2]race.Handle
 	for s, in := range []*instance{a, b} {
@@ -184,13 +194,8 @@ func (s *sourced) DeliverFrom(origin string, ev race.Event) {
 // in order, and a, which counts the move, sends nothing of it back on the
 // seat's channel.
 func TestOpponentToldOnTheHoldersInstance(t *testing.T) {
-	clock := racetest.NewClock(time.Now())
-	a, b := twoInstances(t, clock)
-	b.fleet.HoldSeats(true)
-	r, err := a.svc.Create(race.Options{Deal: testDeal, DealNamed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clock, a, b, r := raceHeldOnB(t)
+	var err error
 	keys := redisrace.Keys{Prefix: "test:"}
 	busC := redisrace.NewBus(a.rdb, keys, "c", zerolog.Nop())
 	t.Cleanup(func() { _ = busC.Close() })
