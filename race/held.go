@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"sirtommy/engine"
@@ -71,6 +72,14 @@ type HeldSeat struct {
 	firstMove time.Duration // the first-move deadline, after startAt
 	berserk   bool
 	state     State
+
+	// latest answers the seat's last logged move, for ViewAhead, which
+	// must not wait for mu: a state reaches a connection under its race's
+	// lock, and when this instance runs the race too (it took the race
+	// over), a move here holds mu while it waits for that lock to have
+	// the race count it (PublishLocal). The two would wait for each
+	// other for ever.
+	latest atomic.Pointer[MovedEvent]
 }
 
 // OpenHeld claims seat seat of the race rec for this instance and
@@ -113,6 +122,9 @@ func OpenHeld(ctx context.Context, rec *Record, seat int, moves func(context.Con
 			return nil, fmt.Errorf("race %s: seat %d move %d %q: %w", rec.ID, seat, m.Seq, m.Move, err)
 		}
 		h.seq, h.last = m.Seq, m
+	}
+	if h.seq > 0 {
+		h.latest.Store(h.movedLocked(h.last))
 	}
 	return h, nil
 }
@@ -173,24 +185,26 @@ func (h *HeldSeat) Move(text, id string) (*MovedEvent, error) {
 		h.bus.Publish(RecordsTopic(h.id), ev)
 	}
 	h.game, h.seq, h.last = next, rec.Seq, rec
+	moved := h.movedLocked(rec)
+	h.latest.Store(moved)
 	if len(ev.Told) > 0 {
 		// Under the seat's lock: each opponent hears the seat's moves in
 		// their order.
 		h.tell.Tell(h.id, ev.Told, opponentEvent(h.id, h.seat, &h.game, true))
 	}
-	return h.movedLocked(rec), nil
+	return moved, nil
 }
 
 // ViewAhead is the seat's view when its holder has played more moves
 // than moves, the count of a view made elsewhere (the owner's snapshot,
-// which may not have counted the last ones yet).
+// which may not have counted the last ones yet). It never waits for a
+// move in progress, whose answer follows (latest).
 func (h *HeldSeat) ViewAhead(moves int) (engine.View, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.game.Plies() <= moves {
+	m := h.latest.Load()
+	if m == nil || m.View.Moves <= moves {
 		return engine.View{}, false
 	}
-	return h.game.View(), true
+	return m.View, true
 }
 
 // movedLocked is the MovedEvent of the seat's logged move rec, the game as

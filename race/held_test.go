@@ -424,3 +424,74 @@ func TestHeldFirstMoveLostOnItsWay(t *testing.T) {
 		t.Fatalf("logged %v; want seat 0's move alone", logged)
 	}
 }
+
+// stallingStore is a holdingStore whose AppendHeld, once armed, waits
+// until released: a held move stopped in the middle of its append, its
+// seat's lock held.
+type stallingStore struct {
+	*holdingStore
+	entered, release chan struct{}
+}
+
+func (s *stallingStore) AppendHeld(ctx context.Context, id, holder string, m race.MoveRecord, ev []race.Carried) (bool, error) {
+	if s.entered != nil {
+		close(s.entered)
+		<-s.release
+	}
+	return s.holdingStore.AppendHeld(ctx, id, holder, m, ev)
+}
+
+// TestHeldViewAheadDoesNotWaitForAMove: the seat's view ahead is read
+// while a move of the seat's is in the middle of its append. A state
+// reaches the seat's connection under the race's lock, and when the
+// holder's instance runs the race too (it took it over), the move waits
+// for that lock to have the race count it: had the view waited for the
+// move, the two would have waited for each other for ever (the race and
+// its players stuck, as a partition test found).
+func TestHeldViewAheadDoesNotWaitForAMove(t *testing.T) {
+	f := newHeldFixture(t)
+	stall := &stallingStore{holdingStore: f.store}
+	f.deps.Store = stall
+	h := f.open(t)
+	g := newGame(5)
+	for i := range 2 {
+		m := g.AppendMoves(nil)[0]
+		if i == 1 {
+			stall.entered, stall.release = make(chan struct{}), make(chan struct{})
+		}
+		moved := make(chan error, 1)
+		go func() {
+			_, err := h.Move(m.String(), fmt.Sprintf("q%d", i))
+			moved <- err
+		}()
+		if i == 1 {
+			<-stall.entered
+			viewed := make(chan engine.View, 1)
+			go func() {
+				v, _ := h.ViewAhead(0)
+				viewed <- v
+			}()
+			select {
+			case v := <-viewed:
+				if v.Moves != 1 {
+					t.Errorf("the view ahead during the second move counts %d moves; want the first move's view", v.Moves)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("the view ahead waited for the move in the middle of its append")
+			}
+			close(stall.release)
+		}
+		if err := <-moved; err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Apply(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, ok := h.ViewAhead(1); !ok || v.Moves != 2 || v.Score != g.Score() {
+		t.Fatalf("the view ahead of one move after two: %+v, %v; want the game after both", v, ok)
+	}
+	if _, ok := h.ViewAhead(2); ok {
+		t.Fatal("a view ahead of two moves after two; want none")
+	}
+}
