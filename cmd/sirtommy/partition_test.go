@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -423,8 +424,8 @@ func (f *feedCheck) needsResync(m msg) bool {
 // runPartition plays one scenario and checks it.
 func runPartition(t *testing.T, bin string, sc partitionScenario, n partitionNet) {
 	pg := fleetDatabase(t)
-	a, _, logA := startProcessLogged(t, bin, "info", partitionArgs(n.urlA, pg)...)
-	b, _, logB := startProcessLogged(t, bin, "info", partitionArgs(n.urlB, pg)...)
+	a, procA, logA := startProcessLogged(t, bin, "info", partitionArgs(n.urlA, pg)...)
+	b, procB, logB := startProcessLogged(t, bin, "info", partitionArgs(n.urlB, pg)...)
 	defer func() {
 		if t.Failed() {
 			t.Logf("a's takeover and lease log:\n%s\nb's:\n%s", fleetLog(logA.String()), fleetLog(logB.String()))
@@ -462,6 +463,9 @@ func runPartition(t *testing.T, bin string, sc partitionScenario, n partitionNet
 	select {
 	case <-done:
 	case <-time.After(partitionEnd):
+		// Stuck players are most often stuck goroutines: the stacks of both
+		// instances say where.
+		t.Logf("a's goroutines:\n%s\nb's:\n%s", goroutineDump(procA, logA), goroutineDump(procB, logB))
 		t.Fatal("the players did not finish")
 	}
 	close(errs)
@@ -516,6 +520,32 @@ func runPartition(t *testing.T, bin string, sc partitionScenario, n partitionNet
 		sc.name, len(races), rep.conns, rep.observations, rep.acks, takeovers, len(live), len(finished),
 		rep.stranded, rep.strandedSpectators, rep.strandedIdle, rep.lost, rep.duplicated, rep.disagreeing, rep.outOfOrder, rep.afterEnd, rep.resyncs,
 		strings.Count(logB.String(), `"race taken over"`), strings.Count(logA.String(), `"race taken over"`))
+}
+
+// goroutineDump ends proc with SIGQUIT, and returns the stacks of its
+// goroutines that the Go runtime then writes to its log.
+func goroutineDump(proc *os.Process, log *syncBuffer) string {
+	from := len(log.String())
+	if err := proc.Signal(syscall.SIGQUIT); err != nil {
+		return fmt.Sprintf("no dump: %v", err)
+	}
+	state, _ := proc.Wait()
+	// The log is copied from the process's stderr on a goroutine of
+	// exec's: wait until it stops growing.
+	for n, still := 0, 0; still < 3 && n < 50; n++ {
+		l := len(log.String())
+		time.Sleep(100 * time.Millisecond)
+		if len(log.String()) == l {
+			still++
+		} else {
+			still = 0
+		}
+	}
+	out := log.String()[from:]
+	if i := strings.Index(out, "goroutine "); i >= 0 {
+		out = out[i:]
+	}
+	return fmt.Sprintf("%s(%v)", out, state)
 }
 
 // fleetLog is the lines of a server's log about leases, takeovers,
