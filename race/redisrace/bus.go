@@ -613,7 +613,8 @@ const (
 	// quietPing is how long a subscription connection may stay silent
 	// before the bus pings Redis on it: a ping whose write fails drops
 	// the connection, and go-redis makes it again with its subscriptions
-	// (a lapse), as its channel's health check would.
+	// (a lapse), as its channel's health check would; so does a read
+	// that heard nothing, ping answers included, for deafAfter.
 	quietPing = 3 * time.Second
 	// pingTimeout bounds a keep-alive ping.
 	pingTimeout = 5 * time.Second
@@ -638,8 +639,10 @@ func (b *Bus) receiveLoop(ps *redis.PubSub) {
 	// dropped), so the subscriptions lapsed.
 	confirmed := make(map[string]bool)
 	errs := 0
+	deaf := &readDeadline{Context: b.ctx}
 	for {
-		m, err := ps.Receive(b.ctx)
+		deaf.at.Store(time.Now().Add(b.deafAfter()).UnixNano())
+		m, err := ps.Receive(deaf)
 		if err != nil {
 			if b.ctx.Err() != nil || errors.Is(err, redis.ErrClosed) {
 				return
@@ -675,6 +678,27 @@ func (b *Bus) receiveLoop(ps *redis.PubSub) {
 		}
 	}
 }
+
+// deafAfter is how long a subscription connection may stay silent,
+// pinged, before it is taken for deaf: keepAlive pings it between one
+// and two quiets after the last thing heard, and Redis answers a ping
+// within pingTimeout.
+func (b *Bus) deafAfter() time.Duration { return 2*b.quiet + pingTimeout }
+
+// readDeadline is the receive loop's context for one read: its Deadline
+// is the read's (go-redis sets the connection's read deadline from it)
+// and it is otherwise the bus's. A read that times out so is a deaf
+// connection (a half-open one takes a ping's write and never answers),
+// which go-redis drops and makes again, with its subscriptions, as it
+// does on a failed write: with a timeout of its own instead (ReceiveTimeout)
+// it would keep the connection. Set before each read, it costs no timer.
+type readDeadline struct {
+	context.Context
+	at atomic.Int64 // Unix nanoseconds
+}
+
+// Deadline is the read's deadline.
+func (d *readDeadline) Deadline() (time.Time, bool) { return time.Unix(0, d.at.Load()), true }
 
 // keepAlive pings Redis on ps when nothing was heard on it (heard did not
 // move) for a whole quietPing, until done is closed.
