@@ -691,7 +691,8 @@ func (b *Bus) deafAfter() time.Duration { return 2*b.quiet + pingTimeout }
 // connection (a half-open one takes a ping's write and never answers),
 // which go-redis drops and makes again, with its subscriptions, as it
 // does on a failed write: with a timeout of its own instead (ReceiveTimeout)
-// it would keep the connection. Set before each read, it costs no timer.
+// it would keep the connection. Set before each read, it needs no timer
+// of its own, as context.WithDeadline would make for every message.
 type readDeadline struct {
 	context.Context
 	at atomic.Int64 // Unix nanoseconds
