@@ -639,10 +639,10 @@ func (b *Bus) receiveLoop(ps *redis.PubSub) {
 	// dropped), so the subscriptions lapsed.
 	confirmed := make(map[string]bool)
 	errs := 0
-	deaf := &readDeadline{Context: b.ctx}
+	readCtx, deafAfter := &readDeadline{Context: b.ctx}, b.deafAfter()
 	for {
-		deaf.at.Store(time.Now().Add(b.deafAfter()).UnixNano())
-		m, err := ps.Receive(deaf)
+		readCtx.at.Store(time.Now().Add(deafAfter).UnixNano())
+		m, err := ps.Receive(readCtx)
 		if err != nil {
 			if b.ctx.Err() != nil || errors.Is(err, redis.ErrClosed) {
 				return
